@@ -1,0 +1,163 @@
+//! The version-independent code object: what a live `types.CodeType` or a marshalled
+//! code object holds, with CPython's field names.
+
+use crate::PythonVersion;
+
+/// Kind bits of a fast-locals slot, as in CPython 3.11+ `Include/internal/pycore_code.h`
+/// (`CO_FAST_LOCAL`, `CO_FAST_CELL`, `CO_FAST_FREE`, `CO_FAST_HIDDEN`).
+pub mod local_kind {
+    /// A local variable (parameters included).
+    pub const LOCAL: u8 = 0x20;
+    /// A cell variable: a local that inner functions capture.
+    pub const CELL: u8 = 0x40;
+    /// A free variable: captured from an enclosing function.
+    pub const FREE: u8 = 0x80;
+    /// A local hidden by an inlined comprehension (3.12+).
+    pub const HIDDEN: u8 = 0x10;
+}
+
+/// `co_flags` bits used by the decompiler (CPython `Include/cpython/code.h`).
+pub mod co_flags {
+    /// The function takes `*args`.
+    pub const VARARGS: u32 = 0x04;
+    /// The function takes `**kwargs`.
+    pub const VARKEYWORDS: u32 = 0x08;
+    /// A nested function.
+    pub const NESTED: u32 = 0x10;
+    /// A generator function.
+    pub const GENERATOR: u32 = 0x20;
+    /// A coroutine (`async def`).
+    pub const COROUTINE: u32 = 0x100;
+    /// A generator-based coroutine.
+    pub const ITERABLE_COROUTINE: u32 = 0x200;
+    /// An async generator.
+    pub const ASYNC_GENERATOR: u32 = 0x200 << 1;
+}
+
+/// One entry of `co_consts`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Constant {
+    /// `None`.
+    None,
+    /// `...`.
+    Ellipsis,
+    /// `True` / `False`.
+    Bool(bool),
+    /// An int that fits in 64 bits.
+    Int(i64),
+    /// An int of any size, in decimal (`"-123456789012345678901234567890"`).
+    BigInt(String),
+    /// A float.
+    Float(f64),
+    /// A complex number `(real, imag)`.
+    Complex(f64, f64),
+    /// A str.
+    Str(String),
+    /// A bytes object.
+    Bytes(Vec<u8>),
+    /// A tuple of constants.
+    Tuple(Vec<Constant>),
+    /// A frozenset of constants, in iteration order.
+    FrozenSet(Vec<Constant>),
+    /// A nested code object (function, lambda, class body, comprehension).
+    Code(Box<CodeObject>),
+    /// An object that has no literal form (Dynamo puts arbitrary objects into
+    /// `co_consts`): `index` is its position in `co_consts`, `type_name` and `repr` are
+    /// for the reader. The decompiler refers to it by a generated name that the caller
+    /// binds again when the source is recompiled.
+    Opaque {
+        /// Position in `co_consts`.
+        index: usize,
+        /// `type(obj).__qualname__`.
+        type_name: String,
+        /// `repr(obj)`, possibly shortened.
+        repr: String,
+    },
+}
+
+/// A code object of any supported CPython version.
+///
+/// Fast locals are kept in the 3.11+ shape (`co_localsplusnames`, `co_localspluskinds`)
+/// for every version: for 3.8-3.10 they are `co_varnames` (kind `LOCAL`), then
+/// `co_cellvars` (kind `CELL`), then `co_freevars` (kind `FREE`), which is the layout of
+/// those versions' `f_localsplus`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CodeObject {
+    /// The CPython version whose bytecode `co_code` holds.
+    pub version: PythonVersion,
+    /// Number of positional parameters (positional-only included).
+    pub co_argcount: u32,
+    /// Number of positional-only parameters.
+    pub co_posonlyargcount: u32,
+    /// Number of keyword-only parameters.
+    pub co_kwonlyargcount: u32,
+    /// Stack size the compiler computed.
+    pub co_stacksize: u32,
+    /// Flags (see [`co_flags`]).
+    pub co_flags: u32,
+    /// Raw bytecode: 2-byte code units, inline caches zeroed.
+    pub co_code: Vec<u8>,
+    /// Constants.
+    pub co_consts: Vec<Constant>,
+    /// Global, attribute and import names.
+    pub co_names: Vec<String>,
+    /// Names of all fast-locals slots.
+    pub co_localsplusnames: Vec<String>,
+    /// Kind bits of each slot (see [`local_kind`]).
+    pub co_localspluskinds: Vec<u8>,
+    /// File name the code was compiled from.
+    pub co_filename: String,
+    /// Function or class name.
+    pub co_name: String,
+    /// Qualified name (3.11+; equal to `co_name` before).
+    pub co_qualname: String,
+    /// First source line.
+    pub co_firstlineno: u32,
+    /// Line table: `co_lnotab` for 3.8-3.9, `co_linetable` for 3.10+.
+    pub co_linetable: Vec<u8>,
+    /// Exception table (3.11+; empty before).
+    pub co_exceptiontable: Vec<u8>,
+}
+
+impl CodeObject {
+    fn names_of_kind(&self, want: u8) -> Vec<&str> {
+        self.co_localsplusnames
+            .iter()
+            .zip(&self.co_localspluskinds)
+            .filter(|(_, k)| *k & want != 0)
+            .map(|(n, _)| n.as_str())
+            .collect()
+    }
+
+    /// `co_varnames`: local variables, parameters first.
+    pub fn co_varnames(&self) -> Vec<&str> {
+        self.names_of_kind(local_kind::LOCAL)
+    }
+
+    /// `co_cellvars`: locals captured by inner functions.
+    pub fn co_cellvars(&self) -> Vec<&str> {
+        self.names_of_kind(local_kind::CELL)
+    }
+
+    /// `co_freevars`: variables captured from enclosing functions.
+    pub fn co_freevars(&self) -> Vec<&str> {
+        self.names_of_kind(local_kind::FREE)
+    }
+
+    /// Number of parameters: positional, keyword-only, `*args` and `**kwargs`.
+    pub fn total_argcount(&self) -> usize {
+        let mut n = self.co_argcount + self.co_kwonlyargcount;
+        if self.co_flags & co_flags::VARARGS != 0 {
+            n += 1;
+        }
+        if self.co_flags & co_flags::VARKEYWORDS != 0 {
+            n += 1;
+        }
+        n as usize
+    }
+
+    /// Number of `LOCAL` slots (`co_nlocals`).
+    pub fn co_nlocals(&self) -> usize {
+        self.co_localspluskinds.iter().filter(|k| *k & local_kind::LOCAL != 0).count()
+    }
+}

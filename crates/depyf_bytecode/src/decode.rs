@@ -1,0 +1,225 @@
+//! Instruction decoding for every supported version: EXTENDED_ARG prefixes, inline CACHE
+//! entries, jump targets and argument resolution. Rules follow each version's
+//! `Lib/dis.py` (`_get_instructions_bytes`, `_get_jump_target`, `ArgResolver`).
+
+use crate::opcodes::{op_flags, table_for, OpcodeTable};
+use crate::{line_table, BytecodeError, BytecodeErrorKind, CodeObject, PythonVersion};
+
+/// The resolved meaning of an oparg.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Argval {
+    /// No argument, or one with no table behind it (counts, flags).
+    Plain,
+    /// Index into `co_consts`.
+    Const(usize),
+    /// Index into `co_names` (after removing 3.11+ flag bits).
+    Name(usize),
+    /// Index into `co_localsplusnames`.
+    Local(usize),
+    /// Two indexes into `co_localsplusnames` (3.13 superinstructions such as
+    /// `LOAD_FAST_LOAD_FAST`, oparg nibbles high then low).
+    LocalPair(usize, usize),
+    /// A jump target in bytes.
+    Jump(u32),
+    /// Index into the version's `cmp_op`.
+    Compare(usize),
+}
+
+/// One decoded instruction, with CPython's field names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Instruction {
+    /// Byte offset of the opcode itself.
+    pub offset: u32,
+    /// Byte offset of the first EXTENDED_ARG prefix, or `offset`.
+    pub start_offset: u32,
+    /// The opcode number.
+    pub opcode: u8,
+    /// CPython's opname.
+    pub opname: &'static str,
+    /// The oparg after EXTENDED_ARG, `None` for opcodes without argument.
+    pub oparg: Option<u32>,
+    /// What the oparg refers to.
+    pub argval: Argval,
+    /// Number of inline CACHE code units after the instruction (3.11+).
+    pub cache_units: u8,
+    /// Source line, if the line table has one.
+    pub line_number: Option<u32>,
+    /// Whether this instruction starts a new line (the 3.13 meaning of `starts_line`).
+    pub starts_line: bool,
+}
+
+impl Instruction {
+    /// Byte offset of the next instruction (after the inline caches).
+    pub fn end_offset(&self) -> u32 {
+        self.offset + 2 + 2 * u32::from(self.cache_units)
+    }
+
+    /// The jump target in bytes, for jump instructions.
+    pub fn jump_target(&self) -> Option<u32> {
+        match self.argval {
+            Argval::Jump(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+fn err(code: &CodeObject, offset: usize, kind: BytecodeErrorKind) -> BytecodeError {
+    BytecodeError { kind, code_name: code.co_qualname.clone(), offset }
+}
+
+/// The opcode table for `code`'s version, or an `UnsupportedVersion` error.
+pub fn table_of(code: &CodeObject) -> Result<&'static OpcodeTable, BytecodeError> {
+    table_for(code.version)
+        .ok_or_else(|| err(code, 0, BytecodeErrorKind::UnsupportedVersion(code.version.to_string())))
+}
+
+/// Decodes `code.co_code` into instructions, EXTENDED_ARG prefixes included (as `dis`
+/// shows them) and inline CACHE entries skipped.
+///
+/// Errors: `UnsupportedVersion`, `Truncated` (odd length or caches past the end),
+/// `UnknownOpcode`, `BadOparg` (index out of its table) and `BadJumpTarget`, each with
+/// the byte offset of the instruction.
+pub fn decode(code: &CodeObject) -> Result<Vec<Instruction>, BytecodeError> {
+    let table = table_of(code)?;
+    let bytes = &code.co_code;
+    if bytes.len() % 2 != 0 {
+        return Err(err(code, bytes.len() - 1, BytecodeErrorKind::Truncated));
+    }
+    let lines = line_table::unit_lines(code)?;
+    let v = code.version;
+    let mut out = Vec::with_capacity(bytes.len() / 2);
+    let mut ext: u32 = 0;
+    let mut start = 0usize;
+    let mut i = 0usize;
+    let mut last_line: Option<u32> = None;
+    while i < bytes.len() {
+        let op = bytes[i];
+        let raw = u32::from(bytes[i + 1]);
+        let name = table.name(op).ok_or_else(|| err(code, i, BytecodeErrorKind::UnknownOpcode(op)))?;
+        let has_arg = table.has(op, op_flags::HAS_ARG);
+        let oparg = if has_arg { Some(ext | raw) } else { None };
+        let caches = table.cache_entries[op as usize];
+        let next = i + 2 + 2 * caches as usize;
+        if next > bytes.len() {
+            return Err(err(code, i, BytecodeErrorKind::Truncated));
+        }
+        let argval = if op == table.extended_arg {
+            Argval::Plain
+        } else {
+            resolve(code, table, op, name, oparg, i as u32, caches)?
+        };
+        let line = lines.get(i / 2).copied().flatten();
+        let starts_line = line.is_some() && line != last_line;
+        if line.is_some() {
+            last_line = line;
+        }
+        out.push(Instruction {
+            offset: i as u32,
+            start_offset: start as u32,
+            opcode: op,
+            opname: name,
+            oparg,
+            argval,
+            cache_units: caches,
+            line_number: line,
+            starts_line,
+        });
+        if op == table.extended_arg {
+            ext = (ext | raw) << 8;
+            if ext > (1 << 30) {
+                return Err(err(code, i, BytecodeErrorKind::BadOparg("EXTENDED_ARG overflow".into())));
+            }
+        } else {
+            ext = 0;
+            start = next;
+        }
+        i = next;
+    }
+    // Jumps must land on an instruction boundary.
+    for ins in &out {
+        if let Argval::Jump(t) = ins.argval {
+            if out.binary_search_by_key(&t, |x| x.offset).is_err() && t as usize != bytes.len() {
+                return Err(err(code, ins.offset as usize, BytecodeErrorKind::BadJumpTarget(i64::from(t))));
+            }
+        }
+    }
+    let _ = v;
+    Ok(out)
+}
+
+fn resolve(
+    code: &CodeObject,
+    table: &OpcodeTable,
+    op: u8,
+    name: &str,
+    oparg: Option<u32>,
+    offset: u32,
+    caches: u8,
+) -> Result<Argval, BytecodeError> {
+    let Some(arg) = oparg else { return Ok(Argval::Plain) };
+    let v = code.version;
+    let a = arg as usize;
+    let bad = |m: String| err(code, offset as usize, BytecodeErrorKind::BadOparg(m));
+    let check = |idx: usize, len: usize, what: &str| {
+        if idx < len {
+            Ok(idx)
+        } else {
+            Err(bad(format!("{name} {arg}: {what} index {idx} out of range ({len} entries)")))
+        }
+    };
+    if table.has(op, op_flags::HAS_JREL) || table.has(op, op_flags::HAS_JABS) {
+        let t: i64 = if v >= PythonVersion::PY311 {
+            let base = i64::from(offset) + 2 + 2 * i64::from(caches);
+            if table.has(op, op_flags::BACKWARD_JUMP) {
+                base - 2 * i64::from(arg)
+            } else {
+                base + 2 * i64::from(arg)
+            }
+        } else {
+            let scale = if v >= PythonVersion::PY310 { 2 } else { 1 };
+            if table.has(op, op_flags::HAS_JABS) {
+                i64::from(arg) * scale
+            } else {
+                i64::from(offset) + 2 + i64::from(arg) * scale
+            }
+        };
+        if t < 0 || t as usize > code.co_code.len() {
+            return Err(err(code, offset as usize, BytecodeErrorKind::BadJumpTarget(t)));
+        }
+        return Ok(Argval::Jump(t as u32));
+    }
+    if table.has(op, op_flags::HAS_CONST) {
+        return Ok(Argval::Const(check(a, code.co_consts.len(), "co_consts")?));
+    }
+    if table.has(op, op_flags::HAS_NAME) {
+        let idx = match name {
+            "LOAD_GLOBAL" if v >= PythonVersion::PY311 => a >> 1,
+            "LOAD_ATTR" if v >= PythonVersion::PY312 => a >> 1,
+            "LOAD_SUPER_ATTR" => a >> 2,
+            _ => a,
+        };
+        return Ok(Argval::Name(check(idx, code.co_names.len(), "co_names")?));
+    }
+    let nlocalsplus = code.co_localsplusnames.len();
+    if table.has(op, op_flags::HAS_LOCAL) {
+        if v >= PythonVersion::PY313 && name.contains("_FAST_") && name.matches("FAST").count() == 2 {
+            let hi = check(a >> 4, nlocalsplus, "co_localsplusnames")?;
+            let lo = check(a & 15, nlocalsplus, "co_localsplusnames")?;
+            return Ok(Argval::LocalPair(hi, lo));
+        }
+        return Ok(Argval::Local(check(a, nlocalsplus, "co_localsplusnames")?));
+    }
+    if table.has(op, op_flags::HAS_FREE) {
+        let idx = if v >= PythonVersion::PY311 { a } else { code.co_nlocals() + a };
+        return Ok(Argval::Local(check(idx, nlocalsplus, "cell and free variables")?));
+    }
+    if table.has(op, op_flags::HAS_COMPARE) {
+        let idx = match (v.major, v.minor) {
+            (3, 12) => a >> 4,
+            (3, m) if m >= 13 => a >> 5,
+            _ => a,
+        };
+        return Ok(Argval::Compare(check(idx, table.cmp_op.len(), "cmp_op")?));
+    }
+    Ok(Argval::Plain)
+}

@@ -1,0 +1,44 @@
+//! The bytecode layer of depyf: CPython code objects of versions 3.8 through 3.15,
+//! per-version opcode tables, instruction decoding, exception and line tables.
+//!
+//! It is the first stage of the pipeline (`bytecode -> ir -> cfg -> recover -> structure
+//! -> idioms -> source`) and the only crate that knows opcode numbers; everything above
+//! works on `depyf_ir`'s normalized instructions.
+//!
+//! Modules:
+//! - [`code`]: [`CodeObject`] and [`Constant`], with CPython's field names;
+//! - [`opcodes`]: generated opcode tables (`scripts/gen_opcodes.py`);
+//! - [`decode`]: [`decode`](decode::decode) into [`Instruction`]s;
+//! - [`exception_table`], [`line_table`]: the side tables.
+//!
+//! ```
+//! use depyf_bytecode::{CodeObject, PythonVersion, decode};
+//! let code = CodeObject {
+//!     version: PythonVersion::PY311,
+//!     co_argcount: 0, co_posonlyargcount: 0, co_kwonlyargcount: 0, co_stacksize: 1,
+//!     co_flags: 0,
+//!     // RESUME 0; LOAD_CONST 0; RETURN_VALUE
+//!     co_code: vec![151, 0, 100, 0, 83, 0],
+//!     co_consts: vec![depyf_bytecode::Constant::None],
+//!     co_names: vec![], co_localsplusnames: vec![], co_localspluskinds: vec![],
+//!     co_filename: "<doc>".into(), co_name: "f".into(), co_qualname: "f".into(),
+//!     co_firstlineno: 1, co_linetable: vec![], co_exceptiontable: vec![],
+//! };
+//! let ins = decode(&code).unwrap();
+//! assert_eq!(ins.iter().map(|i| i.opname).collect::<Vec<_>>(), ["RESUME", "LOAD_CONST", "RETURN_VALUE"]);
+//! ```
+
+pub mod code;
+pub mod decode;
+mod error;
+pub mod exception_table;
+pub mod line_table;
+pub mod opcodes;
+mod version;
+
+pub use code::{co_flags, local_kind, CodeObject, Constant};
+pub use decode::{decode, Argval, Instruction};
+pub use error::{BytecodeError, BytecodeErrorKind};
+pub use exception_table::{parse_exception_table, ExceptionTableEntry};
+pub use opcodes::{op_flags, table_for, OpcodeTable};
+pub use version::PythonVersion;

@@ -1,0 +1,88 @@
+//! Per-version opcode tables, generated from each interpreter's `opcode` module by
+//! `scripts/gen_opcodes.py`. This is the only place that knows opcode numbers.
+
+use crate::PythonVersion;
+
+mod py310;
+mod py311;
+mod py312;
+mod py313;
+mod py38;
+mod py39;
+
+/// Property bits of an opcode (the `has*` lists of CPython's `opcode` module).
+pub mod op_flags {
+    /// Takes an oparg (`opcode.hasarg`, or `>= HAVE_ARGUMENT` before 3.12).
+    pub const HAS_ARG: u16 = 1 << 0;
+    /// Oparg indexes `co_consts`.
+    pub const HAS_CONST: u16 = 1 << 1;
+    /// Oparg indexes `co_names` (possibly shifted, see `decode`).
+    pub const HAS_NAME: u16 = 1 << 2;
+    /// Relative jump.
+    pub const HAS_JREL: u16 = 1 << 3;
+    /// Absolute jump.
+    pub const HAS_JABS: u16 = 1 << 4;
+    /// Oparg indexes the fast locals.
+    pub const HAS_LOCAL: u16 = 1 << 5;
+    /// Oparg indexes cell and free variables.
+    pub const HAS_FREE: u16 = 1 << 6;
+    /// Oparg selects a comparison operator.
+    pub const HAS_COMPARE: u16 = 1 << 7;
+    /// A relative jump backwards (3.11+ `*_BACKWARD*` opcodes).
+    pub const BACKWARD_JUMP: u16 = 1 << 8;
+}
+
+/// The opcode table of one CPython version.
+#[derive(Debug)]
+pub struct OpcodeTable {
+    /// The version this table describes.
+    pub version: PythonVersion,
+    /// `opcode.HAVE_ARGUMENT`.
+    pub have_argument: u8,
+    /// `opcode.EXTENDED_ARG`.
+    pub extended_arg: u8,
+    /// `opcode.opname`, `None` for undefined numbers.
+    pub names: [Option<&'static str>; 256],
+    /// Property bits, see [`op_flags`].
+    pub flags: [u16; 256],
+    /// Inline CACHE code units following each opcode (3.11+).
+    pub cache_entries: [u8; 256],
+    /// `opcode.cmp_op`.
+    pub cmp_op: &'static [&'static str],
+    /// Operator symbols of `BINARY_OP` (3.11+), indexed by oparg.
+    pub nb_ops: &'static [&'static str],
+    /// `CALL_INTRINSIC_1` function names (3.12+).
+    pub intrinsic1: &'static [&'static str],
+    /// `CALL_INTRINSIC_2` function names (3.12+).
+    pub intrinsic2: &'static [&'static str],
+}
+
+impl OpcodeTable {
+    /// The opname of `op`, if defined in this version.
+    pub fn name(&self, op: u8) -> Option<&'static str> {
+        self.names[op as usize]
+    }
+
+    /// Whether `op` has all bits of `flag`.
+    pub fn has(&self, op: u8, flag: u16) -> bool {
+        self.flags[op as usize] & flag == flag
+    }
+
+    /// The number of `op`, by opname.
+    pub fn opcode(&self, name: &str) -> Option<u8> {
+        (0..=255u8).find(|&op| self.names[op as usize] == Some(name))
+    }
+}
+
+/// The opcode table of `version`, or `None` if it is not supported.
+pub fn table_for(version: PythonVersion) -> Option<&'static OpcodeTable> {
+    Some(match (version.major, version.minor) {
+        (3, 8) => &py38::TABLE,
+        (3, 9) => &py39::TABLE,
+        (3, 10) => &py310::TABLE,
+        (3, 11) => &py311::TABLE,
+        (3, 12) => &py312::TABLE,
+        (3, 13) => &py313::TABLE,
+        _ => return None,
+    })
+}
