@@ -1,0 +1,94 @@
+//! Normalizers: one module per CPython version turns decoded [`Instruction`]s into
+//! [`Op`]s. The dispatch below is the only place that chooses by version.
+
+use std::fmt;
+
+use depyf_bytecode::{decode, BytecodeError, CodeObject, Instruction, PythonVersion};
+
+use crate::Op;
+
+mod py311;
+
+/// One normalized instruction. Several may share an `offset` when one CPython
+/// instruction becomes several ops (3.11 `LOAD_GLOBAL` with its NULL bit is
+/// `PushNull` + `LoadGlobal`); a jump to that offset lands on the first of them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IrInstr {
+    /// Byte offset of the CPython instruction it comes from.
+    pub offset: u32,
+    /// The operation.
+    pub op: Op,
+    /// Source line of that instruction, if any.
+    pub line: Option<u32>,
+}
+
+/// Why a code object could not be normalized.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IrError {
+    /// `co_qualname` of the code object.
+    pub code_name: String,
+    /// Byte offset of the instruction at fault.
+    pub offset: u32,
+    /// Its opname (empty for errors of the bytecode layer without one).
+    pub opname: String,
+    /// The CPython version of the bytecode.
+    pub version: PythonVersion,
+    /// What is wrong, e.g. `"not supported by the decompiler yet"`.
+    pub message: String,
+}
+
+impl fmt::Display for IrError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.opname.is_empty() {
+            write!(f, "{} (in {} at offset {}, CPython {})", self.message, self.code_name, self.offset, self.version)
+        } else {
+            write!(
+                f,
+                "{}: {} (in {} at offset {}, CPython {})",
+                self.opname, self.message, self.code_name, self.offset, self.version
+            )
+        }
+    }
+}
+
+impl std::error::Error for IrError {}
+
+impl IrError {
+    /// An error about instruction `ins` of `code`.
+    pub fn at(code: &CodeObject, ins: &Instruction, message: impl Into<String>) -> Self {
+        IrError {
+            code_name: code.co_qualname.clone(),
+            offset: ins.offset,
+            opname: ins.opname.to_string(),
+            version: code.version,
+            message: message.into(),
+        }
+    }
+
+    /// An error of the bytecode layer.
+    pub fn from_bytecode(code: &CodeObject, e: BytecodeError) -> Self {
+        IrError {
+            code_name: code.co_qualname.clone(),
+            offset: e.offset as u32,
+            opname: String::new(),
+            version: code.version,
+            message: e.to_string(),
+        }
+    }
+}
+
+/// Decodes and normalizes `code`. Errors name the instruction (opname, byte offset)
+/// that has no normalized form in this version yet, or the bytecode error.
+pub fn normalize(code: &CodeObject) -> Result<Vec<IrInstr>, IrError> {
+    let ins = decode(code).map_err(|e| IrError::from_bytecode(code, e))?;
+    match (code.version.major, code.version.minor) {
+        (3, 11) => py311::normalize(code, &ins),
+        _ => Err(IrError {
+            code_name: code.co_qualname.clone(),
+            offset: 0,
+            opname: String::new(),
+            version: code.version,
+            message: format!("the decompiler does not handle CPython {} bytecode yet", code.version),
+        }),
+    }
+}

@@ -1,0 +1,46 @@
+//! The normalized instruction stream: what "bytecode-identical" means for
+//! verification. NOPs are dropped and jump targets become indexes into the stream,
+//! so two code objects compare equal when they run the same operations on the same
+//! operands (by value, not by table position) along the same jumps.
+
+use depyf_bytecode::CodeObject;
+
+use crate::{IrInstr, Op};
+
+/// One op with operands replaced by what they name, e.g. `LoadFast("x")`,
+/// `LoadConst("1")`, `JumpIf { when: false, target: 7 }` (stream index).
+pub fn stream(code: &CodeObject, ir: &[IrInstr]) -> Vec<String> {
+    let kept: Vec<&IrInstr> = ir.iter().filter(|i| !matches!(i.op, Op::Nop)).collect();
+    let index_of = |offset: u32| kept.iter().position(|i| i.offset >= offset).unwrap_or(kept.len());
+    let local = |i: usize| code.co_localsplusnames.get(i).cloned().unwrap_or_default();
+    let name = |i: usize| code.co_names.get(i).cloned().unwrap_or_default();
+    kept.iter()
+        .map(|ins| match &ins.op {
+            Op::LoadConst(i) => format!("LoadConst({:?})", code.co_consts.get(*i)),
+            Op::LoadFast(i) => format!("LoadFast({})", local(*i)),
+            Op::StoreFast(i) => format!("StoreFast({})", local(*i)),
+            Op::DeleteFast(i) => format!("DeleteFast({})", local(*i)),
+            Op::LoadDeref(i) => format!("LoadDeref({})", local(*i)),
+            Op::StoreDeref(i) => format!("StoreDeref({})", local(*i)),
+            Op::DeleteDeref(i) => format!("DeleteDeref({})", local(*i)),
+            Op::LoadClosure(i) => format!("LoadClosure({})", local(*i)),
+            Op::LoadGlobal(i) => format!("LoadGlobal({})", name(*i)),
+            Op::StoreGlobal(i) => format!("StoreGlobal({})", name(*i)),
+            Op::DeleteGlobal(i) => format!("DeleteGlobal({})", name(*i)),
+            Op::LoadName(i) => format!("LoadName({})", name(*i)),
+            Op::StoreName(i) => format!("StoreName({})", name(*i)),
+            Op::DeleteName(i) => format!("DeleteName({})", name(*i)),
+            Op::LoadAttr(i) => format!("LoadAttr({})", name(*i)),
+            Op::StoreAttr(i) => format!("StoreAttr({})", name(*i)),
+            Op::DeleteAttr(i) => format!("DeleteAttr({})", name(*i)),
+            Op::LoadMethod(i) => format!("LoadMethod({})", name(*i)),
+            Op::Call { argc, kwnames } => {
+                format!("Call({argc}, {:?})", kwnames.and_then(|k| code.co_consts.get(k)))
+            }
+            Op::Jump(t) => format!("Jump({})", index_of(*t)),
+            Op::JumpIf { when, target } => format!("JumpIf({when}, {})", index_of(*target)),
+            Op::JumpIfNone { when, target } => format!("JumpIfNone({when}, {})", index_of(*target)),
+            other => format!("{other:?}"),
+        })
+        .collect()
+}
