@@ -9,7 +9,10 @@
 //! - [`code`]: [`CodeObject`] and [`Constant`], with CPython's field names;
 //! - [`opcodes`]: generated opcode tables (`scripts/gen_opcodes.py`);
 //! - [`decode`]: [`decode`](decode::decode) into [`Instruction`]s;
-//! - [`exception_table`], [`line_table`]: the side tables.
+//! - [`exception_table`], [`line_table`]: the side tables;
+//! - [`marshal`], [`pyc`]: reading `.pyc` files and marshalled code objects;
+//! - [`repr`]: Python's `repr()` of constants;
+
 //!
 //! ```
 //! use depyf_bytecode::{CodeObject, PythonVersion, decode};
@@ -33,12 +36,17 @@ pub mod decode;
 mod error;
 pub mod exception_table;
 pub mod line_table;
+pub mod marshal;
+pub mod pyc;
+pub mod repr;
 pub mod opcodes;
 mod version;
 
 pub use code::{co_flags, local_kind, CodeObject, Constant};
 pub use decode::{decode, Argval, Instruction};
 pub use error::{BytecodeError, BytecodeErrorKind};
+pub use marshal::{MarshalError, MarshalErrorKind};
+pub use pyc::{read_pyc, Pyc};
 pub use exception_table::{parse_exception_table, ExceptionTableEntry};
 pub use opcodes::{op_flags, table_for, OpcodeTable};
 pub use version::PythonVersion;
