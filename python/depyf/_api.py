@@ -1,0 +1,76 @@
+"""``depyf.decompile``: find the code object of a callable and decompile it.
+
+Torch-free on purpose: ``import depyf`` and ``depyf.decompile`` must never import torch.
+"""
+
+import types
+
+from depyf import _core
+
+
+def code_of(obj):
+    """Return the code object that ``obj`` runs.
+
+    In: a code object, a function, a bound method, a ``classmethod``/``staticmethod``
+    object, a ``functools.partial``, or any object with a ``__wrapped__`` chain ending in
+    one of those (``functools.wraps`` decorators, ``torch.compile``'d functions).
+    Out: a ``types.CodeType``.
+    Raises ``TypeError`` when ``obj`` has no code (builtins, classes, plain objects,
+    ``__wrapped__`` cycles).
+
+    ``__wrapped__`` is followed before ``__code__`` because a ``functools.wraps`` wrapper
+    is itself a function whose own code is only the wrapper's (CPython ``functools.py``,
+    ``update_wrapper`` sets ``__wrapped__``).
+    """
+    seen = set()
+    while True:
+        if isinstance(obj, types.CodeType):
+            return obj
+        if id(obj) in seen:
+            raise TypeError(f"cycle of __wrapped__ attributes at {obj!r}")
+        seen.add(id(obj))
+        wrapped = _get_attr(obj, "__wrapped__")
+        if wrapped is not None:
+            obj = wrapped
+            continue
+        if isinstance(obj, types.MethodType):
+            obj = obj.__func__
+            continue
+        if isinstance(obj, (classmethod, staticmethod)):
+            obj = obj.__func__
+            continue
+        func = _get_attr(obj, "func")
+        if func is not None and type(obj).__name__ == "partial":
+            obj = func
+            continue
+        code = _get_attr(obj, "__code__")
+        if isinstance(code, types.CodeType):
+            return code
+        raise TypeError(
+            f"depyf.decompile expects a function, method or code object; "
+            f"{type(obj).__name__} object {obj!r:.80} has no Python code"
+        )
+
+
+def _get_attr(obj, name):
+    """``getattr(obj, name, None)`` that also swallows errors raised by properties."""
+    try:
+        return getattr(obj, name, None)
+    except Exception:
+        return None
+
+
+def decompile(fn_or_code):
+    """Decompile a function, bound method, wrapped callable or code object.
+
+    In: anything :func:`code_of` accepts.
+    Out: Python source as ``str``: for a function's code a complete
+    ``def <co_name>(<params>):`` definition that compiles on its own; for module or class
+    body code, the body. Constants that have no literal form are named in the source
+    (see ``depyf._core.decompile``'s ``opaque_constants``).
+    Raises ``TypeError`` for objects without code and ``depyf.DecompilationError`` (with
+    ``code_name``, ``offset``, ``opname``, ``python_version``) for bytecode the core
+    cannot decompile.
+    """
+    code = code_of(fn_or_code)
+    return _core.decompile(code).source

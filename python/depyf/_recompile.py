@@ -1,0 +1,195 @@
+"""Recompile decompiled source into a code object that can stand in for another one.
+
+Torch-free, so it is tested without torch. Used by :mod:`depyf.explain` to hand Dynamo a
+code object compiled from a dumped file.
+
+A stand-in must keep the frame layout of the code it replaces, because Dynamo builds the
+new frame by copying the old one's slots by position: the argument prefix
+``co_varnames[:total_argcount]`` and the trailing cell and free variables (torch 2.15
+``torch/_dynamo/convert_frame.py``, the checks after the bytecode hooks run, and
+``torch/csrc/dynamo/eval_frame.c``). CPython 3.11 lays ``localsplus`` out as arguments,
+other locals, cell variables, then free variables (CPython 3.11 ``Objects/codeobject.c``,
+``_PyCode_Validate``/``init_code``).
+"""
+
+import ast
+import inspect
+import keyword
+import types
+
+_ARG_FLAGS = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
+# Flags that change what calling the code does (a generator returns a generator...).
+_KIND_FLAGS = (
+    inspect.CO_GENERATOR
+    | inspect.CO_COROUTINE
+    | inspect.CO_ASYNC_GENERATOR
+    | inspect.CO_ITERABLE_COROUTINE
+)
+_WRAPPER_NAME = "__depyf_closure_of__"
+
+
+class RecompileError(Exception):
+    """The decompiled source does not compile into a usable stand-in code object."""
+
+
+def total_argcount(code):
+    """Number of argument slots of ``code``.
+
+    In: a code object. Out: ``co_argcount + co_kwonlyargcount`` plus one each for
+    ``*args`` and ``**kwargs`` (the count Dynamo uses, torch 2.15 ``convert_frame.py``
+    ``count_args``; ``co_argcount`` already includes positional-only arguments).
+    """
+    return (
+        code.co_argcount
+        + code.co_kwonlyargcount
+        + bool(code.co_flags & inspect.CO_VARARGS)
+        + bool(code.co_flags & inspect.CO_VARKEYWORDS)
+    )
+
+
+def layout_mismatch(template, candidate):
+    """Say how ``candidate`` fails to have ``template``'s frame layout.
+
+    In: two code objects. Out: ``None`` when argument counts (positional, positional-only,
+    keyword-only), the ``*args``/``**kwargs`` and generator/coroutine flags, the argument
+    names prefix of ``co_varnames``, ``co_cellvars`` and ``co_freevars`` all match;
+    otherwise a one-line description of the first difference. Raises nothing.
+    """
+    checks = [
+        ("co_argcount", template.co_argcount, candidate.co_argcount),
+        ("co_posonlyargcount", template.co_posonlyargcount, candidate.co_posonlyargcount),
+        ("co_kwonlyargcount", template.co_kwonlyargcount, candidate.co_kwonlyargcount),
+        (
+            "*args/**kwargs flags",
+            template.co_flags & _ARG_FLAGS,
+            candidate.co_flags & _ARG_FLAGS,
+        ),
+        (
+            "generator/coroutine flags",
+            template.co_flags & _KIND_FLAGS,
+            candidate.co_flags & _KIND_FLAGS,
+        ),
+        (
+            "argument names",
+            template.co_varnames[: total_argcount(template)],
+            candidate.co_varnames[: total_argcount(candidate)],
+        ),
+        ("co_cellvars", template.co_cellvars, candidate.co_cellvars),
+        ("co_freevars", template.co_freevars, candidate.co_freevars),
+    ]
+    for what, want, got in checks:
+        if want != got:
+            return f"{what} differ: Dynamo's code has {want!r}, the recompiled file has {got!r}"
+    return None
+
+
+def _is_identifier(name):
+    return name.isidentifier() and not keyword.iskeyword(name)
+
+
+def _find_def(body, name):
+    """The last top-level ``def``/``async def`` called ``name`` in ``body``, or None."""
+    found = None
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            found = node
+    return found
+
+
+def _find_code(code, name, depth=2):
+    """The code object called ``name`` among ``code``'s constants (nested ``depth`` deep)."""
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            if const.co_name == name:
+                return const
+            if depth > 1:
+                inner = _find_code(const, name, depth - 1)
+                if inner is not None:
+                    return inner
+    return None
+
+
+def compile_like(source, filename, template, *, first_line=1):
+    """Compile the ``def`` in ``source`` into a stand-in for ``template``.
+
+    In: ``source``, text holding a top-level ``def <template.co_name>(...)`` (as
+    ``depyf._core.decompile(template)`` makes it); ``filename``, stored as
+    ``co_filename`` (so debuggers open that file); ``template``, the code object to
+    stand in for; ``first_line``, the line of the file at which ``source`` starts (the
+    lines before it are the dump header), so line numbers in the code match the file.
+    Out: a code object compiled from the ``def``, named like ``template`` (``co_name`` and
+    ``co_qualname``), with the same free variables: when ``template`` has free
+    variables the ``def`` is compiled nested inside a wrapper function that assigns them,
+    built with :mod:`ast` so the ``def`` keeps its line numbers.
+    Raises :class:`RecompileError` when the source does not parse or compile, has no such
+    ``def``, or the result does not have ``template``'s layout (see
+    :func:`layout_mismatch`).
+    """
+    name = template.co_name
+    try:
+        tree = ast.parse(source, filename=filename)
+    except SyntaxError as exc:
+        raise RecompileError(f"decompiled source does not parse: {exc}") from exc
+    if first_line != 1:
+        ast.increment_lineno(tree, first_line - 1)
+    fndef = _find_def(tree.body, name)
+    if fndef is None:
+        raise RecompileError(f"decompiled source has no top-level def {name!r}")
+    def_name = name if _is_identifier(name) else "__depyf_code__"
+    fndef.name = def_name
+    body = tree.body
+    if template.co_freevars:
+        # def __depyf_closure_of__():
+        #     <freevar> = None ...      (makes each name a cell of the wrapper)
+        #     <source body>
+        # The inner def then reads them as free variables, in the order CPython picks.
+        line = fndef.lineno
+        assigns = [
+            ast.Assign(
+                targets=[ast.Name(id=var, ctx=ast.Store())],
+                value=ast.Constant(value=None, lineno=line, col_offset=0),
+                lineno=line,
+                col_offset=0,
+            )
+            for var in template.co_freevars
+        ]
+        wrapper = ast.FunctionDef(
+            name=_WRAPPER_NAME,
+            args=ast.arguments(
+                posonlyargs=[], args=[], vararg=None, kwonlyargs=[],
+                kw_defaults=[], kwarg=None, defaults=[],
+            ),
+            body=assigns + body,
+            decorator_list=[],
+            returns=None,
+            type_comment=None,
+            lineno=line,
+            col_offset=0,
+        )
+        end = max(getattr(node, "end_lineno", None) or node.lineno for node in body)
+        for node in [wrapper, *assigns, *(a.targets[0] for a in assigns)]:
+            node.end_lineno = end if node is wrapper else line
+            node.end_col_offset = 0
+        for assign in assigns:
+            assign.targets[0].lineno, assign.targets[0].col_offset = line, 0
+            assign.value.end_lineno, assign.value.end_col_offset = line, 0
+        if hasattr(ast.FunctionDef, "type_params"):  # CPython 3.12+ field
+            wrapper.type_params = []
+        body = [wrapper]
+    module = ast.Module(body=body, type_ignores=[])
+    ast.fix_missing_locations(module)
+    try:
+        module_code = compile(module, filename, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError, TypeError) as exc:
+        raise RecompileError(f"decompiled source does not compile: {exc}") from exc
+    code = _find_code(module_code, def_name)
+    if code is None:
+        raise RecompileError(f"compiled module has no code object {def_name!r}")
+    changes = {"co_name": name}
+    if hasattr(code, "co_qualname"):  # CPython 3.11+
+        changes["co_qualname"] = template.co_qualname
+    code = code.replace(**changes)
+    problem = layout_mismatch(template, code)
+    if problem is not None:
+        raise RecompileError(problem)
+    return code

@@ -1,0 +1,330 @@
+"""The bytecode hook behind ``depyf.prepare_debug``: dump, recompile, verify, link.
+
+Torch-free: the torch specifics come in through :mod:`depyf.explain._torch_compat`, so
+this module is also exercised by tests that fake Dynamo's calls.
+"""
+
+import dataclasses
+import dis
+import inspect
+import io
+import os
+import re
+import textwrap
+import threading
+import types
+import warnings
+
+from depyf import _core
+from depyf._recompile import RecompileError, compile_like
+
+LINKED_VERDICTS = ("identical", "equivalent")
+RESUME_PREFIX = "torch_dynamo_resume_in_"
+_HEADER_LINES = 8
+_MAX_FIELD = 240
+
+
+@dataclasses.dataclass
+class DumpRecord:
+    """What happened to one (original, transformed) pair that Dynamo passed to the hook.
+
+    ``index`` is the N of ``__transformed_code_<N>_for_<name>.py`` and ``path`` that
+    file. ``verdict`` is ``_core.compare``'s ("identical", "equivalent", "differs") or
+    "not decompiled" / "not recompiled" / "error". ``linked`` says whether the recompiled
+    code object ``code`` was returned to Dynamo (then ``code.co_filename == path``);
+    ``reason`` says why not otherwise.
+    """
+
+    index: int
+    name: str
+    original: types.CodeType
+    transformed: types.CodeType
+    path: str
+    verdict: str = "error"
+    detail: str = ""
+    linked: bool = False
+    reason: str = ""
+    code: types.CodeType = None
+    source_path: str = None
+
+
+def _safe_name(name):
+    """``name`` reduced to characters that are safe in a file name."""
+    return re.sub(r"[^A-Za-z0-9_]", "_", name) or "code"
+
+
+def _one_line(text):
+    text = " ".join(str(text).split())
+    return text if len(text) <= _MAX_FIELD else text[: _MAX_FIELD - 3] + "..."
+
+
+def _comment_block(title, text):
+    lines = [f"# {title}"]
+    lines += [("# " + line).rstrip() for line in str(text).splitlines()]
+    return "\n".join(lines)
+
+
+def _qualname(code):
+    return getattr(code, "co_qualname", code.co_name)  # co_qualname: CPython 3.11+
+
+
+def _where(code):
+    return f"{code.co_filename}:{code.co_firstlineno}"
+
+
+class DumpSession:
+    """One ``prepare_debug`` dump: numbers, writes and links Dynamo's code objects.
+
+    In (constructor): ``dump_dir`` (made absolute and created), ``globals_getter`` (a
+    callable returning the globals dict of the frame being compiled, or None, called from
+    inside the hook), ``log_bytecode`` (append the transformed code's disassembly to each
+    dump file). ``records`` lists a :class:`DumpRecord` per hook call, in order.
+    Stale ``__transformed_code_*`` / ``__original_source_*`` files in ``dump_dir`` are
+    removed so the directory only shows this session.
+    """
+
+    def __init__(self, dump_dir, globals_getter, log_bytecode=False):
+        self.dump_dir = os.path.abspath(dump_dir)
+        os.makedirs(self.dump_dir, exist_ok=True)
+        for entry in os.listdir(self.dump_dir):
+            if entry.endswith(".py") and entry.startswith(
+                ("__transformed_code_", "__original_source_")
+            ):
+                os.remove(os.path.join(self.dump_dir, entry))
+        self.globals_getter = globals_getter
+        self.log_bytecode = log_bytecode
+        self.records = []
+        self._lock = threading.Lock()
+        self._warned = False
+        self._source_files = {}  # id(original code) -> path or None
+
+    @property
+    def files(self):
+        """Paths of every file this session wrote, in the order written."""
+        paths = []
+        for record in self.records:
+            if record.source_path and record.source_path not in paths:
+                paths.append(record.source_path)
+            paths.append(record.path)
+        return paths
+
+    def hook(self, original, transformed):
+        """Dynamo's bytecode hook: ``hook(original_code, transformed_code) -> code | None``.
+
+        In: the code object Dynamo compiled and the code it made for it. Out: a code
+        object compiled from the dump file, verified "identical" or "equivalent" to
+        ``transformed`` and with its frame layout, for Dynamo to cache and run; or None,
+        so Dynamo keeps ``transformed``. Raises nothing: any exception is caught, warned
+        about once per session and written into the dump file, because depyf must never
+        change what the user's program does (Dynamo would otherwise abandon the compile).
+        """
+        with self._lock:
+            record = DumpRecord(
+                index=len(self.records),
+                name=transformed.co_name,
+                original=original,
+                transformed=transformed,
+                path=os.path.join(
+                    self.dump_dir,
+                    f"__transformed_code_{len(self.records)}_for_"
+                    f"{_safe_name(transformed.co_name)}.py",
+                ),
+            )
+            self.records.append(record)
+            try:
+                return self._handle(record)
+            except (KeyboardInterrupt, SystemExit):
+                raise
+            except BaseException as exc:  # noqa: BLE001 - must never reach the user
+                record.verdict, record.linked, record.code = "error", False, None
+                record.reason = f"depyf failed: {type(exc).__name__}: {exc}"
+                if not self._warned:
+                    self._warned = True
+                    warnings.warn(
+                        f"depyf.prepare_debug: {record.reason} (while dumping {record.name}"
+                        f" to {record.path}); Dynamo keeps its own code. Further errors "
+                        "are only written into the dump files.",
+                        RuntimeWarning,
+                        stacklevel=2,
+                    )
+                try:
+                    self._write(record, source=None, opaque={}, footer=_format_exc(exc))
+                except Exception:
+                    pass
+                return None
+
+    def _handle(self, record):
+        transformed = record.transformed
+        record.source_path = self._write_original_source(record.original)
+        try:
+            result = _core.decompile(transformed, transformed.co_name)
+        except _core.DecompilationError as exc:
+            record.verdict = "not decompiled"
+            record.reason = f"decompilation failed: {exc}"
+            self._write(record, source=None, opaque={}, footer=_describe_error(exc))
+            return None
+        source = result.source
+        opaque = {
+            name: transformed.co_consts[index]
+            for name, index in dict(result.opaque_constants).items()
+        }
+        module_globals = self.globals_getter() if opaque else None
+        if opaque and module_globals is None:
+            record.reason = (
+                "the code has constants without a literal form and the globals it runs "
+                "with were not found, so they cannot be bound"
+            )
+        if opaque and module_globals is not None:
+            source, opaque = _avoid_clashes(source, opaque, module_globals, record.index)
+        try:
+            code = compile_like(
+                source, record.path, transformed, first_line=_HEADER_LINES + 1
+            )
+        except RecompileError as exc:
+            record.verdict = "not recompiled"
+            record.reason = f"the decompiled source cannot replace Dynamo's code: {exc}"
+            self._write(record, source=source, opaque=opaque, footer="")
+            return None
+        verdict, detail = _core.compare(transformed, code)
+        record.verdict, record.detail = verdict, detail
+        if verdict not in LINKED_VERDICTS:
+            record.reason = f"verification says {verdict}"
+        elif not record.reason:
+            if opaque:
+                module_globals.update(opaque)
+            record.linked, record.code = True, code
+        self._write(record, source=source, opaque=opaque, footer="")
+        return record.code
+
+    def _write_original_source(self, original):
+        """Write the original function's source beside the dumps (once per code object)
+        and return its path, or None when it has no source (resume functions, code
+        made by ``exec``): ``inspect.getsource`` reads ``co_filename`` at
+        ``co_firstlineno``."""
+        key = id(original)
+        if key in self._source_files:
+            return self._source_files[key][0]
+        path = None
+        if not original.co_name.startswith(RESUME_PREFIX):
+            try:
+                text = textwrap.dedent(inspect.getsource(original))
+            except (OSError, TypeError, IndexError):
+                text = None
+            if text:
+                base = f"__original_source_for_{_safe_name(original.co_name)}"
+                path = os.path.join(self.dump_dir, base + ".py")
+                taken = {p for p, _ in self._source_files.values()}
+                k = 1
+                while path in taken:
+                    path = os.path.join(self.dump_dir, f"{base}_{k}.py")
+                    k += 1
+                header = (
+                    f"# depyf: source of `{_qualname(original)}` as written, from "
+                    f"{_where(original)}\n"
+                    "# (torch.compile transformed it into the __transformed_code_*_for_"
+                    f"{_safe_name(original.co_name)}.py files beside this one)\n"
+                )
+                with open(path, "w", encoding="utf-8") as fh:
+                    fh.write(header + text)
+        # Keep the code object alive so its id is not reused within the session.
+        self._source_files[key] = (path, original)
+        return path
+
+    def _write(self, record, source, opaque, footer):
+        original, transformed = record.original, record.transformed
+        if original.co_name.startswith(RESUME_PREFIX):
+            origin = (
+                f"# original: resume function `{original.co_name}` that Dynamo made "
+                f"(after a graph break in {_where(original)})"
+            )
+        else:
+            origin = f"# original: `{_qualname(original)}` at {_where(original)}"
+        if record.linked:
+            linked = (
+                "# linked: yes, Dynamo runs the code compiled from this file; breakpoints "
+                "set here are hit (e.g. under depyf.debug())"
+            )
+        else:
+            linked = (
+                f"# linked: no ({_one_line(record.reason)}); Dynamo runs its own "
+                "bytecode, this file is for reading only"
+            )
+        header = [
+            f"# depyf: decompiled bytecode #{record.index} that torch.compile (Dynamo) made "
+            f"for `{transformed.co_name}`",
+            origin,
+            "# original source: "
+            + (os.path.basename(record.source_path) if record.source_path else "not available"),
+            f"# verification: {record.verdict}"
+            + (f" ({_one_line(record.detail)})" if record.detail else ""),
+            linked,
+            "# opaque constants: "
+            + (
+                _one_line(", ".join(f"{n} = {v!r}" for n, v in opaque.items()))
+                if opaque
+                else "none"
+            ),
+            "# (the body below is decompiled from Dynamo's bytecode; details at the end)",
+            "",
+        ]
+        assert len(header) == _HEADER_LINES
+        parts = ["\n".join(header), "\n"]
+        if source is not None:
+            parts.append(source if source.endswith("\n") else source + "\n")
+        else:
+            parts.append("# (no source: see the end of this file)\n")
+        tail = []
+        if record.detail:
+            tail.append(_comment_block("verification detail:", record.detail))
+        if record.reason:
+            tail.append(_comment_block("not linked because:", record.reason))
+        if footer:
+            tail.append(_comment_block("error:", footer))
+        if self.log_bytecode or source is None:
+            tail.append(_comment_block("disassembly of Dynamo's code:", _dis(transformed)))
+        if tail:
+            parts.append("\n\n" + "\n\n".join(tail) + "\n")
+        with open(record.path, "w", encoding="utf-8") as fh:
+            fh.write("".join(parts))
+
+
+def _avoid_clashes(source, opaque, module_globals, index):
+    """Rename opaque-constant names already bound to something else in the globals.
+
+    In: the source, ``{name: value}``, the globals dict, the dump index. Out: the
+    (possibly rewritten) source and mapping. The names are the core's invented ones
+    (unlike any user name), so a whole-word replacement is safe.
+    """
+    renamed = {}
+    for name, value in opaque.items():
+        new = name
+        if name in module_globals and module_globals[name] is not value:
+            new = f"{name}_{index}"
+            k = 0
+            while new in module_globals and module_globals[new] is not value:
+                k += 1
+                new = f"{name}_{index}_{k}"
+            source = re.sub(rf"\b{re.escape(name)}\b", new, source)
+        renamed[new] = value
+    return source, renamed
+
+
+def _dis(code):
+    out = io.StringIO()
+    try:
+        dis.dis(code, file=out)
+    except Exception as exc:  # noqa: BLE001 - best effort, for reading only
+        out.write(f"(disassembly failed: {exc})")
+    return out.getvalue()
+
+
+def _describe_error(exc):
+    fields = ("code_name", "offset", "opname", "python_version")
+    extra = ", ".join(f"{f}={getattr(exc, f, None)!r}" for f in fields)
+    return f"{type(exc).__name__}: {exc}\n({extra})"
+
+
+def _format_exc(exc):
+    import traceback
+
+    return "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))

@@ -1,0 +1,149 @@
+"""depyf.decompile: what it accepts, what it returns, what it raises (no torch)."""
+
+import functools
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import depyf
+from depyf._api import code_of
+
+
+def add_scaled(a, b, scale=2):
+    total = a + b * scale
+    if total > 10:
+        return total - 10
+    return total
+
+
+class Point:
+    def __init__(self, x):
+        self.x = x
+
+    def shifted(self, dx):
+        return self.x + dx
+
+    @classmethod
+    def origin(cls):
+        return cls(0)
+
+
+def logged(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs)
+
+    return wrapper
+
+
+@logged
+def decorated(n):
+    return n * 3
+
+
+def _compile_def(source, name):
+    namespace = {}
+    exec(compile(source, "<decompiled>", "exec"), namespace)
+    return namespace[name]
+
+
+def test_function():
+    source = depyf.decompile(add_scaled)
+    assert source.lstrip().startswith("def add_scaled(a, b, scale")
+    fn = _compile_def(source, "add_scaled")
+    assert [fn(1, 2), fn(5, 5), fn(1, 1, 0)] == [5, 5, 1]
+
+
+def test_code_object():
+    assert depyf.decompile(add_scaled.__code__) == depyf.decompile(add_scaled)
+
+
+def test_bound_method():
+    source = depyf.decompile(Point(1).shifted)
+    assert source.lstrip().startswith("def shifted(self, dx)")
+    assert _compile_def(source, "shifted")(Point(4), 1) == 5
+
+
+def test_classmethod_bound_to_class():
+    assert "def origin(cls)" in depyf.decompile(Point.origin)
+
+
+def test_wrapped_callable_gives_the_wrapped_function():
+    source = depyf.decompile(decorated)
+    assert source.lstrip().startswith("def decorated(n)")
+    assert "wrapper" not in source
+
+
+def test_lambda_compiles():
+    source = depyf.decompile(lambda q: q + 1)
+    compile(source, "<decompiled>", "exec")
+
+
+@pytest.mark.parametrize("obj", [len, 42, "text", Point, Point(1), None])
+def test_objects_without_code_raise_type_error(obj):
+    with pytest.raises(TypeError):
+        depyf.decompile(obj)
+
+
+def test_wrapped_cycle_is_a_type_error():
+    class Loop:
+        pass
+
+    loop = Loop()
+    loop.__wrapped__ = loop
+    with pytest.raises(TypeError, match="cycle"):
+        depyf.decompile(loop)
+
+
+def test_code_of_unwraps_partial_and_staticmethod():
+    assert code_of(functools.partial(add_scaled, 1)) is add_scaled.__code__
+    assert code_of(staticmethod(add_scaled)) is add_scaled.__code__
+
+
+def _broken_code():
+    """A code object whose bytecode is not valid: an opcode number CPython never uses."""
+    code = add_scaled.__code__
+    bad = bytes([255, 0]) * (len(code.co_code) // 2)
+    return code.replace(co_code=bad, co_exceptiontable=b"", co_linetable=b"")
+
+
+def test_decompilation_error_has_real_attributes():
+    with pytest.raises(depyf.DecompilationError) as info:
+        depyf.decompile(_broken_code())
+    err = info.value
+    assert isinstance(err, Exception)
+    assert err.code_name == "add_scaled"
+    assert isinstance(err.offset, int) and err.offset >= 0
+    assert err.opname is None or isinstance(err.opname, str)
+    assert err.python_version.startswith(f"{sys.version_info[0]}.{sys.version_info[1]}")
+    assert str(err)
+
+
+def test_decompilation_error_is_the_core_class():
+    from depyf import _core
+
+    assert depyf.DecompilationError is _core.DecompilationError
+
+
+def test_public_api_matches_the_original_depyf():
+    assert set(depyf.__all__) >= {
+        "decompile", "prepare_debug", "debug", "install", "uninstall", "DecompilationError",
+    }
+
+
+def test_import_and_decompile_never_import_torch():
+    code = textwrap.dedent(
+        """
+        import sys
+        import depyf
+        def f(x):
+            return x + 1
+        depyf.decompile(f)
+        assert "torch" not in sys.modules, sorted(m for m in sys.modules if "torch" in m)
+        print("ok")
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr

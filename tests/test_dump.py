@@ -1,0 +1,157 @@
+"""depyf.explain._dump.DumpSession, driven like Dynamo drives its bytecode hook (no torch).
+
+The core's decompile/compare are replaced where a test needs a given outcome; one test
+runs the real core end to end.
+"""
+
+import os
+import types
+import warnings
+
+import pytest
+
+from depyf import _core
+from depyf.explain import _dump
+from depyf.explain._dump import DumpSession
+
+
+def user_fn(x, y):
+    z = x * 2
+    return z + y
+
+
+SOURCE = "def user_fn(x, y):\n    z = x * 2\n    return z + y\n"
+
+
+class FakeResult:
+    def __init__(self, source, opaque_constants=None):
+        self.source = source
+        self.opaque_constants = opaque_constants or {}
+
+
+@pytest.fixture
+def fake_core(monkeypatch):
+    calls = {"verdict": ("equivalent", "same calls and returns")}
+
+    def decompile(code, name=None):
+        return calls.get("result") or FakeResult(SOURCE)
+
+    monkeypatch.setattr(_core, "decompile", decompile)
+    monkeypatch.setattr(_core, "compare", lambda a, b: calls["verdict"])
+    return calls
+
+
+def _run(fn, *args):
+    return types.FunctionType(fn, globals())(*args)
+
+
+def test_linked_code_runs_from_the_dump_file(tmp_path, fake_core):
+    session = DumpSession(tmp_path, lambda: None)
+    code = session.hook(user_fn.__code__, user_fn.__code__)
+    record = session.records[0]
+    assert record.path == str(tmp_path / "__transformed_code_0_for_user_fn.py")
+    assert code is record.code and record.linked and record.verdict == "equivalent"
+    assert code.co_filename == record.path
+    assert _run(code, 3, 4) == 10
+    text = open(record.path).read()
+    lines = text.splitlines()
+    assert lines[0].startswith("# depyf: decompiled bytecode #0")
+    assert "test_dump.py" in lines[1]
+    assert lines[3] == "# verification: equivalent (same calls and returns)"
+    assert lines[4].startswith("# linked: yes")
+    # line numbers of the code are those of the file
+    assert lines[code.co_firstlineno - 1] == "def user_fn(x, y):"
+    assert os.path.basename(record.source_path) == "__original_source_for_user_fn.py"
+    assert "return z + y" in open(record.source_path).read()
+    assert session.files == [record.source_path, record.path]
+
+
+def test_differs_is_not_linked(tmp_path, fake_core):
+    fake_core["verdict"] = ("differs", "offset 4: LOAD_FAST x vs LOAD_FAST y")
+    session = DumpSession(tmp_path, lambda: None)
+    assert session.hook(user_fn.__code__, user_fn.__code__) is None
+    record = session.records[0]
+    text = open(record.path).read()
+    assert "# verification: differs (offset 4" in text
+    assert "# linked: no (verification says differs)" in text
+    assert "# verification detail:" in text
+
+
+def test_decompilation_error_keeps_dynamo_code(tmp_path, monkeypatch):
+    def decompile(code, name=None):
+        raise _core.DecompilationError("unsupported")
+
+    monkeypatch.setattr(_core, "decompile", decompile)
+    session = DumpSession(tmp_path, lambda: None)
+    assert session.hook(user_fn.__code__, user_fn.__code__) is None
+    text = open(session.records[0].path).read()
+    assert "# verification: not decompiled" in text
+    assert "disassembly of Dynamo's code" in text
+
+
+def test_unexpected_error_warns_once_and_returns_none(tmp_path, monkeypatch):
+    def decompile(code, name=None):
+        raise ZeroDivisionError("bug in depyf")
+
+    monkeypatch.setattr(_core, "decompile", decompile)
+    session = DumpSession(tmp_path, lambda: None)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert session.hook(user_fn.__code__, user_fn.__code__) is None
+        assert session.hook(user_fn.__code__, user_fn.__code__) is None
+    assert len([w for w in caught if "depyf" in str(w.message)]) == 1
+    assert session.records[1].verdict == "error"
+    assert "ZeroDivisionError: bug in depyf" in open(session.records[1].path).read()
+
+
+def test_layout_mismatch_is_not_linked(tmp_path, fake_core):
+    fake_core["result"] = FakeResult("def user_fn(x, w):\n    return x\n")
+    session = DumpSession(tmp_path, lambda: None)
+    assert session.hook(user_fn.__code__, user_fn.__code__) is None
+    assert session.records[0].verdict == "not recompiled"
+    assert "argument names differ" in open(session.records[0].path).read()
+
+
+def test_opaque_constants_are_bound_in_the_frame_globals(tmp_path, fake_core):
+    marker = object()
+    transformed = user_fn.__code__.replace(co_consts=user_fn.__code__.co_consts + (marker,))
+    index = len(transformed.co_consts) - 1
+    fake_core["result"] = FakeResult(
+        "def user_fn(x, y):\n    return (__const_k, x)\n", {"__const_k": index}
+    )
+    frame_globals = {"__const_k": "taken by someone else"}
+    session = DumpSession(tmp_path, lambda: frame_globals)
+    code = session.hook(user_fn.__code__, transformed)
+    assert code is not None
+    assert frame_globals["__const_k"] == "taken by someone else"
+    assert frame_globals["__const_k_0"] is marker
+    assert types.FunctionType(code, frame_globals)(1, 2) == (marker, 1)
+    assert "__const_k_0 = <object object" in open(session.records[0].path).read()
+
+
+def test_opaque_constants_without_globals_are_not_linked(tmp_path, fake_core):
+    transformed = user_fn.__code__.replace(co_consts=user_fn.__code__.co_consts + (object(),))
+    fake_core["result"] = FakeResult(
+        "def user_fn(x, y):\n    return __c\n", {"__c": len(transformed.co_consts) - 1}
+    )
+    session = DumpSession(tmp_path, lambda: None)
+    assert session.hook(user_fn.__code__, transformed) is None
+    assert "cannot be bound" in session.records[0].reason
+
+
+def test_stale_dumps_are_removed(tmp_path):
+    stale = tmp_path / "__transformed_code_7_for_old.py"
+    stale.write_text("# old")
+    keep = tmp_path / "notes.py"
+    keep.write_text("# mine")
+    DumpSession(tmp_path, lambda: None)
+    assert not stale.exists() and keep.exists()
+
+
+def test_real_core_links_a_plain_function(tmp_path):
+    session = DumpSession(tmp_path, lambda: globals())
+    code = session.hook(user_fn.__code__, user_fn.__code__)
+    record = session.records[0]
+    assert record.verdict in ("identical", "equivalent"), (record.reason, record.detail)
+    assert code is not None and code.co_filename == record.path
+    assert _run(code, 3, 4) == 10
