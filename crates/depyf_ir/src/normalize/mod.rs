@@ -20,6 +20,8 @@ pub struct IrInstr {
     pub op: Op,
     /// Source line of that instruction, if any.
     pub line: Option<u32>,
+    /// CPython's opname of that instruction (for error messages).
+    pub opname: &'static str,
 }
 
 /// Why a code object could not be normalized.

@@ -18,7 +18,7 @@ pub(super) fn normalize(code: &CodeObject, ins: &[Instruction]) -> Result<Vec<Ir
             _ => 0,
         };
         let target = || i.jump_target().unwrap_or(0);
-        let mut push = |op: Op| out.push(IrInstr { offset: i.offset, op, line: i.line_number });
+        let mut push = |op: Op| out.push(IrInstr { offset: i.offset, op, line: i.line_number, opname: i.opname });
         match i.opname {
             "NOP" | "RESUME" | "PRECALL" | "CACHE" | "EXTENDED_ARG" => push(Op::Nop),
             "MAKE_CELL" | "COPY_FREE_VARS" => push(Op::FrameSetup),

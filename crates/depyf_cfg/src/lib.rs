@@ -1,0 +1,373 @@
+//! Control-flow graphs over the normalized IR: basic blocks, successor edges, reverse
+//! postorder, back edges and immediate post-dominators. Knows no Python syntax.
+//!
+//! Invariants established by [`Cfg::build`] (checked in debug builds by `verify`):
+//! every block is non-empty; only the last op of a block jumps or ends control
+//! flow; every jump target starts a block; block 0 is the entry.
+//!
+//! ```
+//! use depyf_ir::{IrInstr, Op};
+//! use depyf_cfg::Cfg;
+//! let ir = vec![
+//!     IrInstr { offset: 0, op: Op::LoadFast(0), line: None, opname: "" },
+//!     IrInstr { offset: 2, op: Op::JumpIf { when: false, target: 8 }, line: None, opname: "" },
+//!     IrInstr { offset: 4, op: Op::LoadConst(0), line: None, opname: "" },
+//!     IrInstr { offset: 6, op: Op::Return, line: None, opname: "" },
+//!     IrInstr { offset: 8, op: Op::LoadConst(1), line: None, opname: "" },
+//!     IrInstr { offset: 10, op: Op::Return, line: None, opname: "" },
+//! ];
+//! let cfg = Cfg::build(&ir).unwrap();
+//! assert_eq!(cfg.blocks.len(), 3);
+//! assert_eq!(cfg.to_string(), "bb0 [0..2] -> bb2 (jump) bb1\nbb1 [2..4] -> return\nbb2 [4..6] -> return\n");
+//! ```
+
+use std::fmt;
+
+use depyf_ir::{IrInstr, Op};
+
+/// A basic block id; prints as `bb3`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct BlockId(pub u32);
+
+impl fmt::Display for BlockId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "bb{}", self.0)
+    }
+}
+
+impl BlockId {
+    /// The block's index in [`Cfg::blocks`].
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// How a block ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Terminator {
+    /// Falls into the next block.
+    FallThrough(BlockId),
+    /// Unconditional jump.
+    Jump(BlockId),
+    /// Conditional jump (the block's last op) to `jump`, else falls to `fall`.
+    Branch {
+        /// Taken when the condition holds.
+        jump: BlockId,
+        /// Taken otherwise.
+        fall: BlockId,
+    },
+    /// `return`.
+    Return,
+    /// `raise`.
+    Raise,
+}
+
+/// A basic block: IR indexes `start..end`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Block {
+    /// First IR index.
+    pub start: usize,
+    /// One past the last IR index.
+    pub end: usize,
+    /// How it ends.
+    pub term: Terminator,
+    /// Predecessor blocks, in order of their ids.
+    pub preds: Vec<BlockId>,
+}
+
+impl Block {
+    /// Successors, jump target first for branches.
+    pub fn succs(&self) -> Vec<BlockId> {
+        match self.term {
+            Terminator::FallThrough(b) | Terminator::Jump(b) => vec![b],
+            Terminator::Branch { jump, fall } => vec![jump, fall],
+            Terminator::Return | Terminator::Raise => vec![],
+        }
+    }
+}
+
+/// Why a CFG could not be built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CfgError {
+    /// A jump to an offset where no instruction starts.
+    BadTarget(u32),
+    /// The last instruction falls off the end of the code.
+    FallsOffEnd(u32),
+}
+
+impl std::error::Error for CfgError {}
+
+impl fmt::Display for CfgError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CfgError::BadTarget(t) => write!(f, "jump to offset {t}, where no instruction starts"),
+            CfgError::FallsOffEnd(o) => write!(f, "control falls off the end of the code after offset {o}"),
+        }
+    }
+}
+
+/// A control-flow graph.
+#[derive(Clone, Debug)]
+pub struct Cfg {
+    /// Blocks in code order; `blocks[0]` is the entry.
+    pub blocks: Vec<Block>,
+}
+
+impl Cfg {
+    /// Splits `ir` into basic blocks.
+    ///
+    /// Errors: [`CfgError::BadTarget`] for a jump into the middle of nowhere,
+    /// [`CfgError::FallsOffEnd`] when the last op can fall through.
+    pub fn build(ir: &[IrInstr]) -> Result<Cfg, CfgError> {
+        let n = ir.len();
+        let index_of = |offset: u32| -> Result<usize, CfgError> {
+            let i = ir.partition_point(|x| x.offset < offset);
+            if i < n && ir[i].offset == offset {
+                Ok(i)
+            } else {
+                Err(CfgError::BadTarget(offset))
+            }
+        };
+        let mut leader = vec![false; n + 1];
+        if n > 0 {
+            leader[0] = true;
+        }
+        for (i, ins) in ir.iter().enumerate() {
+            if let Some(t) = ins.op.jump_target() {
+                leader[index_of(t)?] = true;
+                leader[i + 1] = true;
+            }
+            if ins.op.is_terminator() {
+                leader[i + 1] = true;
+            }
+        }
+        let starts: Vec<usize> = (0..n).filter(|&i| leader[i]).collect();
+        let block_of_index = |i: usize| BlockId(starts.partition_point(|&s| s <= i) as u32 - 1);
+        let mut blocks = Vec::with_capacity(starts.len());
+        for (b, &start) in starts.iter().enumerate() {
+            let end = starts.get(b + 1).copied().unwrap_or(n);
+            let last = &ir[end - 1];
+            let next = || {
+                if end < n {
+                    Ok(BlockId(b as u32 + 1))
+                } else {
+                    Err(CfgError::FallsOffEnd(last.offset))
+                }
+            };
+            let term = match last.op {
+                Op::Return => Terminator::Return,
+                Op::Raise(_) => Terminator::Raise,
+                Op::Jump(t) => Terminator::Jump(block_of_index(index_of(t)?)),
+                Op::JumpIf { target, .. } | Op::JumpIfNone { target, .. } => {
+                    Terminator::Branch { jump: block_of_index(index_of(target)?), fall: next()? }
+                }
+                _ => Terminator::FallThrough(next()?),
+            };
+            blocks.push(Block { start, end, term, preds: Vec::new() });
+        }
+        for b in 0..blocks.len() {
+            for s in blocks[b].succs() {
+                blocks[s.index()].preds.push(BlockId(b as u32));
+            }
+        }
+        Ok(Cfg { blocks })
+    }
+
+    /// Blocks reachable from the entry, in reverse postorder.
+    pub fn reverse_postorder(&self) -> Vec<BlockId> {
+        let mut seen = vec![false; self.blocks.len()];
+        let mut post = Vec::with_capacity(self.blocks.len());
+        let mut stack: Vec<(BlockId, usize)> = Vec::new();
+        if self.blocks.is_empty() {
+            return post;
+        }
+        seen[0] = true;
+        stack.push((BlockId(0), 0));
+        while let Some((b, i)) = stack.pop() {
+            let succs = self.blocks[b.index()].succs();
+            if i < succs.len() {
+                stack.push((b, i + 1));
+                let s = succs[i];
+                if !seen[s.index()] {
+                    seen[s.index()] = true;
+                    stack.push((s, 0));
+                }
+            } else {
+                post.push(b);
+            }
+        }
+        post.reverse();
+        post
+    }
+
+    /// Edges `(from, to)` whose target comes at or before the source in reverse
+    /// postorder: the back edges of loops.
+    pub fn back_edges(&self) -> Vec<(BlockId, BlockId)> {
+        let rpo = self.reverse_postorder();
+        let mut order = vec![usize::MAX; self.blocks.len()];
+        for (i, b) in rpo.iter().enumerate() {
+            order[b.index()] = i;
+        }
+        let mut out = Vec::new();
+        for &b in &rpo {
+            for s in self.blocks[b.index()].succs() {
+                if order[s.index()] <= order[b.index()] {
+                    out.push((b, s));
+                }
+            }
+        }
+        out
+    }
+
+    /// The immediate post-dominator of every block (`None`: only the virtual exit
+    /// post-dominates it, e.g. both branches return). Cooper, Harvey and Kennedy's
+    /// iterative algorithm on the reversed graph.
+    pub fn immediate_postdominators(&self) -> Vec<Option<BlockId>> {
+        let n = self.blocks.len();
+        let exit = n; // virtual exit node
+        // Postorder of the reversed graph, from the exit.
+        let preds_rev = |v: usize| -> Vec<usize> {
+            // predecessors in the reversed graph = successors in the CFG
+            if v == exit {
+                vec![]
+            } else {
+                let s: Vec<usize> = self.blocks[v].succs().iter().map(|b| b.index()).collect();
+                if s.is_empty() {
+                    vec![exit]
+                } else {
+                    s
+                }
+            }
+        };
+        let succs_rev = |v: usize| -> Vec<usize> {
+            if v == exit {
+                (0..n).filter(|&b| self.blocks[b].succs().is_empty()).collect()
+            } else {
+                self.blocks[v].preds.iter().map(|b| b.index()).collect()
+            }
+        };
+        let mut order = vec![usize::MAX; n + 1];
+        let mut post = Vec::new();
+        let mut seen = vec![false; n + 1];
+        let mut stack = vec![(exit, 0usize)];
+        seen[exit] = true;
+        while let Some((v, i)) = stack.pop() {
+            let s = succs_rev(v);
+            if i < s.len() {
+                stack.push((v, i + 1));
+                if !seen[s[i]] {
+                    seen[s[i]] = true;
+                    stack.push((s[i], 0));
+                }
+            } else {
+                order[v] = post.len();
+                post.push(v);
+            }
+        }
+        let mut idom: Vec<Option<usize>> = vec![None; n + 1];
+        idom[exit] = Some(exit);
+        let intersect = |idom: &Vec<Option<usize>>, mut a: usize, mut b: usize| {
+            while a != b {
+                while order[a] < order[b] {
+                    a = idom[a].expect("processed");
+                }
+                while order[b] < order[a] {
+                    b = idom[b].expect("processed");
+                }
+            }
+            a
+        };
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for &v in post.iter().rev() {
+                if v == exit {
+                    continue;
+                }
+                let mut new: Option<usize> = None;
+                for p in preds_rev(v) {
+                    if idom[p].is_some() {
+                        new = Some(match new {
+                            None => p,
+                            Some(cur) => intersect(&idom, p, cur),
+                        });
+                    }
+                }
+                if new.is_some() && idom[v] != new {
+                    idom[v] = new;
+                    changed = true;
+                }
+            }
+        }
+        (0..n)
+            .map(|v| match idom[v] {
+                Some(d) if d != exit => Some(BlockId(d as u32)),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+impl fmt::Display for Cfg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, b) in self.blocks.iter().enumerate() {
+            write!(f, "{} [{}..{}] -> ", BlockId(i as u32), b.start, b.end)?;
+            match b.term {
+                Terminator::FallThrough(s) => writeln!(f, "{s}")?,
+                Terminator::Jump(s) => writeln!(f, "{s} (jump)")?,
+                Terminator::Branch { jump, fall } => writeln!(f, "{jump} (jump) {fall}")?,
+                Terminator::Return => writeln!(f, "return")?,
+                Terminator::Raise => writeln!(f, "raise")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ins(offset: u32, op: Op) -> IrInstr {
+        IrInstr { offset, op, line: None, opname: "" }
+    }
+
+    #[test]
+    fn diamond_postdominator_is_the_merge() {
+        let ir = vec![
+            ins(0, Op::LoadFast(0)),
+            ins(2, Op::JumpIf { when: false, target: 8 }),
+            ins(4, Op::LoadConst(0)),
+            ins(6, Op::Jump(10)),
+            ins(8, Op::LoadConst(1)),
+            ins(10, Op::Return),
+        ];
+        let cfg = Cfg::build(&ir).unwrap();
+        let ipdom = cfg.immediate_postdominators();
+        assert_eq!(ipdom, vec![Some(BlockId(3)), Some(BlockId(3)), Some(BlockId(3)), None]);
+        assert!(cfg.back_edges().is_empty());
+    }
+
+    #[test]
+    fn early_return_has_no_merge() {
+        let ir = vec![
+            ins(0, Op::LoadFast(0)),
+            ins(2, Op::JumpIf { when: false, target: 8 }),
+            ins(4, Op::LoadConst(0)),
+            ins(6, Op::Return),
+            ins(8, Op::LoadConst(1)),
+            ins(10, Op::Return),
+        ];
+        let cfg = Cfg::build(&ir).unwrap();
+        assert_eq!(cfg.immediate_postdominators()[0], None);
+    }
+
+    #[test]
+    fn loops_have_back_edges_and_bad_targets_fail() {
+        let ir = vec![ins(0, Op::Nop), ins(2, Op::Jump(0))];
+        let cfg = Cfg::build(&ir).unwrap();
+        assert_eq!(cfg.back_edges(), vec![(BlockId(0), BlockId(0))]);
+        assert_eq!(Cfg::build(&[ins(0, Op::Jump(3))]).unwrap_err(), CfgError::BadTarget(3));
+        assert_eq!(Cfg::build(&[ins(0, Op::Nop)]).unwrap_err(), CfgError::FallsOffEnd(0));
+    }
+}

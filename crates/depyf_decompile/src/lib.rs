@@ -1,0 +1,261 @@
+//! Recovers Python source from a code object, and checks recompiled code against the
+//! original.
+//!
+//! Pipeline stages in this crate: `recover` (symbolic stack interpretation into
+//! statements per basic block, with explicit temporaries for values that live on the
+//! stack across statements or blocks), `structure` (if/else from post-dominators;
+//! duplicated tails where flow is shared), `idioms` (implicit `return None`,
+//! `global`/`nonlocal` declarations, the function header) and printing through
+//! `depyf_source`.
+//!
+//! ```
+//! use depyf_bytecode::{CodeObject, Constant, PythonVersion, local_kind};
+//! use depyf_decompile::{decompile, Options};
+//! // def f(x): return x + 1   (CPython 3.11)
+//! let code = CodeObject {
+//!     version: PythonVersion::PY311,
+//!     co_argcount: 1, co_posonlyargcount: 0, co_kwonlyargcount: 0, co_stacksize: 2,
+//!     co_flags: 3,
+//!     co_code: vec![151, 0, 124, 0, 100, 1, 122, 0, 0, 0, 83, 0],
+//!     co_consts: vec![Constant::None, Constant::Int(1)],
+//!     co_names: vec![], co_localsplusnames: vec!["x".into()],
+//!     co_localspluskinds: vec![local_kind::LOCAL],
+//!     co_filename: "<doc>".into(), co_name: "f".into(), co_qualname: "f".into(),
+//!     co_firstlineno: 1, co_linetable: vec![], co_exceptiontable: vec![],
+//! };
+//! let out = decompile(&code, &Options::default()).unwrap();
+//! assert_eq!(out.source, "def f(x):\n    return x + 1\n");
+//! ```
+
+mod error;
+mod recover;
+mod structure;
+
+use depyf_bytecode::{co_flags, CodeObject, Constant};
+use depyf_cfg::Cfg;
+use depyf_ir::normalize;
+use depyf_source::{print_body, Arguments, Expr, Stmt};
+
+pub use error::DecompileError;
+
+/// What the caller can choose.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Name of the `def` to print (default: `co_name`).
+    pub function_name: Option<String>,
+    /// Prefix of the names that stand for constants without a literal form; the name
+    /// of `co_consts[i]` is `<prefix>_<i>`.
+    pub const_prefix: String,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { function_name: None, const_prefix: "__const".into() }
+    }
+}
+
+/// A decompiled code object.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Decompiled {
+    /// Complete source: `def name(params):` and the body, or the module body.
+    pub source: String,
+    /// The recovered body.
+    pub body: Vec<Stmt>,
+    /// Names used for constants without a literal form, with their `co_consts` index.
+    pub opaque_constants: Vec<(String, usize)>,
+}
+
+/// Whether recompiled code matches the original.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The normalized instruction streams are equal.
+    Identical,
+    /// Both recover to the same statements on the same control flow.
+    Equivalent,
+    /// They differ (see the detail).
+    Differs,
+}
+
+impl Verdict {
+    /// `"identical"`, `"equivalent"` or `"differs"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Identical => "identical",
+            Verdict::Equivalent => "equivalent",
+            Verdict::Differs => "differs",
+        }
+    }
+}
+
+fn arguments(code: &CodeObject) -> Arguments {
+    let names = &code.co_localsplusnames;
+    let mut i = 0;
+    let mut take = |n: usize| {
+        let v: Vec<String> = names[i..i + n].to_vec();
+        i += n;
+        v
+    };
+    let posonly = take(code.co_posonlyargcount as usize);
+    let args = take((code.co_argcount - code.co_posonlyargcount) as usize);
+    let kwonly = take(code.co_kwonlyargcount as usize);
+    let vararg = (code.co_flags & co_flags::VARARGS != 0).then(|| take(1).remove(0));
+    let kwarg = (code.co_flags & co_flags::VARKEYWORDS != 0).then(|| take(1).remove(0));
+    Arguments { posonly, args, vararg, kwonly, kwarg }
+}
+
+/// Recovers the body of `code` as statements (no header).
+///
+/// Errors: [`DecompileError`] naming the instruction that cannot be handled yet
+/// (loops, exception handling, nested functions are not supported by this version)
+/// or malformed bytecode.
+pub fn recover_body(code: &CodeObject, options: &Options) -> Result<Vec<Stmt>, DecompileError> {
+    if !code.co_exceptiontable.is_empty() {
+        return Err(DecompileError::new(code, 0, "", "exception handling (try/except/with) is not supported yet"));
+    }
+    let flags = co_flags::GENERATOR | co_flags::COROUTINE | co_flags::ASYNC_GENERATOR | co_flags::ITERABLE_COROUTINE;
+    if code.co_flags & flags != 0 {
+        return Err(DecompileError::new(code, 0, "", "generators and coroutines are not supported yet"));
+    }
+    let ir = normalize(code)?;
+    let cfg = Cfg::build(&ir).map_err(|e| DecompileError::new(code, 0, "", e.to_string()))?;
+    if let Some((from, _)) = cfg.back_edges().first() {
+        let last = &ir[cfg.blocks[from.index()].end - 1];
+        return Err(DecompileError::new(code, last.offset, last.opname, "loops are not supported yet"));
+    }
+    let naming = recover::Naming { const_prefix: &options.const_prefix };
+    let rec = recover::recover(code, &ir, &cfg, &naming)?;
+    let mut st = structure::Structurer {
+        cfg: &cfg,
+        rec: &rec,
+        ipdom: cfg.immediate_postdominators(),
+        emitted: 0,
+        limit: 16 * cfg.blocks.len() + 64,
+    };
+    let at = |m: &str| DecompileError::new(code, 0, "", m);
+    let mut body = st.region(depyf_cfg::BlockId(0), None, &at)?;
+    // Idioms: the implicit `return None` at the end of a function body.
+    if matches!(body.last(), Some(Stmt::Return(Some(Expr::Const(Constant::None))))) {
+        body.pop();
+        if body.is_empty() || ends_in_if_without_else(&body) {
+            body.push(Stmt::Return(None));
+        }
+    }
+    let mut decls = Vec::new();
+    if !rec.globals_stored.is_empty() && code.co_name != "<module>" {
+        decls.push(Stmt::Global(rec.globals_stored.iter().cloned().collect()));
+    }
+    if !rec.nonlocals_stored.is_empty() {
+        decls.push(Stmt::Nonlocal(rec.nonlocals_stored.iter().cloned().collect()));
+    }
+    decls.extend(body);
+    Ok(decls)
+}
+
+/// `return` at the end would otherwise attach to an `if` in a way that changes the
+/// compiled layout; keep the explicit bare `return` there.
+fn ends_in_if_without_else(body: &[Stmt]) -> bool {
+    matches!(body.last(), Some(Stmt::If(_, _, e)) if e.is_empty())
+}
+
+/// Decompiles `code` into a complete definition (or a module body for `<module>`).
+///
+/// Errors: see [`recover_body`].
+pub fn decompile(code: &CodeObject, options: &Options) -> Result<Decompiled, DecompileError> {
+    let body = recover_body(code, options)?;
+    let source = if code.co_name == "<module>" {
+        print_body(&body, 0)
+    } else {
+        let name = options.function_name.clone().unwrap_or_else(|| code.co_name.clone());
+        let def = Stmt::FunctionDef(name, arguments(code), body.clone());
+        print_body(&[def], 0)
+    };
+    let opaque_constants = code
+        .co_consts
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| matches!(c, Constant::Opaque { .. }))
+        .map(|(i, _)| (format!("{}_{i}", options.const_prefix), i))
+        .filter(|(n, _)| source.contains(n.as_str()))
+        .collect();
+    Ok(Decompiled { source, body, opaque_constants })
+}
+
+/// Renames `__temp_<n>` by order of first appearance so that two recoveries compare
+/// equal when they differ only in how temporaries were numbered.
+fn canonical_temps(text: &str) -> String {
+    let mut map: Vec<(String, String)> = Vec::new();
+    let mut out = String::with_capacity(text.len());
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < text.len() {
+        if text[i..].starts_with("__temp_") && (i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_')) {
+            let mut j = i + "__temp_".len();
+            while j < text.len() && bytes[j].is_ascii_digit() {
+                j += 1;
+            }
+            let old = &text[i..j];
+            let new = match map.iter().find(|(o, _)| o == old) {
+                Some((_, n)) => n.clone(),
+                None => {
+                    let n = format!("__temp_{}", map.len());
+                    map.push((old.to_string(), n.clone()));
+                    n
+                }
+            };
+            out.push_str(&new);
+            i = j;
+        } else {
+            let ch = text[i..].chars().next().expect("in bounds");
+            out.push(ch);
+            i += ch.len_utf8();
+        }
+    }
+    out
+}
+
+/// Compares `original` with `recompiled` (the decompiled source compiled again):
+/// [`Verdict::Identical`] when their normalized instruction streams are equal,
+/// [`Verdict::Equivalent`] when both recover to the same statements on the same
+/// control flow once temporaries are renumbered (stack shuffles, NOPs and compiler
+/// temporaries do not count), else [`Verdict::Differs`] with the first differing
+/// line. The second string is a human-readable detail.
+pub fn compare(original: &CodeObject, recompiled: &CodeObject, options: &Options) -> (Verdict, String) {
+    if let (Ok(a), Ok(b)) = (normalize(original), normalize(recompiled)) {
+        if depyf_ir::stream::stream(original, &a) == depyf_ir::stream::stream(recompiled, &b) {
+            return (Verdict::Identical, "normalized instruction streams are equal".into());
+        }
+    }
+    let a = match recover_body(original, options) {
+        Ok(b) => canonical_temps(&print_body(&b, 0)),
+        Err(e) => return (Verdict::Differs, format!("the original cannot be recovered: {e}")),
+    };
+    let b = match recover_body(recompiled, options) {
+        Ok(b) => canonical_temps(&print_body(&b, 0)),
+        Err(e) => return (Verdict::Differs, format!("the recompiled code cannot be recovered: {e}")),
+    };
+    if a == b {
+        return (Verdict::Equivalent, "same calls, loads, stores, returns and branches after recovery".into());
+    }
+    let (la, lb): (Vec<&str>, Vec<&str>) = (a.lines().collect(), b.lines().collect());
+    let at = la.iter().zip(&lb).position(|(x, y)| x != y).unwrap_or(la.len().min(lb.len()));
+    (
+        Verdict::Differs,
+        format!(
+            "recovered statement {} differs: original `{}`, recompiled `{}`",
+            at + 1,
+            la.get(at).map_or("<end>", |s| s.trim()),
+            lb.get(at).map_or("<end>", |s| s.trim())
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::canonical_temps;
+
+    #[test]
+    fn temps_are_renumbered_by_first_use() {
+        assert_eq!(canonical_temps("__temp_7 = a\nb = __temp_3 + __temp_7"), "__temp_0 = a\nb = __temp_1 + __temp_0");
+        assert_eq!(canonical_temps("x__temp_7"), "x__temp_7");
+    }
+}

@@ -1,0 +1,766 @@
+//! Recovery: symbolic interpretation of each basic block's ops into statements and
+//! expression trees.
+//!
+//! Invariants this pass establishes:
+//! - evaluation order is kept: a value left on the stack while a statement runs, or
+//!   while SWAP/ROT/COPY reorders or duplicates it, is first assigned to a temporary
+//!   (`__temp_<n>`), together with every value pushed before it (spilling);
+//! - a value that stays on the stack across a block boundary lives in the entry
+//!   temporary of its stack slot in the successor; every predecessor assigns it (the
+//!   slots of both successors of a branch share names, by union-find). NULL markers
+//!   are never assigned: all predecessors must agree on them;
+//! - every op's stack effect is exactly [`Op::stack_effect`]: underflow is an error.
+
+use std::collections::{BTreeSet, HashMap};
+
+use depyf_bytecode::{local_kind, CodeObject, Constant};
+use depyf_cfg::{BlockId, Cfg, Terminator};
+use depyf_ir::{CmpOp, IrInstr, Op, UnaryOp};
+use depyf_source::{Expr, Keyword, Stmt};
+
+use crate::DecompileError;
+
+/// A value on the symbolic stack.
+#[derive(Clone, Debug, PartialEq)]
+enum SVal {
+    /// An expression, evaluated lazily.
+    Expr(Expr),
+    /// The NULL marker below a callable (3.11+).
+    Null,
+}
+
+/// What recovery learned about one block.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct BlockCode {
+    /// Statements, in order.
+    pub stmts: Vec<Stmt>,
+    /// For a branch: the condition under which the *fall-through* successor runs.
+    pub fall_condition: Option<Expr>,
+}
+
+/// The result of recovery: per-block statements plus facts for the function header.
+pub(crate) struct Recovered {
+    pub blocks: Vec<BlockCode>,
+    /// Names stored with STORE_GLOBAL (need a `global` declaration).
+    pub globals_stored: BTreeSet<String>,
+    /// Free variables stored with STORE_DEREF (need a `nonlocal` declaration).
+    pub nonlocals_stored: BTreeSet<String>,
+}
+
+/// Options that shape names the recovery invents.
+pub(crate) struct Naming<'a> {
+    /// Prefix of names standing for constants without a literal form.
+    pub const_prefix: &'a str,
+}
+
+struct UnionFind(Vec<usize>);
+
+impl UnionFind {
+    fn find(&mut self, mut x: usize) -> usize {
+        while self.0[x] != x {
+            self.0[x] = self.0[self.0[x]];
+            x = self.0[x];
+        }
+        x
+    }
+    fn union(&mut self, a: usize, b: usize) {
+        let (a, b) = (self.find(a), self.find(b));
+        if a != b {
+            self.0[b] = a;
+        }
+    }
+}
+
+/// Stack-slot bookkeeping across blocks.
+struct Slots {
+    /// Entry depth of each block, once known.
+    depth: Vec<Option<usize>>,
+    /// Whether each entry slot holds NULL.
+    null: Vec<Vec<Option<bool>>>,
+    /// Key of (block, slot) in the union-find.
+    key: HashMap<(usize, usize), usize>,
+    uf: UnionFind,
+    names: HashMap<usize, String>,
+}
+
+impl Slots {
+    fn key(&mut self, b: usize, slot: usize) -> usize {
+        let next = self.uf.0.len();
+        let k = *self.key.entry((b, slot)).or_insert(next);
+        if k == next {
+            self.uf.0.push(next);
+        }
+        k
+    }
+}
+
+struct Ctx<'a> {
+    code: &'a CodeObject,
+    naming: &'a Naming<'a>,
+    temp_counter: usize,
+    globals_stored: BTreeSet<String>,
+    nonlocals_stored: BTreeSet<String>,
+}
+
+impl Ctx<'_> {
+    fn fresh_temp(&mut self) -> String {
+        let n = self.temp_counter;
+        self.temp_counter += 1;
+        format!("__temp_{n}")
+    }
+
+    fn local_name(&self, i: usize) -> String {
+        self.code.co_localsplusnames[i].clone()
+    }
+
+    fn name(&self, i: usize) -> String {
+        self.code.co_names[i].clone()
+    }
+
+    fn is_local(&self, name: &str) -> bool {
+        name.starts_with("__temp_")
+            || self.code.co_localsplusnames.iter().any(|n| n == name)
+    }
+
+    fn constant(&self, i: usize) -> Expr {
+        match &self.code.co_consts[i] {
+            Constant::Opaque { index, .. } => Expr::Name(format!("{}_{index}", self.naming.const_prefix)),
+            c => Expr::Const(c.clone()),
+        }
+    }
+}
+
+/// Whether evaluating `e` later, or twice, gives the same value with no effect:
+/// constants and local variables (a local can only change through a statement, and
+/// statements spill first).
+fn is_atomic(ctx: &Ctx<'_>, e: &Expr) -> bool {
+    match e {
+        Expr::Const(_) => true,
+        Expr::Name(n) => ctx.is_local(n),
+        _ => false,
+    }
+}
+
+/// `not e`, folded into `is not` / `not in` and double negation.
+pub(crate) fn negate(e: Expr) -> Expr {
+    match e {
+        Expr::UnaryOp("not", inner) => *inner,
+        Expr::Compare(l, mut rest) if rest.len() == 1 => {
+            let (op, r) = rest.pop().expect("one comparison");
+            let neg = match op {
+                "is" => Some("is not"),
+                "is not" => Some("is"),
+                "in" => Some("not in"),
+                "not in" => Some("in"),
+                _ => None,
+            };
+            match neg {
+                Some(n) => Expr::Compare(l, vec![(n, r)]),
+                None => Expr::UnaryOp("not", Box::new(Expr::Compare(l, vec![(op, r)]))),
+            }
+        }
+        other => Expr::UnaryOp("not", Box::new(other)),
+    }
+}
+
+fn cmp_symbol(op: CmpOp) -> &'static str {
+    op.symbol()
+}
+
+fn unary_symbol(op: UnaryOp) -> &'static str {
+    match op {
+        UnaryOp::Neg => "-",
+        UnaryOp::Pos => "+",
+        UnaryOp::Not => "not",
+        UnaryOp::Invert => "~",
+    }
+}
+
+struct BlockState<'c, 'a> {
+    ctx: &'c mut Ctx<'a>,
+    stack: Vec<SVal>,
+    stmts: Vec<Stmt>,
+    ins: &'c IrInstr,
+}
+
+impl BlockState<'_, '_> {
+    fn err(&self, message: impl Into<String>) -> DecompileError {
+        DecompileError::new(self.ctx.code, self.ins.offset, self.ins.opname, message)
+    }
+
+    fn pop(&mut self) -> Result<SVal, DecompileError> {
+        self.stack.pop().ok_or_else(|| self.err("stack underflow"))
+    }
+
+    fn pop_expr(&mut self) -> Result<Expr, DecompileError> {
+        match self.pop()? {
+            SVal::Expr(e) => Ok(e),
+            SVal::Null => Err(self.err("a NULL marker is used as a value")),
+        }
+    }
+
+    fn pop_n(&mut self, n: usize) -> Result<Vec<Expr>, DecompileError> {
+        if self.stack.len() < n {
+            return Err(self.err("stack underflow"));
+        }
+        let items = self.stack.split_off(self.stack.len() - n);
+        items
+            .into_iter()
+            .map(|v| match v {
+                SVal::Expr(e) => Ok(e),
+                SVal::Null => Err(self.err("a NULL marker is used as a value")),
+            })
+            .collect()
+    }
+
+    fn push(&mut self, e: Expr) {
+        self.stack.push(SVal::Expr(e));
+    }
+
+    /// Assigns every non-atomic stack value at positions `0..upto` to a temporary,
+    /// bottom first, so that they are evaluated before whatever comes next.
+    fn spill_upto(&mut self, upto: usize) {
+        for i in 0..upto.min(self.stack.len()) {
+            if let SVal::Expr(e) = &self.stack[i] {
+                if !is_atomic(self.ctx, e) {
+                    let t = self.ctx.fresh_temp();
+                    let e = e.clone();
+                    self.stmts.push(Stmt::Assign(vec![Expr::Name(t.clone())], e));
+                    self.stack[i] = SVal::Expr(Expr::Name(t));
+                }
+            }
+        }
+    }
+
+    /// Spills the whole stack and emits `s`; values that name a local the statement
+    /// rebinds are spilled too, since they are no longer atomic.
+    fn emit(&mut self, s: Stmt) {
+        let rebinds: Vec<String> = match &s {
+            Stmt::Assign(targets, _) => targets.iter().flat_map(target_names).collect(),
+            Stmt::Delete(targets) => targets.iter().flat_map(target_names).collect(),
+            _ => Vec::new(),
+        };
+        for i in 0..self.stack.len() {
+            if let SVal::Expr(Expr::Name(n)) = &self.stack[i] {
+                if rebinds.contains(n) {
+                    let t = self.ctx.fresh_temp();
+                    self.stmts.push(Stmt::Assign(vec![Expr::Name(t.clone())], Expr::Name(n.clone())));
+                    self.stack[i] = SVal::Expr(Expr::Name(t));
+                }
+            }
+        }
+        self.spill_upto(self.stack.len());
+        self.stmts.push(s);
+    }
+
+    fn store(&mut self, target: Expr) -> Result<(), DecompileError> {
+        let v = self.pop_expr()?;
+        self.emit(Stmt::Assign(vec![target], v));
+        Ok(())
+    }
+
+    fn call(&mut self, argc: u32, kwnames: Option<usize>) -> Result<(), DecompileError> {
+        let mut args = self.pop_n(argc as usize)?;
+        let callee = self.pop()?;
+        let below = self.pop()?;
+        let func = match (below, callee) {
+            (SVal::Null, SVal::Expr(f)) => f,
+            (SVal::Expr(f), SVal::Expr(self_arg)) => {
+                args.insert(0, self_arg);
+                f
+            }
+            _ => return Err(self.err("a NULL marker is called")),
+        };
+        let mut keywords = Vec::new();
+        if let Some(k) = kwnames {
+            let Constant::Tuple(names) = &self.ctx.code.co_consts[k] else {
+                return Err(self.err("keyword names are not a tuple"));
+            };
+            if names.len() > args.len() {
+                return Err(self.err("more keyword names than arguments"));
+            }
+            let values = args.split_off(args.len() - names.len());
+            for (n, v) in names.iter().zip(values) {
+                let Constant::Str(n) = n else { return Err(self.err("a keyword name is not a str")) };
+                keywords.push(Keyword { name: Some(n.clone()), value: v });
+            }
+        }
+        self.push(Expr::Call(Box::new(func), args, keywords));
+        Ok(())
+    }
+
+    fn step(&mut self, op: &Op, next: &[IrInstr]) -> Result<usize, DecompileError> {
+        let ctx = &mut *self.ctx;
+        match *op {
+            Op::Nop | Op::FrameSetup => {}
+            Op::LoadConst(i) => {
+                let c = ctx.constant(i);
+                self.push(c);
+            }
+            Op::LoadFast(i) | Op::LoadDeref(i) | Op::LoadClosure(i) => {
+                let n = ctx.local_name(i);
+                self.push(Expr::Name(n));
+            }
+            Op::StoreFast(i) => {
+                let n = ctx.local_name(i);
+                self.store(Expr::Name(n))?;
+            }
+            Op::StoreDeref(i) => {
+                let n = ctx.local_name(i);
+                if ctx.code.co_localspluskinds[i] & local_kind::FREE != 0 {
+                    ctx.nonlocals_stored.insert(n.clone());
+                }
+                self.store(Expr::Name(n))?;
+            }
+            Op::DeleteFast(i) | Op::DeleteDeref(i) => {
+                let n = ctx.local_name(i);
+                if matches!(op, Op::DeleteDeref(_)) && ctx.code.co_localspluskinds[i] & local_kind::FREE != 0 {
+                    ctx.nonlocals_stored.insert(n.clone());
+                }
+                self.emit(Stmt::Delete(vec![Expr::Name(n)]));
+            }
+            Op::LoadGlobal(i) | Op::LoadName(i) => {
+                let n = ctx.name(i);
+                if matches!(op, Op::LoadGlobal(_)) && ctx.code.co_localsplusnames.contains(&n) {
+                    return Err(self.err(format!("global `{n}` is shadowed by a local of the same name")));
+                }
+                self.push(Expr::Name(n));
+            }
+            Op::StoreGlobal(i) | Op::StoreName(i) => {
+                let n = ctx.name(i);
+                if matches!(op, Op::StoreGlobal(_)) {
+                    if ctx.code.co_localsplusnames.contains(&n) {
+                        return Err(self.err(format!("global `{n}` is shadowed by a local of the same name")));
+                    }
+                    ctx.globals_stored.insert(n.clone());
+                }
+                self.store(Expr::Name(n))?;
+            }
+            Op::DeleteGlobal(i) | Op::DeleteName(i) => {
+                let n = ctx.name(i);
+                if matches!(op, Op::DeleteGlobal(_)) {
+                    ctx.globals_stored.insert(n.clone());
+                }
+                self.emit(Stmt::Delete(vec![Expr::Name(n)]));
+            }
+            Op::LoadAttr(i) => {
+                let n = ctx.name(i);
+                let v = self.pop_expr()?;
+                self.push(Expr::Attribute(Box::new(v), n));
+            }
+            Op::LoadMethod(i) => {
+                let n = ctx.name(i);
+                let v = self.pop_expr()?;
+                self.stack.push(SVal::Null);
+                self.push(Expr::Attribute(Box::new(v), n));
+            }
+            Op::StoreAttr(i) => {
+                let n = ctx.name(i);
+                let obj = self.pop_expr()?;
+                self.store(Expr::Attribute(Box::new(obj), n))?;
+            }
+            Op::DeleteAttr(i) => {
+                let n = ctx.name(i);
+                let obj = self.pop_expr()?;
+                self.emit(Stmt::Delete(vec![Expr::Attribute(Box::new(obj), n)]));
+            }
+            Op::PushNull => self.stack.push(SVal::Null),
+            Op::PopTop => {
+                let v = self.pop()?;
+                if let SVal::Expr(e) = v {
+                    // A constant or a variable we know is bound has no effect.
+                    let known_bound = matches!(&e, Expr::Name(n) if n.starts_with("__temp_"));
+                    if !matches!(e, Expr::Const(_)) && !known_bound {
+                        self.emit(Stmt::Expr(e));
+                    }
+                }
+            }
+            Op::Copy(n) => {
+                let n = n as usize;
+                if n == 0 || n > self.stack.len() {
+                    return Err(self.err("stack underflow"));
+                }
+                let pos = self.stack.len() - n;
+                self.spill_upto(pos + 1);
+                let v = self.stack[pos].clone();
+                self.stack.push(v);
+            }
+            Op::Swap(n) => {
+                let n = n as usize;
+                if n == 0 || n > self.stack.len() {
+                    return Err(self.err("stack underflow"));
+                }
+                self.spill_upto(self.stack.len());
+                let len = self.stack.len();
+                self.stack.swap(len - 1, len - n);
+            }
+            Op::Rot(n) => {
+                let n = n as usize;
+                if n == 0 || n > self.stack.len() {
+                    return Err(self.err("stack underflow"));
+                }
+                self.spill_upto(self.stack.len());
+                let top = self.stack.pop().expect("checked");
+                let at = self.stack.len() + 1 - n;
+                self.stack.insert(at, top);
+            }
+            Op::Unary(u) => {
+                let v = self.pop_expr()?;
+                let e = if u == UnaryOp::Not { negate(v) } else { Expr::UnaryOp(unary_symbol(u), Box::new(v)) };
+                self.push(e);
+            }
+            Op::Binary(b, inplace) => {
+                let r = self.pop_expr()?;
+                let l = self.pop_expr()?;
+                if inplace {
+                    // `x op= y` followed by the store back into the same target.
+                    if let Some(IrInstr { op: store @ (Op::StoreFast(_) | Op::StoreGlobal(_) | Op::StoreName(_) | Op::StoreDeref(_)), .. }) = next.first() {
+                        let target = match *store {
+                            Op::StoreFast(i) | Op::StoreDeref(i) => self.ctx.local_name(i),
+                            Op::StoreGlobal(i) | Op::StoreName(i) => self.ctx.name(i),
+                            _ => unreachable!("matched above"),
+                        };
+                        if l.is_name(&target) {
+                            let sym: &'static str = aug_symbol(b.symbol());
+                            self.emit(Stmt::AugAssign(l, sym, r));
+                            return Ok(1);
+                        }
+                    }
+                    return Err(self.err("an in-place operator whose result is not stored back"));
+                }
+                self.push(Expr::BinOp(Box::new(l), b.symbol(), Box::new(r)));
+            }
+            Op::Compare(c) => {
+                let r = self.pop_expr()?;
+                let l = self.pop_expr()?;
+                self.push(Expr::Compare(Box::new(l), vec![(cmp_symbol(c), r)]));
+            }
+            Op::BinarySubscr => {
+                let k = self.pop_expr()?;
+                let v = self.pop_expr()?;
+                self.push(Expr::Subscript(Box::new(v), Box::new(k)));
+            }
+            Op::StoreSubscr => {
+                let k = self.pop_expr()?;
+                let container = self.pop_expr()?;
+                self.store(Expr::Subscript(Box::new(container), Box::new(k)))?;
+            }
+            Op::DeleteSubscr => {
+                let k = self.pop_expr()?;
+                let container = self.pop_expr()?;
+                self.emit(Stmt::Delete(vec![Expr::Subscript(Box::new(container), Box::new(k))]));
+            }
+            Op::BuildSlice(n) => {
+                let mut parts = self.pop_n(n as usize)?.into_iter().map(|e| match e {
+                    Expr::Const(Constant::None) => None,
+                    e => Some(Box::new(e)),
+                });
+                let (a, b) = (parts.next().flatten(), parts.next().flatten());
+                let c = parts.next().flatten();
+                self.push(Expr::Slice(a, b, c));
+            }
+            Op::BuildTuple(n) => {
+                let items = self.pop_n(n as usize)?;
+                self.push(Expr::Tuple(items));
+            }
+            Op::BuildList(n) => {
+                let items = self.pop_n(n as usize)?;
+                self.push(Expr::List(items));
+            }
+            Op::BuildSet(n) => {
+                let items = self.pop_n(n as usize)?;
+                self.push(Expr::Set(items));
+            }
+            Op::BuildMap(n) => {
+                let items = self.pop_n(2 * n as usize)?;
+                let mut it = items.into_iter();
+                let mut pairs = Vec::new();
+                while let (Some(k), Some(v)) = (it.next(), it.next()) {
+                    pairs.push((Some(k), v));
+                }
+                self.push(Expr::Dict(pairs));
+            }
+            Op::BuildConstKeyMap(n) => {
+                let keys = self.pop_expr()?;
+                let values = self.pop_n(n as usize)?;
+                let Expr::Const(Constant::Tuple(keys)) = keys else {
+                    return Err(self.err("BUILD_CONST_KEY_MAP keys are not a constant tuple"));
+                };
+                if keys.len() != values.len() {
+                    return Err(self.err("BUILD_CONST_KEY_MAP keys and values differ in number"));
+                }
+                let pairs = keys.into_iter().map(|k| Some(Expr::Const(k))).zip(values).collect();
+                self.push(Expr::Dict(pairs));
+            }
+            Op::ListExtend(i) | Op::ListAppend(i) => {
+                let v = self.pop_expr()?;
+                let i = i as usize;
+                if i == 0 || i > self.stack.len() {
+                    return Err(self.err("stack underflow"));
+                }
+                let pos = self.stack.len() - i;
+                let extend = matches!(op, Op::ListExtend(_));
+                if i == 1 {
+                    if let SVal::Expr(Expr::List(items)) = &mut self.stack[pos] {
+                        items.push(if extend { Expr::Starred(Box::new(v)) } else { v });
+                        return Ok(0);
+                    }
+                }
+                // The list is shared or other values sit above it: make it a variable
+                // and mutate it by name.
+                self.spill_upto(self.stack.len());
+                let SVal::Expr(list) = self.stack[pos].clone() else {
+                    return Err(self.err("a NULL marker is extended"));
+                };
+                let method = if extend { "extend" } else { "append" };
+                let call = Expr::Call(Box::new(Expr::Attribute(Box::new(list), method.into())), vec![v], vec![]);
+                self.emit(Stmt::Expr(call));
+            }
+            Op::ListToTuple => {
+                let v = self.pop_expr()?;
+                let e = match v {
+                    Expr::List(items) => Expr::Tuple(items),
+                    other => Expr::Call(Box::new(Expr::name("tuple")), vec![other], vec![]),
+                };
+                self.push(e);
+            }
+            Op::UnpackSequence(n) => {
+                let v = self.pop_expr()?;
+                let n = n as usize;
+                // `a, b = value` when the items go straight into simple targets.
+                let targets: Option<Vec<Expr>> = next
+                    .iter()
+                    .take(n)
+                    .map(|i| match i.op {
+                        Op::StoreFast(x) => Some(Expr::Name(self.ctx.local_name(x))),
+                        Op::StoreName(x) => Some(Expr::Name(self.ctx.name(x))),
+                        _ => None,
+                    })
+                    .collect();
+                if let Some(targets) = targets.filter(|t| t.len() == n && n > 0) {
+                    self.emit(Stmt::Assign(vec![Expr::Tuple(targets)], v));
+                    return Ok(n);
+                }
+                let temps: Vec<String> = (0..n).map(|_| self.ctx.fresh_temp()).collect();
+                self.emit(Stmt::Assign(vec![Expr::Tuple(temps.iter().map(|t| Expr::name(t)).collect())], v));
+                for t in temps.iter().rev() {
+                    self.push(Expr::name(t));
+                }
+            }
+            Op::Call { argc, kwnames } => self.call(argc, kwnames)?,
+            Op::CallEx { has_kwargs } => {
+                let kwargs = if has_kwargs { Some(self.pop_expr()?) } else { None };
+                let args = self.pop_expr()?;
+                let func = self.pop_expr()?;
+                if self.pop()? != SVal::Null {
+                    return Err(self.err("CALL_FUNCTION_EX without a NULL below the callable"));
+                }
+                let pos = match args {
+                    Expr::Tuple(items) => items,
+                    other => vec![Expr::Starred(Box::new(other))],
+                };
+                let kws = match kwargs {
+                    None => vec![],
+                    Some(k) => vec![Keyword { name: None, value: k }],
+                };
+                self.push(Expr::Call(Box::new(func), pos, kws));
+            }
+            Op::Return => {
+                let v = self.pop_expr()?;
+                self.emit(Stmt::Return(Some(v)));
+            }
+            Op::Raise(n) => {
+                let mut parts = self.pop_n(n as usize)?.into_iter();
+                let exc = parts.next();
+                let cause = parts.next();
+                self.emit(Stmt::Raise(exc, cause));
+            }
+            Op::Jump(_) | Op::JumpIf { .. } | Op::JumpIfNone { .. } => {
+                unreachable!("terminators are handled by the block walk")
+            }
+        }
+        Ok(0)
+    }
+}
+
+fn aug_symbol(sym: &str) -> &'static str {
+    match sym {
+        "+" => "+=",
+        "&" => "&=",
+        "//" => "//=",
+        "<<" => "<<=",
+        "@" => "@=",
+        "*" => "*=",
+        "%" => "%=",
+        "|" => "|=",
+        "**" => "**=",
+        ">>" => ">>=",
+        "-" => "-=",
+        "/" => "/=",
+        _ => "^=",
+    }
+}
+
+fn target_names(t: &Expr) -> Vec<String> {
+    match t {
+        Expr::Name(n) => vec![n.clone()],
+        Expr::Tuple(items) | Expr::List(items) => items.iter().flat_map(target_names).collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn expr_mentions(e: &Expr, names: &[String]) -> bool {
+    let mut hit = false;
+    e.walk(&mut |x| {
+        if let Expr::Name(n) = x {
+            if names.contains(n) {
+                hit = true;
+            }
+        }
+    });
+    hit
+}
+
+/// Recovers every block of `cfg` (which must have no back edges).
+pub(crate) fn recover(code: &CodeObject, ir: &[IrInstr], cfg: &Cfg, naming: &Naming<'_>) -> Result<Recovered, DecompileError> {
+    let nblocks = cfg.blocks.len();
+    let mut ctx = Ctx { code, naming, temp_counter: 0, globals_stored: BTreeSet::new(), nonlocals_stored: BTreeSet::new() };
+    let mut slots = Slots {
+        depth: vec![None; nblocks],
+        null: vec![Vec::new(); nblocks],
+        key: HashMap::new(),
+        uf: UnionFind(Vec::new()),
+        names: HashMap::new(),
+    };
+    slots.depth[0] = Some(0);
+    let mut out = vec![BlockCode::default(); nblocks];
+    for b in cfg.reverse_postorder() {
+        let bi = b.index();
+        let block = &cfg.blocks[bi];
+        let Some(depth) = slots.depth[bi] else {
+            return Err(DecompileError::new(code, ir[block.start].offset, ir[block.start].opname, "a block is entered before its stack depth is known (a loop)"));
+        };
+        let mut stack = Vec::with_capacity(depth);
+        for s in 0..depth {
+            if slots.null[bi][s] == Some(true) {
+                stack.push(SVal::Null);
+            } else {
+                let k = slots.key(bi, s);
+                let r = slots.uf.find(k);
+                let name = match slots.names.get(&r) {
+                    Some(n) => n.clone(),
+                    None => {
+                        let n = ctx.fresh_temp();
+                        slots.names.insert(r, n.clone());
+                        n
+                    }
+                };
+                stack.push(SVal::Expr(Expr::Name(name)));
+            }
+        }
+        let last = &ir[block.end - 1];
+        let body_end = if matches!(block.term, Terminator::Branch { .. } | Terminator::Jump(_)) { block.end - 1 } else { block.end };
+        let mut st = BlockState { ctx: &mut ctx, stack, stmts: Vec::new(), ins: &ir[block.start] };
+        let mut i = block.start;
+        while i < body_end {
+            st.ins = &ir[i];
+            let skip = st.step(&ir[i].op, &ir[i + 1..body_end])?;
+            i += 1 + skip;
+        }
+        st.ins = last;
+        let mut fall_condition = None;
+        if let Terminator::Branch { .. } = block.term {
+            let v = st.pop_expr()?;
+            // Condition under which control falls through.
+            fall_condition = Some(match last.op {
+                Op::JumpIf { when: false, .. } => v,
+                Op::JumpIf { when: true, .. } => negate(v),
+                Op::JumpIfNone { when: true, .. } => Expr::Compare(Box::new(v), vec![("is not", Expr::Const(Constant::None))]),
+                Op::JumpIfNone { when: false, .. } => Expr::Compare(Box::new(v), vec![("is", Expr::Const(Constant::None))]),
+                _ => unreachable!("branch terminators are conditional jumps"),
+            });
+        }
+        let succs = block.succs();
+        if !succs.is_empty() {
+            // Both successors of a branch receive the same stack: share slot names.
+            let exit = std::mem::take(&mut st.stack);
+            if let [a, c] = succs[..] {
+                for s in 0..exit.len() {
+                    let (ka, kc) = (slots.key(a.index(), s), slots.key(c.index(), s));
+                    slots.uf.union(ka, kc);
+                }
+            }
+            let mut assigns: Vec<(String, Expr)> = Vec::new();
+            for &succ in &succs {
+                let si = succ.index();
+                match slots.depth[si] {
+                    None => {
+                        slots.depth[si] = Some(exit.len());
+                        slots.null[si] = vec![None; exit.len()];
+                    }
+                    Some(d) if d != exit.len() => {
+                        return Err(DecompileError::new(code, last.offset, last.opname, format!("stack depth {} here but {} at {}", exit.len(), d, BlockId(si as u32))));
+                    }
+                    Some(_) => {}
+                }
+                for (s, v) in exit.iter().enumerate() {
+                    let is_null = *v == SVal::Null;
+                    match slots.null[si][s] {
+                        None => slots.null[si][s] = Some(is_null),
+                        Some(prev) if prev != is_null => {
+                            return Err(DecompileError::new(code, last.offset, last.opname, "a NULL marker on one path meets a value on another"));
+                        }
+                        Some(_) => {}
+                    }
+                    if let SVal::Expr(e) = v {
+                        let k = slots.key(si, s);
+                        let r = slots.uf.find(k);
+                        let name = match slots.names.get(&r) {
+                            Some(n) => n.clone(),
+                            None => {
+                                let n = st.ctx.fresh_temp();
+                                slots.names.insert(r, n.clone());
+                                n
+                            }
+                        };
+                        if !e.is_name(&name) && !assigns.iter().any(|(n, _)| *n == name) {
+                            assigns.push((name, e.clone()));
+                        }
+                    }
+                }
+            }
+            // The branch condition is evaluated after these assignments: keep it from
+            // reading a name they overwrite.
+            if let Some(cond) = &fall_condition {
+                let assigned: Vec<String> = assigns.iter().map(|(n, _)| n.clone()).collect();
+                if expr_mentions(cond, &assigned) {
+                    let t = st.ctx.fresh_temp();
+                    st.stmts.push(Stmt::Assign(vec![Expr::name(&t)], cond.clone()));
+                    fall_condition = Some(Expr::Name(t));
+                }
+            }
+            // Sequential assignments are wrong when a later value reads a name set
+            // earlier: then assign all at once.
+            let parallel = assigns.iter().enumerate().any(|(j, (_, e))| {
+                let earlier: Vec<String> = assigns[..j].iter().map(|(n, _)| n.clone()).collect();
+                expr_mentions(e, &earlier)
+            });
+            if parallel && assigns.len() > 1 {
+                let (names, values): (Vec<String>, Vec<Expr>) = assigns.into_iter().unzip();
+                st.stmts.push(Stmt::Assign(
+                    vec![Expr::Tuple(names.iter().map(|n| Expr::name(n)).collect())],
+                    Expr::Tuple(values),
+                ));
+            } else {
+                for (n, e) in assigns {
+                    st.stmts.push(Stmt::Assign(vec![Expr::Name(n)], e));
+                }
+            }
+        } else if !st.stack.is_empty() && matches!(block.term, Terminator::Return | Terminator::Raise) {
+            // Values left under a return are dropped by the interpreter; any with
+            // effects were spilled by the return statement already.
+        }
+        out[bi] = BlockCode { stmts: st.stmts, fall_condition };
+    }
+    Ok(Recovered { blocks: out, globals_stored: ctx.globals_stored, nonlocals_stored: ctx.nonlocals_stored })
+}
