@@ -5,13 +5,16 @@
 //! - evaluation order is kept: a value left on the stack while a statement runs, or
 //!   while SWAP/ROT/COPY reorders or duplicates it, is first assigned to a temporary
 //!   (`__temp_<n>`), together with every value pushed before it (spilling);
-//! - a value that stays on the stack across a block boundary lives in the entry
-//!   temporary of its stack slot in the successor; every predecessor assigns it (the
-//!   slots of both successors of a branch share names, by union-find). NULL markers
-//!   are never assigned: all predecessors must agree on them;
+//! - a value that stays on the stack across a block boundary is, in the successor,
+//!   either the very atomic value every predecessor leaves there (a constant, a local,
+//!   a temporary) or an entry temporary that every predecessor assigns at its end
+//!   (before its branch condition is evaluated). NULL markers are never assigned:
+//!   all predecessors must agree on them;
+//! - temporaries that are assigned a constant or a variable and never read are
+//!   dropped.
 //! - every op's stack effect is exactly [`Op::stack_effect`]: underflow is an error.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 use depyf_bytecode::{local_kind, CodeObject, Constant};
 use depyf_cfg::{BlockId, Cfg, Terminator};
@@ -51,47 +54,6 @@ pub(crate) struct Recovered {
 pub(crate) struct Naming<'a> {
     /// Prefix of names standing for constants without a literal form.
     pub const_prefix: &'a str,
-}
-
-struct UnionFind(Vec<usize>);
-
-impl UnionFind {
-    fn find(&mut self, mut x: usize) -> usize {
-        while self.0[x] != x {
-            self.0[x] = self.0[self.0[x]];
-            x = self.0[x];
-        }
-        x
-    }
-    fn union(&mut self, a: usize, b: usize) {
-        let (a, b) = (self.find(a), self.find(b));
-        if a != b {
-            self.0[b] = a;
-        }
-    }
-}
-
-/// Stack-slot bookkeeping across blocks.
-struct Slots {
-    /// Entry depth of each block, once known.
-    depth: Vec<Option<usize>>,
-    /// Whether each entry slot holds NULL.
-    null: Vec<Vec<Option<bool>>>,
-    /// Key of (block, slot) in the union-find.
-    key: HashMap<(usize, usize), usize>,
-    uf: UnionFind,
-    names: HashMap<usize, String>,
-}
-
-impl Slots {
-    fn key(&mut self, b: usize, slot: usize) -> usize {
-        let next = self.uf.0.len();
-        let k = *self.key.entry((b, slot)).or_insert(next);
-        if k == next {
-            self.uf.0.push(next);
-        }
-        k
-    }
 }
 
 struct Ctx<'a> {
@@ -622,42 +584,171 @@ fn expr_mentions(e: &Expr, names: &[String]) -> bool {
 }
 
 /// Recovers every block of `cfg` (which must have no back edges).
+struct Exit {
+    /// The stack left for the successors (condition already popped).
+    stack: Vec<SVal>,
+    /// Assignments to successors' entry temporaries, in order.
+    assigns: Vec<(String, Expr)>,
+}
+
+/// Decides the entry stack of `b` from its predecessors' exit stacks, and records the
+/// assignments each predecessor must make.
+fn entry_stack(ctx: &mut Ctx<'_>, cfg: &Cfg, ir: &[IrInstr], b: BlockId, exits: &mut [Option<Exit>]) -> Result<Vec<SVal>, DecompileError> {
+    let block = &cfg.blocks[b.index()];
+    let preds: Vec<usize> = block.preds.iter().map(|p| p.index()).filter(|p| exits[*p].is_some()).collect();
+    if b.index() == 0 && block.preds.is_empty() {
+        return Ok(Vec::new());
+    }
+    let at = &ir[block.start];
+    let err = |m: String| DecompileError::new(ctx.code, at.offset, at.opname, m);
+    if preds.len() != block.preds.len() {
+        return Err(err(format!("{b} is entered before all its predecessors were seen (a loop)")));
+    }
+    let depth = exits[preds[0]].as_ref().map_or(0, |e| e.stack.len());
+    let mut entry = Vec::with_capacity(depth);
+    for &p in &preds {
+        let d = exits[p].as_ref().map_or(0, |e| e.stack.len());
+        if d != depth {
+            return Err(err(format!("stack depth {d} from bb{p} but {depth} from bb{}", preds[0])));
+        }
+    }
+    for slot in 0..depth {
+        let values: Vec<SVal> = preds.iter().map(|&p| exits[p].as_ref().expect("seen").stack[slot].clone()).collect();
+        let nulls = values.iter().filter(|v| **v == SVal::Null).count();
+        if nulls == values.len() {
+            entry.push(SVal::Null);
+            continue;
+        }
+        if nulls > 0 {
+            return Err(err("a NULL marker on one path meets a value on another".into()));
+        }
+        let first = &values[0];
+        if let SVal::Expr(e) = first {
+            if is_atomic(ctx, e) && values.iter().all(|v| v == first) {
+                entry.push(first.clone());
+                continue;
+            }
+        }
+        let name = ctx.fresh_temp();
+        for (&p, v) in preds.iter().zip(values) {
+            let SVal::Expr(e) = v else { unreachable!("no NULL here") };
+            exits[p].as_mut().expect("seen").assigns.push((name.clone(), e));
+        }
+        entry.push(SVal::Expr(Expr::Name(name)));
+    }
+    Ok(entry)
+}
+
+/// Appends the predecessor-side assignments to a block's statements. The branch
+/// condition is evaluated after them, so a condition that reads an assigned name is
+/// saved first; assignments whose values read names assigned before them are made
+/// all at once.
+fn finish_block(ctx: &mut Ctx<'_>, code: &mut BlockCode, assigns: Vec<(String, Expr)>) {
+    let mut assigns: Vec<(String, Expr)> = {
+        let mut seen: Vec<(String, Expr)> = Vec::new();
+        for (n, e) in assigns {
+            if !e.is_name(&n) && !seen.iter().any(|(m, _)| *m == n) {
+                seen.push((n, e));
+            }
+        }
+        seen
+    };
+    if assigns.is_empty() {
+        return;
+    }
+    let names: Vec<String> = assigns.iter().map(|(n, _)| n.clone()).collect();
+    if let Some(cond) = &code.fall_condition {
+        if expr_mentions(cond, &names) {
+            let t = ctx.fresh_temp();
+            code.stmts.push(Stmt::Assign(vec![Expr::name(&t)], cond.clone()));
+            code.fall_condition = Some(Expr::Name(t));
+        }
+    }
+    let parallel = assigns.iter().enumerate().any(|(j, (_, e))| expr_mentions(e, &names[..j]));
+    if parallel && assigns.len() > 1 {
+        let (names, values): (Vec<String>, Vec<Expr>) = assigns.drain(..).unzip();
+        code.stmts.push(Stmt::Assign(vec![Expr::Tuple(names.iter().map(|n| Expr::name(n)).collect())], Expr::Tuple(values)));
+    } else {
+        for (n, e) in assigns {
+            code.stmts.push(Stmt::Assign(vec![Expr::Name(n)], e));
+        }
+    }
+}
+
+fn stmt_reads(s: &Stmt, reads: &mut BTreeSet<String>) {
+    let mut add = |e: &Expr| {
+        e.walk(&mut |x| {
+            if let Expr::Name(n) = x {
+                reads.insert(n.clone());
+            }
+        })
+    };
+    match s {
+        Stmt::Expr(e) => add(e),
+        Stmt::Assign(targets, v) => {
+            add(v);
+            for t in targets {
+                if !matches!(t, Expr::Name(_) | Expr::Tuple(_)) {
+                    add(t);
+                }
+                if let Expr::Tuple(items) = t {
+                    items.iter().filter(|i| !matches!(i, Expr::Name(_))).for_each(&mut add);
+                }
+            }
+        }
+        Stmt::AugAssign(t, _, v) => {
+            add(t);
+            add(v);
+        }
+        Stmt::Delete(ts) => ts.iter().for_each(add),
+        Stmt::Return(Some(e)) | Stmt::Raise(Some(e), None) => add(e),
+        Stmt::Raise(Some(a), Some(b)) => {
+            add(a);
+            add(b);
+        }
+        Stmt::If(c, a, b) => {
+            add(c);
+            a.iter().chain(b).for_each(|s| stmt_reads(s, reads));
+        }
+        _ => {}
+    }
+}
+
+/// Drops assignments of constants and variables to temporaries that nothing reads.
+fn drop_dead_temps(blocks: &mut [BlockCode]) {
+    loop {
+        let mut reads = BTreeSet::new();
+        for b in blocks.iter() {
+            b.stmts.iter().for_each(|s| stmt_reads(s, &mut reads));
+            if let Some(c) = &b.fall_condition {
+                stmt_reads(&Stmt::Expr(c.clone()), &mut reads);
+            }
+        }
+        let mut changed = false;
+        for b in blocks.iter_mut() {
+            b.stmts.retain(|s| {
+                let dead = matches!(s, Stmt::Assign(t, Expr::Const(_) | Expr::Name(_))
+                    if matches!(t.as_slice(), [Expr::Name(n)] if n.starts_with("__temp_") && !reads.contains(n)));
+                changed |= dead;
+                !dead
+            });
+        }
+        if !changed {
+            return;
+        }
+    }
+}
+
+/// Recovers every block of `cfg` (which must have no back edges).
 pub(crate) fn recover(code: &CodeObject, ir: &[IrInstr], cfg: &Cfg, naming: &Naming<'_>) -> Result<Recovered, DecompileError> {
     let nblocks = cfg.blocks.len();
     let mut ctx = Ctx { code, naming, temp_counter: 0, globals_stored: BTreeSet::new(), nonlocals_stored: BTreeSet::new() };
-    let mut slots = Slots {
-        depth: vec![None; nblocks],
-        null: vec![Vec::new(); nblocks],
-        key: HashMap::new(),
-        uf: UnionFind(Vec::new()),
-        names: HashMap::new(),
-    };
-    slots.depth[0] = Some(0);
     let mut out = vec![BlockCode::default(); nblocks];
+    let mut exits: Vec<Option<Exit>> = (0..nblocks).map(|_| None).collect();
     for b in cfg.reverse_postorder() {
         let bi = b.index();
         let block = &cfg.blocks[bi];
-        let Some(depth) = slots.depth[bi] else {
-            return Err(DecompileError::new(code, ir[block.start].offset, ir[block.start].opname, "a block is entered before its stack depth is known (a loop)"));
-        };
-        let mut stack = Vec::with_capacity(depth);
-        for s in 0..depth {
-            if slots.null[bi][s] == Some(true) {
-                stack.push(SVal::Null);
-            } else {
-                let k = slots.key(bi, s);
-                let r = slots.uf.find(k);
-                let name = match slots.names.get(&r) {
-                    Some(n) => n.clone(),
-                    None => {
-                        let n = ctx.fresh_temp();
-                        slots.names.insert(r, n.clone());
-                        n
-                    }
-                };
-                stack.push(SVal::Expr(Expr::Name(name)));
-            }
-        }
+        let stack = entry_stack(&mut ctx, cfg, ir, b, &mut exits)?;
         let last = &ir[block.end - 1];
         let body_end = if matches!(block.term, Terminator::Branch { .. } | Terminator::Jump(_)) { block.end - 1 } else { block.end };
         let mut st = BlockState { ctx: &mut ctx, stack, stmts: Vec::new(), ins: &ir[block.start] };
@@ -671,7 +762,6 @@ pub(crate) fn recover(code: &CodeObject, ir: &[IrInstr], cfg: &Cfg, naming: &Nam
         let mut fall_condition = None;
         if let Terminator::Branch { .. } = block.term {
             let v = st.pop_expr()?;
-            // Condition under which control falls through.
             fall_condition = Some(match last.op {
                 Op::JumpIf { when: false, .. } => v,
                 Op::JumpIf { when: true, .. } => negate(v),
@@ -680,87 +770,14 @@ pub(crate) fn recover(code: &CodeObject, ir: &[IrInstr], cfg: &Cfg, naming: &Nam
                 _ => unreachable!("branch terminators are conditional jumps"),
             });
         }
-        let succs = block.succs();
-        if !succs.is_empty() {
-            // Both successors of a branch receive the same stack: share slot names.
-            let exit = std::mem::take(&mut st.stack);
-            if let [a, c] = succs[..] {
-                for s in 0..exit.len() {
-                    let (ka, kc) = (slots.key(a.index(), s), slots.key(c.index(), s));
-                    slots.uf.union(ka, kc);
-                }
-            }
-            let mut assigns: Vec<(String, Expr)> = Vec::new();
-            for &succ in &succs {
-                let si = succ.index();
-                match slots.depth[si] {
-                    None => {
-                        slots.depth[si] = Some(exit.len());
-                        slots.null[si] = vec![None; exit.len()];
-                    }
-                    Some(d) if d != exit.len() => {
-                        return Err(DecompileError::new(code, last.offset, last.opname, format!("stack depth {} here but {} at {}", exit.len(), d, BlockId(si as u32))));
-                    }
-                    Some(_) => {}
-                }
-                for (s, v) in exit.iter().enumerate() {
-                    let is_null = *v == SVal::Null;
-                    match slots.null[si][s] {
-                        None => slots.null[si][s] = Some(is_null),
-                        Some(prev) if prev != is_null => {
-                            return Err(DecompileError::new(code, last.offset, last.opname, "a NULL marker on one path meets a value on another"));
-                        }
-                        Some(_) => {}
-                    }
-                    if let SVal::Expr(e) = v {
-                        let k = slots.key(si, s);
-                        let r = slots.uf.find(k);
-                        let name = match slots.names.get(&r) {
-                            Some(n) => n.clone(),
-                            None => {
-                                let n = st.ctx.fresh_temp();
-                                slots.names.insert(r, n.clone());
-                                n
-                            }
-                        };
-                        if !e.is_name(&name) && !assigns.iter().any(|(n, _)| *n == name) {
-                            assigns.push((name, e.clone()));
-                        }
-                    }
-                }
-            }
-            // The branch condition is evaluated after these assignments: keep it from
-            // reading a name they overwrite.
-            if let Some(cond) = &fall_condition {
-                let assigned: Vec<String> = assigns.iter().map(|(n, _)| n.clone()).collect();
-                if expr_mentions(cond, &assigned) {
-                    let t = st.ctx.fresh_temp();
-                    st.stmts.push(Stmt::Assign(vec![Expr::name(&t)], cond.clone()));
-                    fall_condition = Some(Expr::Name(t));
-                }
-            }
-            // Sequential assignments are wrong when a later value reads a name set
-            // earlier: then assign all at once.
-            let parallel = assigns.iter().enumerate().any(|(j, (_, e))| {
-                let earlier: Vec<String> = assigns[..j].iter().map(|(n, _)| n.clone()).collect();
-                expr_mentions(e, &earlier)
-            });
-            if parallel && assigns.len() > 1 {
-                let (names, values): (Vec<String>, Vec<Expr>) = assigns.into_iter().unzip();
-                st.stmts.push(Stmt::Assign(
-                    vec![Expr::Tuple(names.iter().map(|n| Expr::name(n)).collect())],
-                    Expr::Tuple(values),
-                ));
-            } else {
-                for (n, e) in assigns {
-                    st.stmts.push(Stmt::Assign(vec![Expr::Name(n)], e));
-                }
-            }
-        } else if !st.stack.is_empty() && matches!(block.term, Terminator::Return | Terminator::Raise) {
-            // Values left under a return are dropped by the interpreter; any with
-            // effects were spilled by the return statement already.
-        }
+        exits[bi] = Some(Exit { stack: std::mem::take(&mut st.stack), assigns: Vec::new() });
         out[bi] = BlockCode { stmts: st.stmts, fall_condition };
     }
+    for (bi, exit) in exits.into_iter().enumerate() {
+        if let Some(exit) = exit {
+            finish_block(&mut ctx, &mut out[bi], exit.assigns);
+        }
+    }
+    drop_dead_temps(&mut out);
     Ok(Recovered { blocks: out, globals_stored: ctx.globals_stored, nonlocals_stored: ctx.nonlocals_stored })
 }
