@@ -196,6 +196,8 @@ fn resolve(
             "LOAD_GLOBAL" if v >= PythonVersion::PY311 => a >> 1,
             "LOAD_ATTR" if v >= PythonVersion::PY312 => a >> 1,
             "LOAD_SUPER_ATTR" => a >> 2,
+            // 3.15 packs the lazy/eager import flags into the low two bits.
+            "IMPORT_NAME" if v >= PythonVersion::PY315 => a >> 2,
             _ => a,
         };
         return Ok(Argval::Name(check(idx, code.co_names.len(), "co_names")?));

@@ -12,6 +12,7 @@
 //! - [`exception_table`], [`line_table`]: the side tables;
 //! - [`marshal`], [`pyc`]: reading `.pyc` files and marshalled code objects;
 //! - [`repr`]: Python's `repr()` of constants;
+//! - [`dis`]: a disassembler whose text equals each version's `dis.dis`.
 
 //!
 //! ```
@@ -33,12 +34,14 @@
 
 pub mod code;
 pub mod decode;
+pub mod dis;
 mod error;
 pub mod exception_table;
 pub mod line_table;
 pub mod marshal;
 pub mod pyc;
 pub mod repr;
+pub mod set_order;
 pub mod opcodes;
 mod version;
 

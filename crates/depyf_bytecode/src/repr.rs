@@ -35,7 +35,8 @@ pub fn constant_repr(c: &Constant, version: PythonVersion) -> String {
             if items.is_empty() {
                 "frozenset()".into()
             } else {
-                let inner: Vec<String> = items.iter().map(|c| constant_repr(c, version)).collect();
+                let order = crate::set_order::frozenset_order(items, version);
+                let inner: Vec<String> = order.iter().map(|&i| constant_repr(&items[i], version)).collect();
                 format!("frozenset({{{}}})", inner.join(", "))
             }
         }

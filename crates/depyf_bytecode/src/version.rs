@@ -41,6 +41,8 @@ impl PythonVersion {
         Self::PY311,
         Self::PY312,
         Self::PY313,
+        Self::PY314,
+        Self::PY315,
     ];
 
     /// Whether the bytecode of this version is decoded by this crate.

@@ -7,6 +7,8 @@ mod py310;
 mod py311;
 mod py312;
 mod py313;
+mod py314;
+mod py315;
 mod py38;
 mod py39;
 
@@ -28,7 +30,8 @@ pub mod op_flags {
     pub const HAS_FREE: u16 = 1 << 6;
     /// Oparg selects a comparison operator.
     pub const HAS_COMPARE: u16 = 1 << 7;
-    /// A relative jump backwards (3.11+ `*_BACKWARD*` opcodes).
+    /// A relative jump backwards: `dis._is_backward_jump` (3.11+ `JUMP_BACKWARD*`,
+    /// 3.11 `POP_JUMP_BACKWARD_IF_*`, 3.14+ `END_ASYNC_FOR`).
     pub const BACKWARD_JUMP: u16 = 1 << 8;
 }
 
@@ -55,6 +58,11 @@ pub struct OpcodeTable {
     pub intrinsic1: &'static [&'static str],
     /// `CALL_INTRINSIC_2` function names (3.12+).
     pub intrinsic2: &'static [&'static str],
+    /// How `dis` shows each `LOAD_COMMON_CONSTANT` oparg (3.14+): a type's `__name__`
+    /// or a value's `repr` (CPython `Lib/opcode.py` `_common_constants`).
+    pub common_constants: &'static [&'static str],
+    /// `LOAD_SPECIAL` method names (3.14+, `_special_method_names`).
+    pub special_method_names: &'static [&'static str],
 }
 
 impl OpcodeTable {
@@ -83,6 +91,8 @@ pub fn table_for(version: PythonVersion) -> Option<&'static OpcodeTable> {
         (3, 11) => &py311::TABLE,
         (3, 12) => &py312::TABLE,
         (3, 13) => &py313::TABLE,
+        (3, 14) => &py314::TABLE,
+        (3, 15) => &py315::TABLE,
         _ => return None,
     })
 }

@@ -306,4 +306,6 @@ pub static TABLE: OpcodeTable = OpcodeTable {
     nb_ops: &[],
     intrinsic1: &[],
     intrinsic2: &[],
+    common_constants: &[],
+    special_method_names: &[],
 };
