@@ -158,7 +158,7 @@ impl Cfg {
                 Op::Return => Terminator::Return,
                 Op::Raise(_) => Terminator::Raise,
                 Op::Jump(t) => Terminator::Jump(block_of_index(index_of(t)?)),
-                Op::JumpIf { target, .. } | Op::JumpIfNone { target, .. } => {
+                Op::JumpIf { target, .. } | Op::JumpIfNone { target, .. } | Op::JumpIfOrPop { target, .. } | Op::ForIter(target) => {
                     Terminator::Branch { jump: block_of_index(index_of(target)?), fall: next()? }
                 }
                 _ => Terminator::FallThrough(next()?),

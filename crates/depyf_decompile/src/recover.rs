@@ -18,7 +18,7 @@ use std::collections::BTreeSet;
 
 use depyf_bytecode::{local_kind, CodeObject, Constant};
 use depyf_cfg::{BlockId, Cfg, Terminator};
-use depyf_ir::{CmpOp, IrInstr, Op, UnaryOp};
+use depyf_ir::{CallLayout, CmpOp, IrInstr, Op, UnaryOp};
 use depyf_source::{Expr, Keyword, Stmt};
 
 use crate::DecompileError;
@@ -221,17 +221,31 @@ impl BlockState<'_, '_> {
         Ok(())
     }
 
-    fn call(&mut self, argc: u32, kwnames: Option<usize>) -> Result<(), DecompileError> {
+    fn call(&mut self, argc: u32, kwnames: Option<usize>, layout: CallLayout) -> Result<(), DecompileError> {
         let mut args = self.pop_n(argc as usize)?;
-        let callee = self.pop()?;
-        let below = self.pop()?;
-        let func = match (below, callee) {
-            (SVal::Null, SVal::Expr(f)) => f,
-            (SVal::Expr(f), SVal::Expr(self_arg)) => {
-                args.insert(0, self_arg);
-                f
+        let func = if layout == CallLayout::NoNull {
+            self.pop_expr()?
+        } else {
+            let upper = self.pop()?;
+            let lower = self.pop()?;
+            let (first, second) = match layout {
+                CallLayout::NullFirst => (lower, upper),
+                _ => (upper, lower),
+            };
+            // `first` is NULL or the callable; `second` the callable or `self`.
+            match (layout, first, second) {
+                (CallLayout::NullFirst, SVal::Null, SVal::Expr(f)) => f,
+                (CallLayout::NullFirst, SVal::Expr(f), SVal::Expr(self_arg)) => {
+                    args.insert(0, self_arg);
+                    f
+                }
+                (_, SVal::Null, SVal::Expr(f)) => f,
+                (_, SVal::Expr(self_arg), SVal::Expr(f)) => {
+                    args.insert(0, self_arg);
+                    f
+                }
+                _ => return Err(self.err("a NULL marker is called")),
             }
-            _ => return Err(self.err("a NULL marker is called")),
         };
         let mut keywords = Vec::new();
         if let Some(k) = kwnames {
@@ -310,11 +324,17 @@ impl BlockState<'_, '_> {
                 let v = self.pop_expr()?;
                 self.push(Expr::Attribute(Box::new(v), n));
             }
-            Op::LoadMethod(i) => {
+            Op::LoadMethod(i, layout) => {
                 let n = ctx.name(i);
                 let v = self.pop_expr()?;
-                self.stack.push(SVal::Null);
-                self.push(Expr::Attribute(Box::new(v), n));
+                let bound = Expr::Attribute(Box::new(v), n);
+                if layout == CallLayout::NullSecond {
+                    self.push(bound);
+                    self.stack.push(SVal::Null);
+                } else {
+                    self.stack.push(SVal::Null);
+                    self.push(bound);
+                }
             }
             Op::StoreAttr(i) => {
                 let n = ctx.name(i);
@@ -509,14 +529,26 @@ impl BlockState<'_, '_> {
                     self.push(Expr::name(t));
                 }
             }
-            Op::Call { argc, kwnames } => self.call(argc, kwnames)?,
-            Op::CallEx { has_kwargs } => {
+            Op::Call { argc, kwnames, layout } => self.call(argc, kwnames, layout)?,
+            Op::CallEx { has_kwargs, layout } => {
                 let kwargs = if has_kwargs { Some(self.pop_expr()?) } else { None };
                 let args = self.pop_expr()?;
-                let func = self.pop_expr()?;
-                if self.pop()? != SVal::Null {
-                    return Err(self.err("CALL_FUNCTION_EX without a NULL below the callable"));
-                }
+                let func = match layout {
+                    CallLayout::NoNull => self.pop_expr()?,
+                    CallLayout::NullFirst => {
+                        let f = self.pop_expr()?;
+                        if self.pop()? != SVal::Null {
+                            return Err(self.err("CALL_FUNCTION_EX without a NULL below the callable"));
+                        }
+                        f
+                    }
+                    CallLayout::NullSecond => {
+                        if self.pop()? != SVal::Null {
+                            return Err(self.err("CALL_FUNCTION_EX without a NULL above the callable"));
+                        }
+                        self.pop_expr()?
+                    }
+                };
                 let pos = match args {
                     Expr::Tuple(items) => items,
                     other => vec![Expr::Starred(Box::new(other))],
@@ -540,6 +572,28 @@ impl BlockState<'_, '_> {
             Op::Jump(_) | Op::JumpIf { .. } | Op::JumpIfNone { .. } => {
                 unreachable!("terminators are handled by the block walk")
             }
+            Op::GetIter
+            | Op::ForIter(_)
+            | Op::JumpIfOrPop { .. }
+            | Op::MakeFunction { .. }
+            | Op::SetFunctionAttribute(_)
+            | Op::ConvertValue(_)
+            | Op::FormatValue { .. }
+            | Op::BuildString(_)
+            | Op::SetAdd(_)
+            | Op::SetUpdate(_)
+            | Op::DictUpdate(..)
+            | Op::MapAdd(_)
+            | Op::UnpackEx(..)
+            | Op::ImportName(_)
+            | Op::ImportFrom(_)
+            | Op::ImportStar
+            | Op::LoadBuildClass
+            | Op::LoadAssertionError
+            | Op::LoadSuperAttr { .. }
+            | Op::SetupAnnotations
+            | Op::LoadLocals
+            | Op::LoadFromDictOr(..) => return Err(self.err("not supported by the decompiler yet")),
         }
         Ok(0)
     }

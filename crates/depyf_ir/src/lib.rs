@@ -17,4 +17,4 @@ pub mod op;
 pub mod stream;
 
 pub use normalize::{normalize, IrError, IrInstr};
-pub use op::{BinOp, CmpOp, Op, UnaryOp};
+pub use op::{BinOp, CallLayout, CmpOp, Op, UnaryOp};

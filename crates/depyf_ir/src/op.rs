@@ -1,6 +1,18 @@
 //! The normalized operations and their stack effects, in `bytecodes.c` notation
 //! `(inputs -- outputs)`, top of stack last.
 
+/// Where a call finds its callable relative to the NULL marker.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CallLayout {
+    /// `(null_or_callable, callable_or_self, args...)`: 3.11-3.12 `CALL` and
+    /// 3.8-3.10 `CALL_METHOD`.
+    NullFirst,
+    /// `(callable, null_or_self, args...)`: 3.13+ `CALL`.
+    NullSecond,
+    /// `(callable, args...)`: 3.8-3.10 `CALL_FUNCTION` and friends.
+    NoNull,
+}
+
 /// A binary operator (`BINARY_OP` oparg meanings of CPython 3.11+ `Include/opcode.h`
 /// `NB_*`, and the dedicated `BINARY_*`/`INPLACE_*` opcodes before 3.11).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -186,9 +198,11 @@ pub enum Op {
     StoreAttr(usize),
     /// `(obj -- )` `del obj.co_names[i]`.
     DeleteAttr(usize),
-    /// `(obj -- NULL, bound)` a method load (3.11 `LOAD_METHOD`, 3.12 `LOAD_ATTR` with
-    /// the low bit): normalized to a NULL marker and the bound attribute.
-    LoadMethod(usize),
+    /// A method load (3.8-3.11 `LOAD_METHOD`, 3.12+ `LOAD_ATTR` with the low bit),
+    /// normalized to a NULL marker and the bound attribute in the order the
+    /// version's calls expect: `(obj -- NULL, bound)` for [`CallLayout::NullFirst`],
+    /// `(obj -- bound, NULL)` for [`CallLayout::NullSecond`].
+    LoadMethod(usize, CallLayout),
     /// `( -- NULL)` push the NULL marker that precedes a callable (3.11+).
     PushNull,
     /// `(value -- )` discard the top of stack.
@@ -241,12 +255,93 @@ pub enum Op {
         argc: u32,
         /// `co_consts` index of the tuple of keyword names, if any.
         kwnames: Option<usize>,
+        /// Where the callable and the NULL-or-self slot sit below the arguments.
+        layout: CallLayout,
     },
-    /// `(null, callable, args[, kwargs] -- result)` `callable(*args, **kwargs)`.
+    /// `([null,] callable, args[, kwargs] -- result)` `callable(*args, **kwargs)`;
+    /// the NULL slot exists unless `layout` is [`CallLayout::NoNull`] (before 3.11).
     CallEx {
         /// Whether a kwargs mapping is on top.
         has_kwargs: bool,
+        /// Where the NULL slot is.
+        layout: CallLayout,
     },
+    /// `( -- iter)` from `(iterable -- iter)`: `iter(x)` of a `for` loop.
+    GetIter,
+    /// On the fall-through edge `(iter -- iter, next)`; when the iterator is exhausted
+    /// `(iter -- )` and jump to `target`. Normalizers of 3.12+ point `target` past
+    /// `END_FOR` so that this holds for every version.
+    ForIter(u32),
+    /// 3.8-3.11 `JUMP_IF_TRUE_OR_POP` / `JUMP_IF_FALSE_OR_POP`: on the jump edge
+    /// `(cond -- cond)`, on the fall-through edge `(cond -- )`.
+    JumpIfOrPop {
+        /// Jump when the condition is this truth value.
+        when: bool,
+        /// Target byte offset.
+        target: u32,
+    },
+    /// `([defaults, kwdefaults, annotations, closure,] code[, qualname] -- func)`:
+    /// `flags` are CPython's `MAKE_FUNCTION` oparg bits (0x01 defaults, 0x02 kwdefaults,
+    /// 0x04 annotations, 0x08 closure, 0x10 annotate (3.14)); `qualname` is on the
+    /// stack before 3.11. 3.13+ `SET_FUNCTION_ATTRIBUTE` sets them afterwards instead.
+    MakeFunction {
+        /// Attribute bits popped with the code object.
+        flags: u32,
+        /// Whether the qualified name is on the stack (before 3.11).
+        qualname: bool,
+    },
+    /// `(attr, func -- func)` 3.13+ `SET_FUNCTION_ATTRIBUTE` with one flag bit.
+    SetFunctionAttribute(u32),
+    /// `(value -- value')` 3.13+ `CONVERT_VALUE`: 1 `str`, 2 `repr`, 3 `ascii`.
+    ConvertValue(u32),
+    /// `(value[, spec] -- str)` an f-string replacement field; `conversion` as in
+    /// [`Op::ConvertValue`] (0: none).
+    FormatValue {
+        /// 0 none, 1 `!s`, 2 `!r`, 3 `!a`.
+        conversion: u32,
+        /// Whether a format spec is on top.
+        with_spec: bool,
+    },
+    /// `(pieces * n -- str)` the parts of an f-string.
+    BuildString(u32),
+    /// `(list/set/dict, unused * (i-1), item -- ...)` comprehension and literal
+    /// building: `set.add`, `set.update`, `dict.update` (`DICT_MERGE` raises on
+    /// duplicate keys: `merge`).
+    SetAdd(u32),
+    /// See [`Op::SetAdd`].
+    SetUpdate(u32),
+    /// See [`Op::SetAdd`]; `merge` for `DICT_MERGE` (`f(**a, **b)`).
+    DictUpdate(u32, bool),
+    /// `(dict, unused * (i-1), key, value -- dict, unused * (i-1))`.
+    MapAdd(u32),
+    /// `(seq -- items * (before + 1 + after))` starred unpacking.
+    UnpackEx(u32, u32),
+    /// `(level, fromlist -- module)` `import co_names[i]`.
+    ImportName(usize),
+    /// `(module -- module, attr)` `from ... import co_names[i]`.
+    ImportFrom(usize),
+    /// `(module -- )` `from module import *`.
+    ImportStar,
+    /// `( -- builtins.__build_class__)`.
+    LoadBuildClass,
+    /// `( -- AssertionError)`.
+    LoadAssertionError,
+    /// `(global_super, class, self -- attr)` 3.12+ `LOAD_SUPER_ATTR` (zero-argument
+    /// `super().name`), `method` when used as a method load (pushes NULL as well, in
+    /// the version's call layout).
+    LoadSuperAttr {
+        /// `co_names` index.
+        name: usize,
+        /// Loaded as a method.
+        method: Option<CallLayout>,
+    },
+    /// `( -- )` `__annotations__ = {}` in module and class bodies.
+    SetupAnnotations,
+    /// `( -- locals)` `locals()` of a class body (3.12+ `LOAD_LOCALS`).
+    LoadLocals,
+    /// `(mapping -- value)` 3.12+ `LOAD_FROM_DICT_OR_DEREF` / `LOAD_FROM_DICT_OR_GLOBALS`
+    /// in class bodies: the name is looked up in the mapping first.
+    LoadFromDictOr(usize, bool),
     /// `(value -- )` return from the function.
     Return,
     /// `( -- )` unconditional jump.
@@ -273,8 +368,17 @@ pub enum Op {
 }
 
 impl Op {
-    /// Items popped and pushed: `(pops, pushes)`. For jumps the effect is the same
-    /// on both edges for every op here.
+    /// Items popped and pushed on the taken edge of a jump (`jump`) or on the
+    /// fall-through; they differ only for [`Op::ForIter`] and [`Op::JumpIfOrPop`].
+    pub fn stack_effect_on(&self, jump: bool) -> (u32, u32) {
+        match (self, jump) {
+            (Op::ForIter(_), true) => (1, 0),
+            (Op::JumpIfOrPop { .. }, true) => (1, 1),
+            _ => self.stack_effect(),
+        }
+    }
+
+    /// Items popped and pushed: `(pops, pushes)`, on the fall-through edge.
     pub fn stack_effect(&self) -> (u32, u32) {
         use Op::*;
         match *self {
@@ -284,7 +388,24 @@ impl Op {
             JumpIf { .. } | JumpIfNone { .. } => (1, 0),
             LoadAttr(_) | Unary(_) | ListToTuple => (1, 1),
             StoreAttr(_) | DeleteSubscr => (2, 0),
-            LoadMethod(_) => (1, 2),
+            LoadMethod(..) => (1, 2),
+            GetIter | ConvertValue(_) | LoadFromDictOr(..) => (1, 1),
+            ForIter(_) => (1, 2),
+            JumpIfOrPop { .. } => (1, 0),
+            MakeFunction { flags, qualname } => (1 + u32::from(qualname) + (flags & 0x1f).count_ones(), 1),
+            SetFunctionAttribute(_) => (2, 1),
+            FormatValue { with_spec, .. } => (1 + u32::from(with_spec), 1),
+            BuildString(n) => (n, 1),
+            SetAdd(i) | SetUpdate(i) | DictUpdate(i, _) => (i + 1, i),
+            MapAdd(i) => (i + 2, i),
+            UnpackEx(before, after) => (1, before + after + 1),
+            ImportName(_) => (2, 1),
+            ImportFrom(_) => (1, 2),
+            ImportStar => (1, 0),
+            LoadBuildClass | LoadAssertionError | LoadLocals => (0, 1),
+            LoadSuperAttr { method: None, .. } => (3, 1),
+            LoadSuperAttr { method: Some(_), .. } => (3, 2),
+            SetupAnnotations => (0, 0),
             Copy(n) => (n, n + 1),
             Swap(n) | Rot(n) => (n, n),
             Binary(..) | Compare(_) | BinarySubscr => (2, 1),
@@ -294,8 +415,8 @@ impl Op {
             BuildConstKeyMap(n) => (n + 1, 1),
             ListExtend(i) | ListAppend(i) => (i + 1, i),
             UnpackSequence(n) => (1, n),
-            Call { argc, .. } => (argc + 2, 1),
-            CallEx { has_kwargs } => (3 + u32::from(has_kwargs), 1),
+            Call { argc, layout, .. } => (argc + 1 + u32::from(layout != CallLayout::NoNull), 1),
+            CallEx { has_kwargs, layout } => (2 + u32::from(has_kwargs) + u32::from(layout != CallLayout::NoNull), 1),
             Raise(n) => (n, 0),
         }
     }
@@ -303,7 +424,11 @@ impl Op {
     /// The jump target of a jump, as a byte offset.
     pub fn jump_target(&self) -> Option<u32> {
         match *self {
-            Op::Jump(t) | Op::JumpIf { target: t, .. } | Op::JumpIfNone { target: t, .. } => Some(t),
+            Op::Jump(t)
+            | Op::JumpIf { target: t, .. }
+            | Op::JumpIfNone { target: t, .. }
+            | Op::JumpIfOrPop { target: t, .. }
+            | Op::ForIter(t) => Some(t),
             _ => None,
         }
     }

@@ -33,10 +33,14 @@ pub fn stream(code: &CodeObject, ir: &[IrInstr]) -> Vec<String> {
             Op::LoadAttr(i) => format!("LoadAttr({})", name(*i)),
             Op::StoreAttr(i) => format!("StoreAttr({})", name(*i)),
             Op::DeleteAttr(i) => format!("DeleteAttr({})", name(*i)),
-            Op::LoadMethod(i) => format!("LoadMethod({})", name(*i)),
-            Op::Call { argc, kwnames } => {
-                format!("Call({argc}, {:?})", kwnames.and_then(|k| code.co_consts.get(k)))
+            Op::LoadMethod(i, layout) => format!("LoadMethod({}, {layout:?})", name(*i)),
+            Op::Call { argc, kwnames, layout } => {
+                format!("Call({argc}, {:?}, {layout:?})", kwnames.and_then(|k| code.co_consts.get(k)))
             }
+            Op::ImportName(i) => format!("ImportName({})", name(*i)),
+            Op::ImportFrom(i) => format!("ImportFrom({})", name(*i)),
+            Op::ForIter(t) => format!("ForIter({})", index_of(*t)),
+            Op::JumpIfOrPop { when, target } => format!("JumpIfOrPop({when}, {})", index_of(*target)),
             Op::Jump(t) => format!("Jump({})", index_of(*t)),
             Op::JumpIf { when, target } => format!("JumpIf({when}, {})", index_of(*target)),
             Op::JumpIfNone { when, target } => format!("JumpIfNone({when}, {})", index_of(*target)),

@@ -4,7 +4,7 @@
 use depyf_bytecode::{Argval, CodeObject, Constant, Instruction};
 
 use super::{IrError, IrInstr};
-use crate::{BinOp, CmpOp, Op, UnaryOp};
+use crate::{BinOp, CallLayout, CmpOp, Op, UnaryOp};
 
 pub(super) fn normalize(code: &CodeObject, ins: &[Instruction]) -> Result<Vec<IrInstr>, IrError> {
     let mut out = Vec::with_capacity(ins.len());
@@ -48,7 +48,7 @@ pub(super) fn normalize(code: &CodeObject, ins: &[Instruction]) -> Result<Vec<Ir
             "LOAD_ATTR" => push(Op::LoadAttr(idx())),
             "STORE_ATTR" => push(Op::StoreAttr(idx())),
             "DELETE_ATTR" => push(Op::DeleteAttr(idx())),
-            "LOAD_METHOD" => push(Op::LoadMethod(idx())),
+            "LOAD_METHOD" => push(Op::LoadMethod(idx(), CallLayout::NullFirst)),
             "PUSH_NULL" => push(Op::PushNull),
             "POP_TOP" => push(Op::PopTop),
             "COPY" => push(Op::Copy(arg)),
@@ -89,8 +89,8 @@ pub(super) fn normalize(code: &CodeObject, ins: &[Instruction]) -> Result<Vec<Ir
             "LIST_APPEND" => push(Op::ListAppend(arg)),
             "LIST_TO_TUPLE" => push(Op::ListToTuple),
             "UNPACK_SEQUENCE" => push(Op::UnpackSequence(arg)),
-            "CALL" => push(Op::Call { argc: arg, kwnames: kwnames.take() }),
-            "CALL_FUNCTION_EX" => push(Op::CallEx { has_kwargs: arg & 1 == 1 }),
+            "CALL" => push(Op::Call { argc: arg, kwnames: kwnames.take(), layout: CallLayout::NullFirst }),
+            "CALL_FUNCTION_EX" => push(Op::CallEx { has_kwargs: arg & 1 == 1, layout: CallLayout::NullFirst }),
             "RETURN_VALUE" => push(Op::Return),
             "JUMP_FORWARD" | "JUMP_BACKWARD" | "JUMP_BACKWARD_NO_INTERRUPT" => push(Op::Jump(target())),
             "POP_JUMP_FORWARD_IF_FALSE" | "POP_JUMP_BACKWARD_IF_FALSE" => {
