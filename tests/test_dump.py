@@ -33,12 +33,21 @@ class FakeResult:
 def fake_core(monkeypatch):
     calls = {"verdict": ("equivalent", "same calls and returns")}
 
-    def decompile(code, name=None):
-        return calls.get("result") or FakeResult(SOURCE)
+    def decompile(code, name=None, const_prefix=None):
+        calls["prefix"] = const_prefix
+        result = calls.get("result") or FakeResult(SOURCE)
+        return result(const_prefix) if callable(result) else result
 
     monkeypatch.setattr(_core, "decompile", decompile)
-    monkeypatch.setattr(_core, "compare", lambda a, b: calls["verdict"])
+    monkeypatch.setattr(_core, "compare", lambda a, b, const_prefix=None: calls["verdict"])
     return calls
+
+
+def session_prefix_peek():
+    """The number the next dump's constant prefix will get (peeks at the counter)."""
+    value = next(_dump._PREFIXES)
+    _dump._PREFIXES = __import__("itertools").count(value)
+    return value
 
 
 def _run(fn, *args):
@@ -78,7 +87,7 @@ def test_differs_is_not_linked(tmp_path, fake_core):
 
 
 def test_decompilation_error_keeps_dynamo_code(tmp_path, monkeypatch):
-    def decompile(code, name=None):
+    def decompile(code, name=None, const_prefix=None):
         raise _core.DecompilationError("unsupported")
 
     monkeypatch.setattr(_core, "decompile", decompile)
@@ -90,7 +99,7 @@ def test_decompilation_error_keeps_dynamo_code(tmp_path, monkeypatch):
 
 
 def test_unexpected_error_warns_once_and_returns_none(tmp_path, monkeypatch):
-    def decompile(code, name=None):
+    def decompile(code, name=None, const_prefix=None):
         raise ZeroDivisionError("bug in depyf")
 
     monkeypatch.setattr(_core, "decompile", decompile)
@@ -112,28 +121,44 @@ def test_layout_mismatch_is_not_linked(tmp_path, fake_core):
     assert "argument names differ" in open(session.records[0].path).read()
 
 
-def test_opaque_constants_are_bound_in_the_frame_globals(tmp_path, fake_core):
+def _with_opaque(fake_core):
     marker = object()
     transformed = user_fn.__code__.replace(co_consts=user_fn.__code__.co_consts + (marker,))
     index = len(transformed.co_consts) - 1
-    fake_core["result"] = FakeResult(
-        "def user_fn(x, y):\n    return (__const_k, x)\n", {"__const_k": index}
+    fake_core["result"] = lambda prefix: FakeResult(
+        f"def user_fn(x, y):\n    return ({prefix}_{index}, x)\n", {f"{prefix}_{index}": index}
     )
-    frame_globals = {"__const_k": "taken by someone else"}
+    return marker, transformed, index
+
+
+def test_opaque_constants_are_bound_in_the_frame_globals(tmp_path, fake_core):
+    marker, transformed, index = _with_opaque(fake_core)
+    frame_globals = {}
     session = DumpSession(tmp_path, lambda: frame_globals)
     code = session.hook(user_fn.__code__, transformed)
     assert code is not None
-    assert frame_globals["__const_k"] == "taken by someone else"
-    assert frame_globals["__const_k_0"] is marker
+    name = f"{fake_core['prefix']}_{index}"
+    assert frame_globals[name] is marker
     assert types.FunctionType(code, frame_globals)(1, 2) == (marker, 1)
-    assert "__const_k_0 = <object object" in open(session.records[0].path).read()
+    assert f"{name} = <object object" in open(session.records[0].path).read()
+    # a second session never reuses the prefix: the first one's code stays valid
+    DumpSession(tmp_path / "again", lambda: frame_globals).hook(user_fn.__code__, transformed)
+    assert fake_core["prefix"] != session.records[0].const_prefix
+
+
+def test_opaque_constant_name_clash_is_not_linked(tmp_path, fake_core):
+    marker, transformed, index = _with_opaque(fake_core)
+    frame_globals = {}
+    session = DumpSession(tmp_path, lambda: frame_globals)
+    # a user global that happens to have the name the core will be asked to use
+    frame_globals[f"__const_{int(session_prefix_peek()) }_{index}"] = "user value"
+    assert session.hook(user_fn.__code__, transformed) is None
+    assert "already bound" in session.records[0].reason
+    assert "user value" in frame_globals.values()
 
 
 def test_opaque_constants_without_globals_are_not_linked(tmp_path, fake_core):
-    transformed = user_fn.__code__.replace(co_consts=user_fn.__code__.co_consts + (object(),))
-    fake_core["result"] = FakeResult(
-        "def user_fn(x, y):\n    return __c\n", {"__c": len(transformed.co_consts) - 1}
-    )
+    _, transformed, _ = _with_opaque(fake_core)
     session = DumpSession(tmp_path, lambda: None)
     assert session.hook(user_fn.__code__, transformed) is None
     assert "cannot be bound" in session.records[0].reason

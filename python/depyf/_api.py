@@ -3,6 +3,8 @@
 Torch-free on purpose: ``import depyf`` and ``depyf.decompile`` must never import torch.
 """
 
+import keyword
+import re
 import types
 
 from depyf import _core
@@ -65,7 +67,9 @@ def decompile(fn_or_code):
 
     In: anything :func:`code_of` accepts.
     Out: Python source as ``str``: for a function's code a complete
-    ``def <co_name>(<params>):`` definition that compiles on its own; for module or class
+    ``def <co_name>(<params>):`` definition that compiles on its own (a ``co_name`` that
+    is no identifier, like ``<lambda>``, becomes one: ``_lambda_``; default values live on
+    the function object, not in the code, so they are not shown); for module or class
     body code, the body. Constants that have no literal form are named in the source
     (see ``depyf._core.decompile``'s ``opaque_constants``).
     Raises ``TypeError`` for objects without code and ``depyf.DecompilationError`` (with
@@ -73,4 +77,13 @@ def decompile(fn_or_code):
     cannot decompile.
     """
     code = code_of(fn_or_code)
-    return _core.decompile(code).source
+    return _core.decompile(code, _def_name(code.co_name)).source
+
+
+def _def_name(co_name):
+    """A name the ``def`` can carry: ``co_name`` if it is an identifier, else ``co_name``
+    with other characters replaced (``<lambda>`` -> ``_lambda_``), so the output compiles."""
+    if co_name.isidentifier() and not keyword.iskeyword(co_name):
+        return co_name
+    name = re.sub(r"\W", "_", co_name)
+    return name if name.isidentifier() and not keyword.iskeyword(name) else f"_{name}"

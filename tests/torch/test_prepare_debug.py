@@ -100,17 +100,29 @@ def test_dynamo_caches_the_linked_code(dumped):
 
 
 def test_debug_runs_cached_code_with_eager_results(dumped, monkeypatch):
-    _, session, _ = dumped
+    backend, session, _ = dumped
     monkeypatch.setenv("PYTHONBREAKPOINT", "0")
-    compiled = []
+    compiled, ran = [], set()
+
+    def profile(frame, event, arg):
+        if event == "call":
+            ran.add(frame.f_code.co_filename)
+
     handle = compat.register_bytecode_hook(lambda old, new: compiled.append(old))
     try:
         with depyf.debug():
-            results = toy.run(dumped[0])
+            sys.setprofile(profile)
+            try:
+                results = toy.run(backend)
+            finally:
+                sys.setprofile(None)
     finally:
         handle.remove()
     _assert_close(results)
     assert not compiled, f"debug() compiled new code: {[c.co_name for c in compiled]}"
+    # The same inputs take the same paths, so every linked dump runs again.
+    linked = {r.path for r in session.records if r.linked}
+    assert linked and linked <= ran, sorted(linked - ran)
 
 
 CHILD = textwrap.dedent(

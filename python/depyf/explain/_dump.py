@@ -8,6 +8,7 @@ import dataclasses
 import dis
 import inspect
 import io
+import itertools
 import os
 import re
 import textwrap
@@ -22,6 +23,10 @@ LINKED_VERDICTS = ("identical", "equivalent")
 RESUME_PREFIX = "torch_dynamo_resume_in_"
 _HEADER_LINES = 8
 _MAX_FIELD = 240
+# Prefixes for the names of opaque constants, unique in the process: linked code stays in
+# Dynamo's cache after its session ends and its names must keep their values, even when a
+# later session dumps code that runs with the same module globals.
+_PREFIXES = itertools.count()
 
 
 @dataclasses.dataclass
@@ -46,6 +51,7 @@ class DumpRecord:
     reason: str = ""
     code: types.CodeType = None
     source_path: str = None
+    const_prefix: str = ""
 
 
 def _safe_name(name):
@@ -129,6 +135,7 @@ class DumpSession:
                     f"__transformed_code_{len(self.records)}_for_"
                     f"{_safe_name(transformed.co_name)}.py",
                 ),
+                const_prefix=f"__const_{next(_PREFIXES)}",
             )
             self.records.append(record)
             try:
@@ -157,7 +164,9 @@ class DumpSession:
         transformed = record.transformed
         record.source_path = self._write_original_source(record.original)
         try:
-            result = _core.decompile(transformed, transformed.co_name)
+            result = _core.decompile(
+                transformed, transformed.co_name, const_prefix=record.const_prefix
+            )
         except _core.DecompilationError as exc:
             record.verdict = "not decompiled"
             record.reason = f"decompilation failed: {exc}"
@@ -174,8 +183,11 @@ class DumpSession:
                 "the code has constants without a literal form and the globals it runs "
                 "with were not found, so they cannot be bound"
             )
-        if opaque and module_globals is not None:
-            source, opaque = _avoid_clashes(source, opaque, module_globals, record.index)
+        if opaque and module_globals is not None and _clashes(opaque, module_globals):
+            record.reason = (
+                "the names chosen for constants without a literal form are already "
+                f"bound in the module: {', '.join(_clashes(opaque, module_globals))}"
+            )
         try:
             code = compile_like(
                 source, record.path, transformed, first_line=_HEADER_LINES + 1
@@ -185,7 +197,7 @@ class DumpSession:
             record.reason = f"the decompiled source cannot replace Dynamo's code: {exc}"
             self._write(record, source=source, opaque=opaque, footer="")
             return None
-        verdict, detail = _core.compare(transformed, code)
+        verdict, detail = _core.compare(transformed, code, const_prefix=record.const_prefix)
         record.verdict, record.detail = verdict, detail
         if verdict not in LINKED_VERDICTS:
             record.reason = f"verification says {verdict}"
@@ -288,25 +300,18 @@ class DumpSession:
             fh.write("".join(parts))
 
 
-def _avoid_clashes(source, opaque, module_globals, index):
-    """Rename opaque-constant names already bound to something else in the globals.
+def _clashes(opaque, module_globals):
+    """Names of ``opaque`` already bound to another object in ``module_globals``.
 
-    In: the source, ``{name: value}``, the globals dict, the dump index. Out: the
-    (possibly rewritten) source and mapping. The names are the core's invented ones
-    (unlike any user name), so a whole-word replacement is safe.
+    In: ``{name: value}`` and the globals dict. Out: a sorted list (empty when binding is
+    safe). Names carry a per-process prefix (see :data:`_PREFIXES`), so a clash means a
+    user global looks like ours; the dump is then not linked rather than renamed, because
+    ``_core.compare`` recognizes the constants by ``<prefix>_<index>``.
     """
-    renamed = {}
-    for name, value in opaque.items():
-        new = name
-        if name in module_globals and module_globals[name] is not value:
-            new = f"{name}_{index}"
-            k = 0
-            while new in module_globals and module_globals[new] is not value:
-                k += 1
-                new = f"{name}_{index}_{k}"
-            source = re.sub(rf"\b{re.escape(name)}\b", new, source)
-        renamed[new] = value
-    return source, renamed
+    return sorted(
+        name for name, value in opaque.items()
+        if name in module_globals and module_globals[name] is not value
+    )
 
 
 def _dis(code):
