@@ -29,6 +29,7 @@
 
 mod error;
 mod recover;
+mod idioms;
 mod structure;
 
 use depyf_bytecode::{co_flags, CodeObject, Constant};
@@ -118,21 +119,12 @@ pub fn recover_body(code: &CodeObject, options: &Options) -> Result<Vec<Stmt>, D
     }
     let ir = normalize(code)?;
     let cfg = Cfg::build(&ir).map_err(|e| DecompileError::new(code, 0, "", e.to_string()))?;
-    if let Some((from, _)) = cfg.back_edges().first() {
-        let last = &ir[cfg.blocks[from.index()].end - 1];
-        return Err(DecompileError::new(code, last.offset, last.opname, "loops are not supported yet"));
-    }
     let naming = recover::Naming { const_prefix: &options.const_prefix };
     let rec = recover::recover(code, &ir, &cfg, &naming)?;
-    let mut st = structure::Structurer {
-        cfg: &cfg,
-        rec: &rec,
-        ipdom: cfg.immediate_postdominators(),
-        emitted: 0,
-        limit: 16 * cfg.blocks.len() + 64,
-    };
+    let mut st = structure::Structurer::new(&cfg, &rec);
     let at = |m: &str| DecompileError::new(code, 0, "", m);
     let mut body = st.region(depyf_cfg::BlockId(0), None, &at)?;
+    idioms::rotated_while(&mut body);
     // Idioms: the implicit `return None` at the end of a function body.
     if matches!(body.last(), Some(Stmt::Return(Some(Expr::Const(Constant::None))))) {
         body.pop();

@@ -30,6 +30,9 @@ enum SVal {
     Expr(Expr),
     /// The NULL marker below a callable (3.11+).
     Null,
+    /// The iterator of a `for` loop (`GET_ITER` of the expression): never spilled,
+    /// since the loop statement holds it.
+    Iter(Expr),
 }
 
 /// What recovery learned about one block.
@@ -39,6 +42,9 @@ pub(crate) struct BlockCode {
     pub stmts: Vec<Stmt>,
     /// For a branch: the condition under which the *fall-through* successor runs.
     pub fall_condition: Option<Expr>,
+    /// For a `FOR_ITER` block: the iterated expression and the temporary that holds
+    /// each item at the start of the loop body.
+    pub for_loop: Option<(Expr, String)>,
 }
 
 /// The result of recovery: per-block statements plus facts for the function header.
@@ -90,6 +96,11 @@ impl Ctx<'_> {
             c => Expr::Const(c.clone()),
         }
     }
+}
+
+/// `iter(e)`: an iterator used as a plain value.
+fn iter_call(e: Expr) -> Expr {
+    Expr::Call(Box::new(Expr::name("iter")), vec![e], vec![])
 }
 
 /// Whether evaluating `e` later, or twice, gives the same value with no effect:
@@ -157,6 +168,7 @@ impl BlockState<'_, '_> {
     fn pop_expr(&mut self) -> Result<Expr, DecompileError> {
         match self.pop()? {
             SVal::Expr(e) => Ok(e),
+            SVal::Iter(e) => Ok(iter_call(e)),
             SVal::Null => Err(self.err("a NULL marker is used as a value")),
         }
     }
@@ -170,6 +182,7 @@ impl BlockState<'_, '_> {
             .into_iter()
             .map(|v| match v {
                 SVal::Expr(e) => Ok(e),
+                SVal::Iter(e) => Ok(iter_call(e)),
                 SVal::Null => Err(self.err("a NULL marker is used as a value")),
             })
             .collect()
@@ -572,10 +585,12 @@ impl BlockState<'_, '_> {
             Op::Jump(_) | Op::JumpIf { .. } | Op::JumpIfNone { .. } => {
                 unreachable!("terminators are handled by the block walk")
             }
-            Op::GetIter
-            | Op::ForIter(_)
-            | Op::JumpIfOrPop { .. }
-            | Op::MakeFunction { .. }
+            Op::GetIter => {
+                let v = self.pop_expr()?;
+                self.stack.push(SVal::Iter(v));
+            }
+            Op::ForIter(_) | Op::JumpIfOrPop { .. } => unreachable!("terminators are handled by the block walk"),
+            Op::MakeFunction { .. }
             | Op::SetFunctionAttribute(_)
             | Op::ConvertValue(_)
             | Op::FormatValue { .. }
@@ -639,8 +654,11 @@ fn expr_mentions(e: &Expr, names: &[String]) -> bool {
 
 /// Recovers every block of `cfg` (which must have no back edges).
 struct Exit {
-    /// The stack left for the successors (condition already popped).
+    /// The stack left for the fall-through or only successor (condition popped).
     stack: Vec<SVal>,
+    /// The stack left for the jump target of a branch, when it differs (`FOR_ITER`,
+    /// `JUMP_IF_*_OR_POP`).
+    jump: Option<(BlockId, Vec<SVal>)>,
     /// Assignments to successors' entry temporaries, in order.
     assigns: Vec<(String, Expr)>,
 }
@@ -649,25 +667,24 @@ struct Exit {
 /// assignments each predecessor must make.
 fn entry_stack(ctx: &mut Ctx<'_>, cfg: &Cfg, ir: &[IrInstr], b: BlockId, exits: &mut [Option<Exit>]) -> Result<Vec<SVal>, DecompileError> {
     let block = &cfg.blocks[b.index()];
+    // Predecessors along back edges are not recovered yet: the loop header's entry is
+    // decided by the others, and `check_back_edges` holds the back edges to it.
     let preds: Vec<usize> = block.preds.iter().map(|p| p.index()).filter(|p| exits[*p].is_some()).collect();
-    if b.index() == 0 && block.preds.is_empty() {
+    if preds.is_empty() {
         return Ok(Vec::new());
     }
     let at = &ir[block.start];
     let err = |m: String| DecompileError::new(ctx.code, at.offset, at.opname, m);
-    if preds.len() != block.preds.len() {
-        return Err(err(format!("{b} is entered before all its predecessors were seen (a loop)")));
-    }
-    let depth = exits[preds[0]].as_ref().map_or(0, |e| e.stack.len());
+    let stacks: Vec<Vec<SVal>> = preds.iter().map(|&p| edge_stack(exits[p].as_ref().expect("seen"), b).clone()).collect();
+    let depth = stacks[0].len();
     let mut entry = Vec::with_capacity(depth);
-    for &p in &preds {
-        let d = exits[p].as_ref().map_or(0, |e| e.stack.len());
-        if d != depth {
-            return Err(err(format!("stack depth {d} from bb{p} but {depth} from bb{}", preds[0])));
+    for (i, st) in stacks.iter().enumerate() {
+        if st.len() != depth {
+            return Err(err(format!("stack depth {} from bb{} but {depth} from bb{}", st.len(), preds[i], preds[0])));
         }
     }
     for slot in 0..depth {
-        let values: Vec<SVal> = preds.iter().map(|&p| exits[p].as_ref().expect("seen").stack[slot].clone()).collect();
+        let values: Vec<SVal> = stacks.iter().map(|st| st[slot].clone()).collect();
         let nulls = values.iter().filter(|v| **v == SVal::Null).count();
         if nulls == values.len() {
             entry.push(SVal::Null);
@@ -677,20 +694,60 @@ fn entry_stack(ctx: &mut Ctx<'_>, cfg: &Cfg, ir: &[IrInstr], b: BlockId, exits: 
             return Err(err("a NULL marker on one path meets a value on another".into()));
         }
         let first = &values[0];
-        if let SVal::Expr(e) = first {
-            if is_atomic(ctx, e) && values.iter().all(|v| v == first) {
+        let same = values.iter().all(|v| v == first);
+        match first {
+            SVal::Iter(_) if same => {
                 entry.push(first.clone());
                 continue;
             }
+            SVal::Iter(_) => return Err(err("different iterators meet".into())),
+            SVal::Expr(e) if same && is_atomic(ctx, e) => {
+                entry.push(first.clone());
+                continue;
+            }
+            _ => {}
         }
         let name = ctx.fresh_temp();
         for (&p, v) in preds.iter().zip(values) {
-            let SVal::Expr(e) = v else { unreachable!("no NULL here") };
+            let e = match v {
+                SVal::Expr(e) => e,
+                _ => return Err(err("an iterator meets another value".into())),
+            };
             exits[p].as_mut().expect("seen").assigns.push((name.clone(), e));
         }
         entry.push(SVal::Expr(Expr::Name(name)));
     }
     Ok(entry)
+}
+
+fn edge_stack(exit: &Exit, to: BlockId) -> &Vec<SVal> {
+    match &exit.jump {
+        Some((t, st)) if *t == to => st,
+        _ => &exit.stack,
+    }
+}
+
+/// A back edge must bring the stack its loop header was entered with: the same
+/// values, or values for the header's entry temporaries.
+fn check_back_edges(ctx: &Ctx<'_>, cfg: &Cfg, ir: &[IrInstr], entries: &[Option<Vec<SVal>>], exits: &mut [Option<Exit>]) -> Result<(), DecompileError> {
+    for (from, to) in cfg.back_edges() {
+        let (Some(entry), Some(exit)) = (&entries[to.index()], exits[from.index()].as_mut()) else { continue };
+        let st = edge_stack(exit, to).clone();
+        let last = &ir[cfg.blocks[from.index()].end - 1];
+        if st.len() != entry.len() {
+            return Err(DecompileError::new(ctx.code, last.offset, last.opname, format!("the loop back to {to} changes the stack depth")));
+        }
+        for (have, want) in st.iter().zip(entry) {
+            if have == want {
+                continue;
+            }
+            match (have, want) {
+                (SVal::Expr(e), SVal::Expr(Expr::Name(n))) if n.starts_with("__temp_") => exit.assigns.push((n.clone(), e.clone())),
+                _ => return Err(DecompileError::new(ctx.code, last.offset, last.opname, format!("the loop back to {to} brings other stack values"))),
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Appends the predecessor-side assignments to a block's statements. The branch
@@ -760,8 +817,13 @@ fn stmt_reads(s: &Stmt, reads: &mut BTreeSet<String>) {
             add(a);
             add(b);
         }
-        Stmt::If(c, a, b) => {
+        Stmt::If(c, a, b) | Stmt::While(c, a, b) => {
             add(c);
+            a.iter().chain(b).for_each(|s| stmt_reads(s, reads));
+        }
+        Stmt::For(t, it, a, b) => {
+            add(t);
+            add(it);
             a.iter().chain(b).for_each(|s| stmt_reads(s, reads));
         }
         _ => {}
@@ -776,6 +838,9 @@ fn drop_dead_temps(blocks: &mut [BlockCode]) {
             b.stmts.iter().for_each(|s| stmt_reads(s, &mut reads));
             if let Some(c) = &b.fall_condition {
                 stmt_reads(&Stmt::Expr(c.clone()), &mut reads);
+            }
+            if let Some((it, _)) = &b.for_loop {
+                stmt_reads(&Stmt::Expr(it.clone()), &mut reads);
             }
         }
         let mut changed = false;
@@ -799,10 +864,12 @@ pub(crate) fn recover(code: &CodeObject, ir: &[IrInstr], cfg: &Cfg, naming: &Nam
     let mut ctx = Ctx { code, naming, temp_counter: 0, globals_stored: BTreeSet::new(), nonlocals_stored: BTreeSet::new() };
     let mut out = vec![BlockCode::default(); nblocks];
     let mut exits: Vec<Option<Exit>> = (0..nblocks).map(|_| None).collect();
+    let mut entries: Vec<Option<Vec<SVal>>> = vec![None; nblocks];
     for b in cfg.reverse_postorder() {
         let bi = b.index();
         let block = &cfg.blocks[bi];
         let stack = entry_stack(&mut ctx, cfg, ir, b, &mut exits)?;
+        entries[bi] = Some(stack.clone());
         let last = &ir[block.end - 1];
         let body_end = if matches!(block.term, Terminator::Branch { .. } | Terminator::Jump(_)) { block.end - 1 } else { block.end };
         let mut st = BlockState { ctx: &mut ctx, stack, stmts: Vec::new(), ins: &ir[block.start] };
@@ -814,19 +881,50 @@ pub(crate) fn recover(code: &CodeObject, ir: &[IrInstr], cfg: &Cfg, naming: &Nam
         }
         st.ins = last;
         let mut fall_condition = None;
-        if let Terminator::Branch { .. } = block.term {
-            let v = st.pop_expr()?;
-            fall_condition = Some(match last.op {
-                Op::JumpIf { when: false, .. } => v,
-                Op::JumpIf { when: true, .. } => negate(v),
-                Op::JumpIfNone { when: true, .. } => Expr::Compare(Box::new(v), vec![("is not", Expr::Const(Constant::None))]),
-                Op::JumpIfNone { when: false, .. } => Expr::Compare(Box::new(v), vec![("is", Expr::Const(Constant::None))]),
-                _ => unreachable!("branch terminators are conditional jumps"),
-            });
+        let mut for_loop = None;
+        let mut jump = None;
+        if let Terminator::Branch { jump: target, .. } = block.term {
+            match last.op {
+                Op::ForIter(_) => {
+                    let SVal::Iter(iterable) = st.pop()? else {
+                        return Err(st.err("FOR_ITER on a value that is not an iterator"));
+                    };
+                    jump = Some((target, st.stack.clone()));
+                    let item = st.ctx.fresh_temp();
+                    st.stack.push(SVal::Iter(iterable.clone()));
+                    st.push(Expr::name(&item));
+                    for_loop = Some((iterable, item));
+                }
+                Op::JumpIfOrPop { when, .. } => {
+                    // The value is tested, and kept on the jump edge: name it once.
+                    let mut v = st.pop_expr()?;
+                    if !is_atomic(st.ctx, &v) {
+                        st.spill_upto(st.stack.len());
+                        let t = st.ctx.fresh_temp();
+                        st.stmts.push(Stmt::Assign(vec![Expr::name(&t)], v));
+                        v = Expr::Name(t);
+                    }
+                    let mut kept = st.stack.clone();
+                    kept.push(SVal::Expr(v.clone()));
+                    jump = Some((target, kept));
+                    fall_condition = Some(if when { negate(v) } else { v });
+                }
+                _ => {
+                    let v = st.pop_expr()?;
+                    fall_condition = Some(match last.op {
+                        Op::JumpIf { when: false, .. } => v,
+                        Op::JumpIf { when: true, .. } => negate(v),
+                        Op::JumpIfNone { when: true, .. } => Expr::Compare(Box::new(v), vec![("is not", Expr::Const(Constant::None))]),
+                        Op::JumpIfNone { when: false, .. } => Expr::Compare(Box::new(v), vec![("is", Expr::Const(Constant::None))]),
+                        _ => unreachable!("branch terminators are conditional jumps"),
+                    });
+                }
+            }
         }
-        exits[bi] = Some(Exit { stack: std::mem::take(&mut st.stack), assigns: Vec::new() });
-        out[bi] = BlockCode { stmts: st.stmts, fall_condition };
+        exits[bi] = Some(Exit { stack: std::mem::take(&mut st.stack), jump, assigns: Vec::new() });
+        out[bi] = BlockCode { stmts: st.stmts, fall_condition, for_loop };
     }
+    check_back_edges(&ctx, cfg, ir, &entries, &mut exits)?;
     for (bi, exit) in exits.into_iter().enumerate() {
         if let Some(exit) = exit {
             finish_block(&mut ctx, &mut out[bi], exit.assigns);

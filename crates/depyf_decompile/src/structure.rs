@@ -1,14 +1,32 @@
-//! Structuring: turns the recovered blocks of an acyclic CFG into nested `if`/`else`
-//! statements, using immediate post-dominators as merge points. Shared tails that no
-//! merge point explains are duplicated, so any acyclic flow gets correct code.
+//! Structuring: turns recovered blocks into nested statements.
 //!
-//! Assumes: recovery ran on every reachable block; the CFG has no back edges.
+//! - Loops are natural loops of back edges. A header that ends in `FOR_ITER` becomes
+//!   `for`; any other header becomes `while True:` whose exits are `break`, and a
+//!   rotated loop (`if c: while True: ...; if not c: break`) is folded back into
+//!   `while c:` by `idioms`. Edges to the innermost loop's header are `continue`,
+//!   edges to its follow block are `break`.
+//! - Two-way branches become `if`/`else` whose merge point is the immediate
+//!   post-dominator (when it lies inside the current loop); shared tails that no
+//!   merge point explains are emitted again (duplicated), so acyclic flow always gets
+//!   correct code.
+//!
+//! Assumes recovery ran on every reachable block.
+
+use std::collections::BTreeSet;
 
 use depyf_cfg::{BlockId, Cfg, Terminator};
-use depyf_source::Stmt;
+use depyf_source::{Expr, Stmt};
 
-use crate::recover::Recovered;
+use crate::recover::{negate, Recovered};
 use crate::DecompileError;
+
+/// A loop being emitted.
+struct LoopCtx {
+    header: BlockId,
+    /// Where `break` goes; `None` when the loop is only left by `return`/`raise`.
+    follow: Option<BlockId>,
+    body: BTreeSet<BlockId>,
+}
 
 pub(crate) struct Structurer<'a> {
     pub cfg: &'a Cfg,
@@ -17,17 +35,77 @@ pub(crate) struct Structurer<'a> {
     /// Blocks emitted so far, to bound duplication.
     pub emitted: usize,
     pub limit: usize,
+    loops: Vec<LoopCtx>,
+    /// Loop headers, with the sources of their back edges.
+    latches: Vec<Vec<BlockId>>,
 }
 
-impl Structurer<'_> {
+impl<'a> Structurer<'a> {
+    pub fn new(cfg: &'a Cfg, rec: &'a Recovered) -> Self {
+        let mut latches = vec![Vec::new(); cfg.blocks.len()];
+        for (from, to) in cfg.back_edges() {
+            latches[to.index()].push(from);
+        }
+        Structurer {
+            cfg,
+            rec,
+            ipdom: cfg.immediate_postdominators(),
+            emitted: 0,
+            limit: 16 * cfg.blocks.len() + 64,
+            loops: Vec::new(),
+            latches,
+        }
+    }
+
+    /// The blocks of the natural loop of `header`.
+    fn loop_body(&self, header: BlockId) -> BTreeSet<BlockId> {
+        let mut body = BTreeSet::from([header]);
+        let mut work: Vec<BlockId> = self.latches[header.index()].clone();
+        while let Some(b) = work.pop() {
+            if body.insert(b) {
+                work.extend(self.cfg.blocks[b.index()].preds.iter().copied());
+            }
+        }
+        body
+    }
+
+    fn in_current_loop(&self, b: BlockId) -> bool {
+        self.loops.last().is_none_or(|l| l.body.contains(&b))
+    }
+
     /// Statements for the region that starts at `b` and ends before `stop` (or at a
-    /// return or raise).
-    pub fn region(&mut self, mut b: BlockId, stop: Option<BlockId>, err: &dyn Fn(&str) -> DecompileError) -> Result<Vec<Stmt>, DecompileError> {
+    /// return, raise, break or continue).
+    pub fn region(&mut self, b: BlockId, stop: Option<BlockId>, err: &dyn Fn(&str) -> DecompileError) -> Result<Vec<Stmt>, DecompileError> {
         let mut out = Vec::new();
+        self.region_into(&mut out, b, stop, false, err)?;
+        Ok(out)
+    }
+
+    fn region_into(&mut self, out: &mut Vec<Stmt>, mut b: BlockId, stop: Option<BlockId>, mut entering_loop: bool, err: &dyn Fn(&str) -> DecompileError) -> Result<(), DecompileError> {
         loop {
             if Some(b) == stop {
-                return Ok(out);
+                return Ok(());
             }
+            if let Some(l) = self.loops.last() {
+                if b == l.header && !entering_loop {
+                    out.push(Stmt::Continue);
+                    return Ok(());
+                }
+                if Some(b) == l.follow {
+                    out.push(Stmt::Break);
+                    return Ok(());
+                }
+            }
+            if !self.latches[b.index()].is_empty() && !entering_loop {
+                match self.emit_loop(out, b, err)? {
+                    Some(next) => {
+                        b = next;
+                        continue;
+                    }
+                    None => return Ok(()),
+                }
+            }
+            entering_loop = false;
             self.emitted += 1;
             if self.emitted > self.limit {
                 return Err(err("control flow too tangled to structure (duplication limit reached)"));
@@ -35,28 +113,101 @@ impl Structurer<'_> {
             let code = &self.rec.blocks[b.index()];
             out.extend(code.stmts.iter().cloned());
             match self.cfg.blocks[b.index()].term {
-                Terminator::Return | Terminator::Raise => return Ok(out),
+                Terminator::Return | Terminator::Raise => return Ok(()),
                 Terminator::FallThrough(s) | Terminator::Jump(s) => b = s,
                 Terminator::Branch { jump, fall } => {
-                    let merge = self.ipdom[b.index()];
-                    let inner_stop = merge.or(stop);
-                    let cond = code.fall_condition.clone().expect("recovery sets branch conditions");
-                    let then_body = self.region(fall, inner_stop, err)?;
-                    let else_body = self.region(jump, inner_stop, err)?;
-                    push_if(&mut out, cond, then_body, else_body);
+                    let merge = self.ipdom[b.index()].filter(|m| self.in_current_loop(*m));
+                    let inner_stop = if self.loops.is_empty() { merge.or(stop) } else { merge };
+                    let cond = code.fall_condition.clone().ok_or_else(|| err("a loop branch outside its loop header"))?;
+                    let mut then_body = Vec::new();
+                    self.region_into(&mut then_body, fall, inner_stop, false, err)?;
+                    let mut else_body = Vec::new();
+                    self.region_into(&mut else_body, jump, inner_stop, false, err)?;
+                    push_if(out, cond, then_body, else_body);
                     match merge {
-                        Some(m) => b = m,
-                        None => return Ok(out),
+                        Some(m) if Some(m) != stop || self.loops.is_empty() => b = m,
+                        _ => return Ok(()),
+                    }
+                    if Some(b) == stop {
+                        return Ok(());
                     }
                 }
             }
         }
     }
+
+    /// Emits the loop whose header is `h`; returns the block after it.
+    fn emit_loop(&mut self, out: &mut Vec<Stmt>, h: BlockId, err: &dyn Fn(&str) -> DecompileError) -> Result<Option<BlockId>, DecompileError> {
+        let body_set = self.loop_body(h);
+        let code = &self.rec.blocks[h.index()];
+        if let (Some((iter, item)), Terminator::Branch { jump, fall }) = (&code.for_loop, self.cfg.blocks[h.index()].term) {
+            let (iter, item) = (iter.clone(), item.clone());
+            let pre = code.stmts.clone();
+            out.extend(pre);
+            self.loops.push(LoopCtx { header: h, follow: Some(jump), body: body_set });
+            let mut body = Vec::new();
+            let r = self.region_into(&mut body, fall, None, false, err);
+            self.loops.pop();
+            r?;
+            drop_trailing_continue(&mut body);
+            // `for x in it:` when the body starts by storing the item.
+            let target = match body.first() {
+                Some(Stmt::Assign(t, Expr::Name(n))) if *n == item && t.len() == 1 && !mentions(&body[1..], &item) => {
+                    let t = t[0].clone();
+                    body.remove(0);
+                    t
+                }
+                _ => Expr::name(&item),
+            };
+            out.push(Stmt::For(target, iter, body, Vec::new()));
+            return Ok(Some(jump));
+        }
+        // `while True:`; its follow is the first block outside the loop that the body
+        // branches to.
+        let mut exits: Vec<BlockId> = body_set
+            .iter()
+            .flat_map(|b| self.cfg.blocks[b.index()].succs())
+            .filter(|s| !body_set.contains(s))
+            .collect();
+        exits.sort();
+        exits.dedup();
+        let follow = exits.first().copied();
+        self.loops.push(LoopCtx { header: h, follow, body: body_set });
+        let mut body = Vec::new();
+        let r = self.region_into(&mut body, h, None, true, err);
+        self.loops.pop();
+        r?;
+        drop_trailing_continue(&mut body);
+        out.push(Stmt::While(Expr::Const(depyf_bytecode::Constant::Bool(true)), body, Vec::new()));
+        Ok(follow)
+    }
 }
 
-fn ends_control(body: &[Stmt]) -> bool {
+fn mentions(body: &[Stmt], name: &str) -> bool {
+    let text = depyf_source::print_body(body, 0);
+    text.match_indices(name).any(|(i, _)| {
+        let after = text[i + name.len()..].chars().next();
+        !matches!(after, Some(c) if c.is_ascii_alphanumeric() || c == '_')
+    })
+}
+
+/// A `continue` that ends a loop body (or every branch at its end) is implied.
+fn drop_trailing_continue(body: &mut Vec<Stmt>) {
+    match body.last_mut() {
+        Some(Stmt::Continue) => {
+            body.pop();
+        }
+        Some(Stmt::If(_, a, b)) => {
+            drop_trailing_continue(a);
+            drop_trailing_continue(b);
+        }
+        _ => {}
+    }
+}
+
+pub(crate) fn ends_control(body: &[Stmt]) -> bool {
     match body.last() {
-        Some(Stmt::Return(_) | Stmt::Raise(..)) => true,
+        Some(Stmt::Return(_) | Stmt::Raise(..) | Stmt::Break | Stmt::Continue) => true,
         Some(Stmt::If(_, a, b)) => !b.is_empty() && ends_control(a) && ends_control(b),
         _ => false,
     }
@@ -64,10 +215,10 @@ fn ends_control(body: &[Stmt]) -> bool {
 
 /// Appends `if cond: then_body else: else_body`, writing an `else` only when the
 /// then-branch can fall through (early returns read as they were written).
-fn push_if(out: &mut Vec<Stmt>, cond: depyf_source::Expr, then_body: Vec<Stmt>, else_body: Vec<Stmt>) {
+fn push_if(out: &mut Vec<Stmt>, cond: Expr, then_body: Vec<Stmt>, else_body: Vec<Stmt>) {
     if then_body.is_empty() && !else_body.is_empty() {
         // `if c: pass else: X` reads better as `if not c: X`.
-        push_if(out, crate::recover::negate(cond), else_body, Vec::new());
+        push_if(out, negate(cond), else_body, Vec::new());
         return;
     }
     if ends_control(&then_body) && !else_body.is_empty() && !matches!(else_body.as_slice(), [Stmt::If(..)]) {

@@ -82,6 +82,18 @@ pub enum Stmt {
     If(Expr, Vec<Stmt>, Vec<Stmt>),
     /// `pass`.
     Pass,
+    /// `while test: body else: orelse`.
+    While(Expr, Vec<Stmt>, Vec<Stmt>),
+    /// `for target in iter: body else: orelse`.
+    For(Expr, Expr, Vec<Stmt>, Vec<Stmt>),
+    /// `break`.
+    Break,
+    /// `continue`.
+    Continue,
+    /// `import a.b.c` (`alias` for `import a.b as c`).
+    Import(String, Option<String>),
+    /// `from module import name as alias, ...` with the relative level (dots).
+    ImportFrom(String, Vec<(String, Option<String>)>, u32),
     /// `global a, b`.
     Global(Vec<String>),
     /// `nonlocal a, b`.

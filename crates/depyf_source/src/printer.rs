@@ -514,6 +514,59 @@ fn stmt(out: &mut String, s: &Stmt, level: usize) {
             }
         }
         Stmt::Pass => out.push_str("pass\n"),
+        Stmt::Break => out.push_str("break\n"),
+        Stmt::Continue => out.push_str("continue\n"),
+        Stmt::While(test, body, orelse) => {
+            out.push_str("while ");
+            paren(out, test, P_TEST);
+            out.push_str(":\n");
+            block(out, body, level + 1);
+            if !orelse.is_empty() {
+                indent(out, level);
+                out.push_str("else:\n");
+                block(out, orelse, level + 1);
+            }
+        }
+        Stmt::For(t, iter, body, orelse) => {
+            out.push_str("for ");
+            target(out, t);
+            out.push_str(" in ");
+            match iter {
+                Expr::Tuple(items) if !items.is_empty() => {
+                    comma_list(out, items);
+                    if items.len() == 1 {
+                        out.push(',');
+                    }
+                }
+                _ => paren(out, iter, P_TEST),
+            }
+            out.push_str(":\n");
+            block(out, body, level + 1);
+            if !orelse.is_empty() {
+                indent(out, level);
+                out.push_str("else:\n");
+                block(out, orelse, level + 1);
+            }
+        }
+        Stmt::Import(module, alias) => {
+            let _ = write!(out, "import {module}");
+            if let Some(a) = alias {
+                let _ = write!(out, " as {a}");
+            }
+            out.push('\n');
+        }
+        Stmt::ImportFrom(module, names, level_dots) => {
+            let _ = write!(out, "from {}{module} import ", ".".repeat(*level_dots as usize));
+            let parts: Vec<String> = names
+                .iter()
+                .map(|(n, a)| match a {
+                    Some(a) => format!("{n} as {a}"),
+                    None => n.clone(),
+                })
+                .collect();
+            out.push_str(&parts.join(", "));
+            out.push('\n');
+        }
         Stmt::Global(names) => {
             let _ = writeln!(out, "global {}", names.join(", "));
         }

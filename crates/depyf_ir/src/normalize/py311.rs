@@ -106,6 +106,10 @@ pub(super) fn normalize(code: &CodeObject, ins: &[Instruction]) -> Result<Vec<Ir
                 push(Op::JumpIfNone { when: false, target: target() })
             }
             "RAISE_VARARGS" => push(Op::Raise(arg)),
+            "GET_ITER" => push(Op::GetIter),
+            "FOR_ITER" => push(Op::ForIter(target())),
+            "JUMP_IF_FALSE_OR_POP" => push(Op::JumpIfOrPop { when: false, target: target() }),
+            "JUMP_IF_TRUE_OR_POP" => push(Op::JumpIfOrPop { when: true, target: target() }),
             _ => return Err(IrError::at(code, i, "not supported by the decompiler yet")),
         }
     }

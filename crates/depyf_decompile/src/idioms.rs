@@ -1,0 +1,72 @@
+//! Idioms: rewrites of structured statements into the forms a programmer writes.
+//!
+//! - rotated loops: CPython 3.8+ compiles `while c: body` as a test before the loop
+//!   and a copy of the test at its bottom, which structuring reads as
+//!   `if c: while True: body; if not c: break`; this folds it back.
+
+use depyf_bytecode::Constant;
+use depyf_source::{Expr, Stmt};
+
+use crate::recover::negate;
+
+/// Folds `if c: while True: [...; if not c: break]` into `while c: [...]`,
+/// everywhere in `body`.
+pub(crate) fn rotated_while(body: &mut Vec<Stmt>) {
+    for s in body.iter_mut() {
+        match s {
+            Stmt::If(_, a, b) | Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => {
+                rotated_while(a);
+                rotated_while(b);
+            }
+            _ => {}
+        }
+        let Stmt::If(cond, then_body, else_body) = s else { continue };
+        if !else_body.is_empty() || then_body.len() != 1 {
+            continue;
+        }
+        let Stmt::While(Expr::Const(Constant::Bool(true)), loop_body, loop_else) = &then_body[0] else { continue };
+        if !loop_else.is_empty() {
+            continue;
+        }
+        let Some(Stmt::If(exit_cond, brk, exit_else)) = loop_body.last() else { continue };
+        if !(brk.as_slice() == [Stmt::Break] && exit_else.is_empty() && *exit_cond == negate(cond.clone())) {
+            continue;
+        }
+        let exit_test = Stmt::If(exit_cond.clone(), vec![Stmt::Break], Vec::new());
+        let mut new_body = loop_body.clone();
+        new_body.pop();
+        // A `continue` jumped to the bottom test, which structuring copied before it:
+        // in `while c:` the `continue` alone re-tests `c`.
+        fold_continue_tests(&mut new_body, &exit_test);
+        if contains_stmt(&new_body, &exit_test) {
+            continue;
+        }
+        *s = Stmt::While(cond.clone(), new_body, Vec::new());
+    }
+}
+
+/// Replaces `<exit_test>; continue` by `continue`, outside nested loops.
+fn fold_continue_tests(body: &mut Vec<Stmt>, exit_test: &Stmt) {
+    let mut i = 0;
+    while i < body.len() {
+        if body[i] == *exit_test && body.get(i + 1) == Some(&Stmt::Continue) {
+            body.remove(i);
+            continue;
+        }
+        if let Stmt::If(_, a, b) = &mut body[i] {
+            fold_continue_tests(a, exit_test);
+            fold_continue_tests(b, exit_test);
+        }
+        i += 1;
+    }
+}
+
+fn contains_stmt(body: &[Stmt], needle: &Stmt) -> bool {
+    body.iter().any(|s| {
+        s == needle
+            || match s {
+                Stmt::If(_, a, b) => contains_stmt(a, needle) || contains_stmt(b, needle),
+                _ => false,
+            }
+    })
+}
