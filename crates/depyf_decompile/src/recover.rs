@@ -23,6 +23,8 @@ use depyf_source::{Expr, Keyword, Stmt};
 
 use crate::DecompileError;
 
+mod exprs;
+
 /// A value on the symbolic stack.
 #[derive(Clone, Debug, PartialEq)]
 enum SVal {
@@ -230,6 +232,15 @@ impl BlockState<'_, '_> {
 
     fn store(&mut self, target: Expr) -> Result<(), DecompileError> {
         let v = self.pop_expr()?;
+        if let Expr::BinOp(l, op, r) = &v {
+            if op.ends_with('=') && !matches!(*op, "==" | "!=" | "<=" | ">=") {
+                if **l != target {
+                    return Err(self.err("an in-place operator whose result is stored elsewhere"));
+                }
+                self.emit(Stmt::AugAssign(target, op, (**r).clone()));
+                return Ok(());
+            }
+        }
         self.emit(Stmt::Assign(vec![target], v));
         Ok(())
     }
@@ -421,7 +432,10 @@ impl BlockState<'_, '_> {
                             return Ok(1);
                         }
                     }
-                    return Err(self.err("an in-place operator whose result is not stored back"));
+                    // `obj.attr op= v` / `obj[k] op= v`: the result is stored back later,
+                    // after stack shuffles; `store` turns it into an augmented assignment.
+                    self.push(Expr::BinOp(Box::new(l), aug_symbol(b.symbol()), Box::new(r)));
+                    return Ok(0);
                 }
                 self.push(Expr::BinOp(Box::new(l), b.symbol(), Box::new(r)));
             }
@@ -608,7 +622,7 @@ impl BlockState<'_, '_> {
             | Op::LoadSuperAttr { .. }
             | Op::SetupAnnotations
             | Op::LoadLocals
-            | Op::LoadFromDictOr(..) => return Err(self.err("not supported by the decompiler yet")),
+            | Op::LoadFromDictOr(..) => return self.step_expr(op, next),
         }
         Ok(0)
     }

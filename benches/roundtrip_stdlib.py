@@ -1,0 +1,159 @@
+"""Round-trip benchmark over the running interpreter's own standard library.
+
+Every function code object of a fixed sample of stdlib modules (or all of them with
+--all) is decompiled with depyf, the source is compiled again by the same interpreter,
+and the two are compared with `depyf._core.compare` (normalized instruction streams:
+"identical"; same recovered statements: "equivalent"). Prints, for all functions and
+for the functions in the scope of "language part 1" (no exception handling, with,
+yield, await or match), the percentage that decompile without error, recompile, and
+are bytecode-identical, and functions per second of decompilation.
+
+    python benches/roundtrip_stdlib.py [--all] [--limit-modules N] [--json OUT] [--failures N]
+"""
+
+import argparse
+import json
+import os
+import sys
+import sysconfig
+import time
+import types
+import warnings
+
+from depyf import _core
+
+# A fixed sample: the first 150 (or more) importable-free-to-compile stdlib modules in
+# sorted order of their file names; the same list on every run of one interpreter.
+SAMPLE_SIZE = 150
+
+OUT_OF_SCOPE_FLAGS = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterable coroutine, async generator
+
+
+def stdlib_files():
+    root = sysconfig.get_paths()["stdlib"]
+    out = []
+    for name in sorted(os.listdir(root)):
+        path = os.path.join(root, name)
+        if name.endswith(".py") and os.path.isfile(path):
+            out.append(path)
+        elif os.path.isdir(path) and os.path.isfile(os.path.join(path, "__init__.py")) and name not in ("test", "idlelib", "tkinter", "turtledemo", "site-packages", "lib2to3"):
+            for dirpath, dirnames, filenames in os.walk(path):
+                dirnames[:] = sorted(d for d in dirnames if d not in ("test", "tests"))
+                for f in sorted(filenames):
+                    if f.endswith(".py"):
+                        out.append(os.path.join(dirpath, f))
+    return out
+
+
+def functions(code):
+    """Every function-like code object nested in `code` (not the module itself)."""
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            yield c
+            yield from functions(c)
+
+
+def in_scope(code):
+    """Language part 1: no exception table entries, generators, coroutines; no match."""
+    if code.co_flags & OUT_OF_SCOPE_FLAGS:
+        return False
+    if getattr(code, "co_exceptiontable", b""):
+        return False
+    if code.co_name.startswith("<") and code.co_name != "<lambda>":
+        return False  # comprehensions and genexprs are checked inside their function
+    return True
+
+
+def find_code(code, name, firstlineno=None):
+    for c in functions(code):
+        if c.co_name == name:
+            return c
+    return None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--all", action="store_true", help="every stdlib module, not the sample")
+    ap.add_argument("--limit-modules", type=int, default=SAMPLE_SIZE)
+    ap.add_argument("--json", help="write the figures as JSON here")
+    ap.add_argument("--failures", type=int, default=0, help="print this many failures of each kind")
+    args = ap.parse_args()
+    files = stdlib_files()
+    if not args.all:
+        files = files[: args.limit_modules]
+    stats = {k: {"functions": 0, "decompiled": 0, "recompiled": 0, "identical": 0, "equivalent": 0} for k in ("all", "scope")}
+    failures = {"decompile": [], "recompile": [], "differs": []}
+    slowest = (0.0, "")
+    t_decompile = 0.0
+    warnings.simplefilter("ignore")
+    for path in files:
+        try:
+            with open(path, "rb") as f:
+                src = f.read()
+            module = compile(src, path, "exec", dont_inherit=True)
+        except (SyntaxError, ValueError, UnicodeDecodeError):
+            continue
+        for code in functions(module):
+            kinds = ["all"] + (["scope"] if in_scope(code) else [])
+            for k in kinds:
+                stats[k]["functions"] += 1
+            t0 = time.perf_counter()
+            try:
+                res = _core.decompile(code)
+            except _core.DecompilationError as e:
+                failures["decompile"].append(f"{path}:{code.co_firstlineno} {code.co_qualname if hasattr(code, 'co_qualname') else code.co_name}: {e}")
+                continue
+            finally:
+                dt = time.perf_counter() - t0
+                t_decompile += dt
+                if dt > slowest[0]:
+                    slowest = (dt, f"{path}:{code.co_firstlineno} {code.co_name}")
+            for k in kinds:
+                stats[k]["decompiled"] += 1
+            try:
+                recompiled = compile(res.source, "<depyf>", "exec", dont_inherit=True)
+            except SyntaxError as e:
+                failures["recompile"].append(f"{path}:{code.co_firstlineno} {code.co_name}: {e}")
+                continue
+            if code.co_name == "<module>":
+                new = recompiled
+            else:
+                new = find_code(recompiled, code.co_name)
+            if new is None:
+                failures["recompile"].append(f"{path}:{code.co_firstlineno} {code.co_name}: no code object of that name")
+                continue
+            for k in kinds:
+                stats[k]["recompiled"] += 1
+            verdict, detail = _core.compare(code, new)
+            if verdict == "identical":
+                for k in kinds:
+                    stats[k]["identical"] += 1
+            elif verdict == "equivalent":
+                for k in kinds:
+                    stats[k]["equivalent"] += 1
+                failures["differs"].append(f"{path}:{code.co_firstlineno} {code.co_name}: equivalent only")
+            else:
+                failures["differs"].append(f"{path}:{code.co_firstlineno} {code.co_name}: {detail}")
+    v = sys.version_info
+    print(f"CPython {v[0]}.{v[1]}.{v[2]}: {len(files)} modules")
+    for k, s in stats.items():
+        n = max(s["functions"], 1)
+        print(
+            f"  {k:5s} functions {s['functions']:6d}  decompiled {100 * s['decompiled'] / n:5.1f}%  "
+            f"recompiled {100 * s['recompiled'] / n:5.1f}%  identical {100 * s['identical'] / n:5.1f}%  "
+            f"identical+equivalent {100 * (s['identical'] + s['equivalent']) / n:5.1f}%"
+        )
+    total = stats["all"]["functions"]
+    print(f"  decompile speed: {total / max(t_decompile, 1e-9):.0f} functions/s (one core, including reading code objects); slowest {slowest[0] * 1000:.1f} ms at {slowest[1]}")
+    if args.failures:
+        for kind, items in failures.items():
+            print(f"  -- {kind}: {len(items)}")
+            for line in items[: args.failures]:
+                print("    " + line)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"version": f"{v[0]}.{v[1]}", "modules": len(files), "stats": stats, "functions_per_second": total / max(t_decompile, 1e-9)}, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()
