@@ -1,5 +1,11 @@
 //! Normalizers: one module per CPython version turns decoded [`Instruction`]s into
 //! [`Op`]s. The dispatch below is the only place that chooses by version.
+//!
+//! Versions share code where they agree: `common` holds the state of one code object
+//! and the opcodes that mean the same in every version, `pre311` what 3.8-3.10 share,
+//! `post311` what 3.12+ share (with a per-version `Family` of facts). Every opcode
+//! without a normalized form fails with `"not supported by the decompiler yet"`;
+//! none is dropped.
 
 use std::fmt;
 
@@ -7,7 +13,15 @@ use depyf_bytecode::{decode, BytecodeError, CodeObject, Instruction, PythonVersi
 
 use crate::Op;
 
+mod common;
+mod post311;
+mod pre311;
+mod py310;
 mod py311;
+mod py312;
+mod py313;
+mod py38;
+mod py39;
 
 /// One normalized instruction. Several may share an `offset` when one CPython
 /// instruction becomes several ops (3.11 `LOAD_GLOBAL` with its NULL bit is
@@ -82,9 +96,27 @@ impl IrError {
 /// Decodes and normalizes `code`. Errors name the instruction (opname, byte offset)
 /// that has no normalized form in this version yet, or the bytecode error.
 pub fn normalize(code: &CodeObject) -> Result<Vec<IrInstr>, IrError> {
+    dispatch(code, false).map(|(ir, _)| ir)
+}
+
+/// Like [`normalize`], but goes on past instructions without a normalized form: they
+/// emit nothing and their errors are returned beside the ops (for coverage reports;
+/// the ops are not a usable stream when errors are returned). Errors that concern the
+/// whole code object (decoding, a `FOR_ITER` without its `END_FOR`) still fail it.
+/// 3.11 is normalized strictly: its first error fails the code object.
+pub fn normalize_all(code: &CodeObject) -> Result<(Vec<IrInstr>, Vec<IrError>), IrError> {
+    dispatch(code, true)
+}
+
+fn dispatch(code: &CodeObject, lenient: bool) -> Result<(Vec<IrInstr>, Vec<IrError>), IrError> {
     let ins = decode(code).map_err(|e| IrError::from_bytecode(code, e))?;
     match (code.version.major, code.version.minor) {
-        (3, 11) => py311::normalize(code, &ins),
+        (3, 8) => py38::normalize(code, &ins, lenient),
+        (3, 9) => py39::normalize(code, &ins, lenient),
+        (3, 10) => py310::normalize(code, &ins, lenient),
+        (3, 11) => py311::normalize(code, &ins).map(|ir| (ir, Vec::new())),
+        (3, 12) => py312::normalize(code, &ins, lenient),
+        (3, 13) => py313::normalize(code, &ins, lenient),
         _ => Err(IrError {
             code_name: code.co_qualname.clone(),
             offset: 0,

@@ -1,0 +1,191 @@
+//! What CPython 3.12 and later share, parameterized by the few facts that differ
+//! between them ([`Family`]): where the NULL of a call sits, whether `KW_NAMES` or
+//! `CALL_KW` names keyword arguments, what follows the `END_FOR` that `FOR_ITER`
+//! jumps over, and whether `CALL_FUNCTION_EX` always has a kwargs slot. Each version
+//! module states its `Family` and handles its own opcodes before calling [`op`].
+//! Semantics from each version's `Lib/dis.py` documentation and `dis.stack_effect`.
+//!
+//! **`FOR_ITER` / `END_FOR`.** `dis` shows `FOR_ITER`'s jump landing on `END_FOR`
+//! with the stack as if `next` had been pushed (`dis.stack_effect(FOR_ITER, jump=True)`
+//! is +1) and `END_FOR` popping it together with the iterator. What runs is different:
+//! the exhausted `FOR_ITER` pops the iterator (3.12-3.13) and jumps *over* `END_FOR`
+//! (3.12), over `END_FOR` + `POP_TOP` (3.13), or over `END_FOR` onto `POP_ITER`, which
+//! pops the iterator (3.14). The normalized [`Op::ForIter`] keeps the pre-3.12 meaning
+//! (`(iter -- )` on the jump edge) and targets the first instruction after
+//! [`Family::for_iter_skips`]; those skipped instructions (dead code) become `Nop`s. An
+//! `END_FOR` that is not a `FOR_ITER` exit takes the error path.
+//!
+//! Exceptions, `with`, generators and coroutines, pattern matching and the type
+//! parameter intrinsics take the error path until they are normalized.
+
+use std::collections::{HashMap, HashSet};
+
+use depyf_bytecode::{table_for, Argval};
+
+use super::common::{same_everywhere, Cx};
+use super::IrError;
+use crate::{CallLayout, Op, UnaryOp};
+
+/// The facts that distinguish 3.12 and later versions from each other.
+pub(super) struct Family {
+    /// Where the NULL of `LOAD_GLOBAL`, method `LOAD_ATTR`/`LOAD_SUPER_ATTR` and `CALL`
+    /// sits: below the callable (3.12) or above it (3.13+).
+    pub layout: CallLayout,
+    /// Opnames after `FOR_ITER`'s target `END_FOR` that the exhausted loop also skips.
+    pub for_iter_skips: &'static [&'static str],
+    /// 3.14+: `CALL_FUNCTION_EX` has no oparg and always pops a kwargs slot, NULL
+    /// (a `PUSH_NULL` right before) when there are no `**kwargs`.
+    pub call_ex_kwargs_slot: bool,
+}
+
+/// Where the `FOR_ITER`s of a code object go when their iterator is exhausted.
+pub(super) struct Loops {
+    /// `FOR_ITER` offset → normalized target.
+    exits: HashMap<u32, u32>,
+    /// Offsets of the `END_FOR` (and following) instructions that no control reaches.
+    dead: HashSet<u32>,
+}
+
+impl Loops {
+    /// Finds every `FOR_ITER`'s exit; errors if its target is not `END_FOR` followed by
+    /// the family's skipped instructions.
+    pub fn scan(cx: &Cx<'_>, fam: &Family) -> Result<Self, IrError> {
+        let mut loops = Loops { exits: HashMap::new(), dead: HashSet::new() };
+        for (k, i) in cx.ins.iter().enumerate() {
+            if i.opname != "FOR_ITER" {
+                continue;
+            }
+            let bad = || cx.err(k, "FOR_ITER does not jump to END_FOR");
+            let t = cx.at_offset(cx.target(k)).ok_or_else(bad)?;
+            if cx.ins[t].opname != "END_FOR" {
+                return Err(bad());
+            }
+            let mut last = t;
+            for want in fam.for_iter_skips {
+                last += 1;
+                if cx.ins.get(last).map(|i| i.opname) != Some(*want) {
+                    return Err(cx.err(k, format!("FOR_ITER's END_FOR is not followed by {want}")));
+                }
+            }
+            for j in t..=last {
+                loops.dead.insert(cx.ins[j].offset);
+            }
+            loops.exits.insert(i.offset, cx.ins[last].end_offset());
+        }
+        Ok(loops)
+    }
+}
+
+/// Normalizes instruction `k` with the meanings shared by 3.12 and later.
+pub(super) fn op(cx: &mut Cx<'_>, fam: &Family, loops: &Loops, k: usize) -> Result<(), IrError> {
+    let i = &cx.ins[k];
+    if loops.dead.contains(&i.offset) {
+        cx.emit(k, Op::Nop);
+        return Ok(());
+    }
+    if let Some(op) = same_everywhere(cx, k)? {
+        cx.emit(k, op);
+        return Ok(());
+    }
+    let arg = cx.arg(k);
+    let idx = cx.idx(k);
+    let layout = fam.layout;
+    let op = match i.opname {
+        "TO_BOOL" | "NOT_TAKEN" => Op::Nop,
+        // Inlined comprehensions (PEP 709) save the outer binding with
+        // LOAD_FAST_AND_CLEAR and restore it with STORE_FAST; the clearing is not an
+        // op of its own, the opname on the IrInstr still says it.
+        "LOAD_FAST_CHECK" | "LOAD_FAST_AND_CLEAR" | "LOAD_FAST_BORROW" => Op::LoadFast(idx),
+        "LOAD_FAST_LOAD_FAST" | "STORE_FAST_LOAD_FAST" | "STORE_FAST_STORE_FAST"
+        | "LOAD_FAST_BORROW_LOAD_FAST_BORROW" => {
+            let Argval::LocalPair(a, b) = i.argval else { return Err(cx.err(k, "no local pair")) };
+            let (first, second) = i.opname.split_once("_FAST_").expect("matched above");
+            let one = |kind: &str, x| if kind.starts_with("STORE") { Op::StoreFast(x) } else { Op::LoadFast(x) };
+            // The high nibble is the first access: `STORE_FAST_STORE_FAST` stores the
+            // top of stack into it.
+            let (op1, op2) = (one(first, a), one(second, b));
+            cx.emit(k, op1);
+            op2
+        }
+        "LOAD_GLOBAL" => {
+            if arg & 1 == 1 {
+                let (lo, hi) = match layout {
+                    CallLayout::NullFirst => (Op::PushNull, Op::LoadGlobal(idx)),
+                    _ => (Op::LoadGlobal(idx), Op::PushNull),
+                };
+                cx.emit(k, lo);
+                hi
+            } else {
+                Op::LoadGlobal(idx)
+            }
+        }
+        "LOAD_ATTR" if arg & 1 == 1 => Op::LoadMethod(idx, layout),
+        "LOAD_ATTR" => Op::LoadAttr(idx),
+        // Low bit: method load; second bit: two-argument `super(cls, obj)`, which the
+        // op (zero-argument `super()`) does not express.
+        "LOAD_SUPER_ATTR" if arg & 2 != 0 => {
+            return Err(cx.err(k, "two-argument super() attribute load: not supported by the decompiler yet"))
+        }
+        "LOAD_SUPER_ATTR" => Op::LoadSuperAttr { name: idx, method: (arg & 1 == 1).then_some(layout) },
+        // 3.12 only (3.13 has CALL_KW).
+        "KW_NAMES" => {
+            cx.kwnames = Some(idx);
+            Op::Nop
+        }
+        "CALL" => Op::Call { argc: arg, kwnames: cx.kwnames.take(), layout },
+        "CALL_KW" => {
+            let kw = cx.fold_kwnames(k)?;
+            Op::Call { argc: arg, kwnames: Some(kw), layout }
+        }
+        "CALL_FUNCTION_EX" if fam.call_ex_kwargs_slot => {
+            let null_kwargs = cx.prev(k).filter(|&j| cx.ins[j].opname == "PUSH_NULL");
+            if let Some(j) = null_kwargs {
+                cx.absorb(j);
+            }
+            Op::CallEx { has_kwargs: null_kwargs.is_none(), layout }
+        }
+        "CALL_FUNCTION_EX" => Op::CallEx { has_kwargs: arg & 1 == 1, layout },
+        "RETURN_CONST" => {
+            cx.emit(k, Op::LoadConst(idx));
+            Op::Return
+        }
+        // `(container, start, stop -- value)`.
+        "BINARY_SLICE" => {
+            cx.emit(k, Op::BuildSlice(2));
+            Op::BinarySubscr
+        }
+        // `(value, container, start, stop -- )`.
+        "STORE_SLICE" => {
+            cx.emit(k, Op::BuildSlice(2));
+            Op::StoreSubscr
+        }
+        "CALL_INTRINSIC_1" => {
+            let table = table_for(cx.code.version).expect("decoded, so a table exists");
+            match table.intrinsic1.get(arg as usize).copied() {
+                Some("INTRINSIC_UNARY_POSITIVE") => Op::Unary(UnaryOp::Pos),
+                Some("INTRINSIC_LIST_TO_TUPLE") => Op::ListToTuple,
+                // `(module -- None)` and the compiler's POP_TOP of that None: together
+                // the `(module -- )` of IMPORT_STAR.
+                Some("INTRINSIC_IMPORT_STAR") if cx.next(k).map(|n| n.opname) == Some("POP_TOP") => {
+                    cx.emit(k, Op::ImportStar);
+                    cx.skip_next = true;
+                    return Ok(());
+                }
+                _ => return Err(cx.unsupported(k)),
+            }
+        }
+        // 3.12: flags as before 3.11; 3.13+: no oparg, SET_FUNCTION_ATTRIBUTE follows.
+        "MAKE_FUNCTION" => Op::MakeFunction { flags: arg, qualname: false },
+        "SET_FUNCTION_ATTRIBUTE" => Op::SetFunctionAttribute(arg),
+        "FORMAT_VALUE" => Op::FormatValue { conversion: arg & 3, with_spec: arg & 4 != 0 },
+        "CONVERT_VALUE" => Op::ConvertValue(arg),
+        "FORMAT_SIMPLE" => Op::FormatValue { conversion: 0, with_spec: false },
+        "FORMAT_WITH_SPEC" => Op::FormatValue { conversion: 0, with_spec: true },
+        "GET_ITER" => Op::GetIter,
+        "FOR_ITER" => Op::ForIter(loops.exits[&i.offset]),
+        _ => return Err(cx.unsupported(k)),
+    };
+    cx.emit(k, op);
+    Ok(())
+}
+

@@ -1,0 +1,73 @@
+//! What CPython 3.8, 3.9 and 3.10 share: no NULL below plain callables, the dedicated
+//! `BINARY_*`/`INPLACE_*` opcodes, `ROT_*`/`DUP_TOP*`, absolute `JUMP_ABSOLUTE` and
+//! `POP_JUMP_IF_*` (the decoder turns every jump argument into a byte offset), the
+//! qualified name on the stack for `MAKE_FUNCTION`. Semantics from each version's
+//! `Lib/dis.py` documentation (`Doc/library/dis.rst`) and `dis.stack_effect`.
+//!
+//! The block-stack opcodes (`SETUP_FINALLY`, `SETUP_WITH`, `POP_BLOCK`, `POP_EXCEPT`,
+//! `RERAISE`, `WITH_EXCEPT_START`, 3.8's `BEGIN_FINALLY`/`CALL_FINALLY`/`END_FINALLY`,
+//! ...), generators (`YIELD_VALUE`, `YIELD_FROM`, `GEN_START`, `GET_AWAITABLE`, ...)
+//! and pattern matching (`MATCH_*`) take the error path until exception regions and
+//! generators are normalized.
+
+use super::common::{pre311_binary, same_everywhere, Cx};
+use super::IrError;
+use crate::{CallLayout, Op};
+
+/// Normalizes instruction `k` with the 3.8-3.10 meanings.
+pub(super) fn op(cx: &mut Cx<'_>, k: usize) -> Result<(), IrError> {
+    if let Some(op) = same_everywhere(cx, k)? {
+        cx.emit(k, op);
+        return Ok(());
+    }
+    let arg = cx.arg(k);
+    let idx = cx.idx(k);
+    let name = cx.ins[k].opname;
+    if let Some((op, inplace)) = pre311_binary(name) {
+        cx.emit(k, Op::Binary(op, inplace));
+        return Ok(());
+    }
+    let op = match name {
+        "LOAD_GLOBAL" => Op::LoadGlobal(idx),
+        "LOAD_ATTR" => Op::LoadAttr(idx),
+        "LOAD_METHOD" => Op::LoadMethod(idx, CallLayout::NullFirst),
+        // `(callable, args * n -- result)`.
+        "CALL_FUNCTION" => Op::Call { argc: arg, kwnames: None, layout: CallLayout::NoNull },
+        // `(callable, args * n, kwnames -- result)`, kwnames pushed by the LOAD_CONST
+        // right before.
+        "CALL_FUNCTION_KW" => {
+            let kw = cx.fold_kwnames(k)?;
+            Op::Call { argc: arg, kwnames: Some(kw), layout: CallLayout::NoNull }
+        }
+        // `(meth_or_null, self_or_callable, args * n -- result)` after LOAD_METHOD.
+        "CALL_METHOD" => Op::Call { argc: arg, kwnames: None, layout: CallLayout::NullFirst },
+        "CALL_FUNCTION_EX" => Op::CallEx { has_kwargs: arg & 1 == 1, layout: CallLayout::NoNull },
+        "ROT_TWO" => Op::Swap(2),
+        "ROT_THREE" => Op::Rot(3),
+        "ROT_FOUR" => Op::Rot(4),
+        "ROT_N" => Op::Rot(arg),
+        "DUP_TOP" => Op::Copy(1),
+        "DUP_TOP_TWO" => {
+            cx.emit(k, Op::Copy(2));
+            Op::Copy(2)
+        }
+        "JUMP_IF_TRUE_OR_POP" => Op::JumpIfOrPop { when: true, target: cx.target(k) },
+        "JUMP_IF_FALSE_OR_POP" => Op::JumpIfOrPop { when: false, target: cx.target(k) },
+        // `(defaults?, kwdefaults?, annotations?, closure?, code, qualname -- func)`.
+        "MAKE_FUNCTION" => Op::MakeFunction { flags: arg, qualname: true },
+        // Low two bits: conversion; 0x04: a format spec is on top.
+        "FORMAT_VALUE" => Op::FormatValue { conversion: arg & 3, with_spec: arg & 4 != 0 },
+        "GET_ITER" => Op::GetIter,
+        // Before 3.12 FOR_ITER pops the exhausted iterator itself.
+        "FOR_ITER" => Op::ForIter(cx.target(k)),
+        // `( -- value)`: the class body's locals first, then the cell: 3.12 spells it
+        // LOAD_LOCALS + LOAD_FROM_DICT_OR_DEREF.
+        "LOAD_CLASSDEREF" => {
+            cx.emit(k, Op::LoadLocals);
+            Op::LoadFromDictOr(idx, true)
+        }
+        _ => return Err(cx.unsupported(k)),
+    };
+    cx.emit(k, op);
+    Ok(())
+}

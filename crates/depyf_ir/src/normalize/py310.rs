@@ -1,0 +1,14 @@
+//! CPython 3.10 → [`Op`](crate::Op): everything is shared with the other pre-3.11
+//! versions in `pre311`.
+//!
+//! 3.10 counts jump arguments in code units (the decoder scales them) and added
+//! `ROT_N`; `GEN_START` and `MATCH_*` take the error path.
+
+use depyf_bytecode::{CodeObject, Instruction};
+
+use super::common::{Cx, Normalized};
+use super::{pre311, IrError};
+
+pub(super) fn normalize(code: &CodeObject, ins: &[Instruction], lenient: bool) -> Result<Normalized, IrError> {
+    Cx::new(code, ins, lenient).run(pre311::op)
+}

@@ -1,0 +1,18 @@
+//! CPython 3.8 → [`Op`](crate::Op): everything is shared with the other pre-3.11
+//! versions in `pre311`.
+//!
+//! 3.8 alone has `BUILD_LIST_UNPACK`, `BUILD_TUPLE_UNPACK(_WITH_CALL)`,
+//! `BUILD_SET_UNPACK`, `BUILD_MAP_UNPACK(_WITH_CALL)`: they pop n iterables and push
+//! their concatenation, while 3.9+ builds the empty container *below* the items and
+//! extends it one at a time. No sequence of normalized ops means exactly that without
+//! rotations that later stages would have to undo, so they take the error path. Its
+//! `COMPARE_OP` also covers `in`/`is` (normalized) and `exception match` (error path).
+
+use depyf_bytecode::{CodeObject, Instruction};
+
+use super::common::{Cx, Normalized};
+use super::{pre311, IrError};
+
+pub(super) fn normalize(code: &CodeObject, ins: &[Instruction], lenient: bool) -> Result<Normalized, IrError> {
+    Cx::new(code, ins, lenient).run(pre311::op)
+}

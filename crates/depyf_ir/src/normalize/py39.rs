@@ -1,0 +1,14 @@
+//! CPython 3.9 → [`Op`](crate::Op): everything is shared with the other pre-3.11
+//! versions in `pre311`.
+//!
+//! 3.9 added `LIST_TO_TUPLE`, `LIST_EXTEND`, `SET_UPDATE`, `DICT_UPDATE`, `DICT_MERGE`,
+//! `IS_OP`, `CONTAINS_OP`, `LOAD_ASSERTION_ERROR` (all in `common`).
+
+use depyf_bytecode::{CodeObject, Instruction};
+
+use super::common::{Cx, Normalized};
+use super::{pre311, IrError};
+
+pub(super) fn normalize(code: &CodeObject, ins: &[Instruction], lenient: bool) -> Result<Normalized, IrError> {
+    Cx::new(code, ins, lenient).run(pre311::op)
+}

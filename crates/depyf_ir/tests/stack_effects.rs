@@ -1,0 +1,279 @@
+//! The normalized ops of every instruction have the stack effect that the version's own
+//! `dis.stack_effect(opcode, oparg, jump=...)` gives.
+//!
+//! For each instruction that normalizes, the net effect of its ops (pushes minus pops,
+//! on the fall-through edge, and on the jump edge for jumps: the ops before the jumping
+//! op plus its [`Op::stack_effect_on`]`(true)`) must equal CPython's number. Known,
+//! documented differences:
+//!
+//! - **Folds.** Some instructions are folded into a neighbour and become `Nop`s: the
+//!   `LOAD_CONST` of the keyword names before `CALL_FUNCTION_KW` (3.8-3.10) and `CALL_KW`
+//!   (3.13+), the `PUSH_NULL` of absent `**kwargs` before 3.14+ `CALL_FUNCTION_EX`, the
+//!   `POP_TOP` after 3.12+ `CALL_INTRINSIC_1 INTRINSIC_IMPORT_STAR`. The pair is checked
+//!   as a whole.
+//! - **`FOR_ITER`'s jump, 3.12+.** CPython's number describes the jump as landing on
+//!   `END_FOR` with `next` pushed (+1), `END_FOR` (and 3.13's `POP_TOP`) popping it and
+//!   the iterator. The interpreter pops the iterator and jumps over them (3.12-3.13), or
+//!   over `END_FOR` onto `POP_ITER` (3.14); the normalized `ForIter` does that directly
+//!   and those skipped instructions are `Nop`s (see `normalize/post311.rs`). So the
+//!   jump edge of `FOR_ITER` is compared with the sum of `dis`'s numbers for `FOR_ITER`
+//!   (jump) and the skipped instructions, and the skipped ones are not checked alone.
+//! - `JUMP_IF_TRUE_OR_POP`/`JUMP_IF_FALSE_OR_POP` (3.8-3.11): `dis` says 0 on the jump
+//!   and -1 on the fall-through, as executed, so they need no exception.
+//!
+//! `sample_per_version` always runs on the committed data in `tests/data/pyXY`
+//! (`scripts/gen_ir_fixtures.py --source`); `stdlib_per_version` (ignored, run with
+//! `cargo test -p depyf_ir --test stack_effects -- --ignored --nocapture`) compiles 250
+//! standard library modules with every interpreter it finds and prints per-version
+//! figures.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use depyf_bytecode::{decode, marshal, CodeObject, Constant, Instruction, PythonVersion};
+use depyf_ir::{normalize_all, Op};
+
+/// `(opcode, oparg)` → `(effect on jump, effect on fall-through)`; `None` where
+/// `dis.stack_effect` raised.
+type Effects = HashMap<(u8, Option<u32>), (Option<i64>, Option<i64>)>;
+
+fn read_effects(path: &Path) -> Effects {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.split(' ').collect();
+            let arg = if f[1] == "-" { None } else { Some(f[1].parse().unwrap()) };
+            ((f[0].parse().unwrap(), arg), (f[2].parse().ok(), f[3].parse().ok()))
+        })
+        .collect()
+}
+
+fn codes_of(c: &CodeObject, out: &mut Vec<CodeObject>) {
+    out.push(c.clone());
+    for k in &c.co_consts {
+        if let Constant::Code(inner) = k {
+            codes_of(inner, out);
+        }
+    }
+}
+
+fn load_marshal(path: &Path, v: PythonVersion, out: &mut Vec<CodeObject>) {
+    let data = std::fs::read(path).unwrap();
+    match marshal::loads(&data, v) {
+        Ok(Constant::Code(c)) => codes_of(&c, out),
+        other => panic!("{}: not a code object: {other:?}", path.display()),
+    }
+}
+
+/// Per-version figures.
+#[derive(Default, Debug)]
+struct Figures {
+    instructions: usize,
+    normalized: usize,
+    agree: usize,
+    /// Opname → instructions on the error path.
+    unsupported: BTreeMap<String, usize>,
+    /// Code objects failed as a whole (decode, loop scan, 3.11 strict mode).
+    failed_codes: BTreeMap<String, usize>,
+    /// Disagreements: "opname oparg: ours vs dis".
+    mismatches: BTreeMap<String, usize>,
+}
+
+fn net(ops: &[&Op], jump: bool) -> i64 {
+    let mut sum = 0i64;
+    for op in ops {
+        if jump && op.jump_target().is_some() {
+            let (p, q) = op.stack_effect_on(true);
+            return sum + i64::from(q) - i64::from(p);
+        }
+        let (p, q) = op.stack_effect();
+        sum += i64::from(q) - i64::from(p);
+    }
+    sum
+}
+
+fn is_jump(ops: &[&Op]) -> bool {
+    ops.iter().any(|o| o.jump_target().is_some())
+}
+
+/// Instructions whose effect is accounted for in another one (see the module docs):
+/// returns, for each instruction index folded away, the index it is checked with.
+fn folds(v: PythonVersion, ins: &[Instruction], ops: &HashMap<u32, Vec<&Op>>) -> HashMap<usize, usize> {
+    let mut m = HashMap::new();
+    let all_nop = |k: usize| ops.get(&ins[k].offset).is_some_and(|o| o.iter().all(|o| **o == Op::Nop));
+    let prev = |k: usize| (0..k).rev().find(|&j| ins[j].opname != "EXTENDED_ARG");
+    for k in 0..ins.len() {
+        match ins[k].opname {
+            "CALL_FUNCTION_KW" | "CALL_KW" | "CALL_FUNCTION_EX" => {
+                if let Some(j) = prev(k).filter(|&j| all_nop(j) && ins[j].opname != "NOP") {
+                    m.insert(j, k);
+                }
+            }
+            "CALL_INTRINSIC_1" if k + 1 < ins.len() && all_nop(k + 1) && ins[k + 1].opname == "POP_TOP" => {
+                m.insert(k + 1, k);
+            }
+            "FOR_ITER" if v >= PythonVersion::PY312 => {
+                let t = ins[k].jump_target().unwrap();
+                let mut j = ins.iter().position(|i| i.offset == t).unwrap();
+                while j < ins.len() && all_nop(j) && ins[j].opname != "NOP" {
+                    m.insert(j, k);
+                    j += 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    m
+}
+
+fn check(v: PythonVersion, codes: &[CodeObject], eff: &Effects, fig: &mut Figures) {
+    for code in codes {
+        let ins = decode(code).expect("decodes");
+        fig.instructions += ins.len();
+        let (ir, errors) = match normalize_all(code) {
+            Ok(x) => x,
+            Err(e) => {
+                *fig.failed_codes.entry(format!("{}: {}", e.opname, e.message)).or_default() += 1;
+                continue;
+            }
+        };
+        let failed: HashMap<u32, &str> = errors.iter().map(|e| (e.offset, e.opname.as_str())).collect();
+        for e in &errors {
+            *fig.unsupported.entry(e.opname.clone()).or_default() += 1;
+        }
+        let mut ops: HashMap<u32, Vec<&Op>> = HashMap::new();
+        for i in &ir {
+            ops.entry(i.offset).or_default().push(&i.op);
+        }
+        let folded = folds(v, &ins, &ops);
+        let dis = |k: usize, jump: bool| {
+            let i = &ins[k];
+            let (j, f) = eff[&(i.opcode, i.oparg)];
+            if jump { j } else { f }
+        };
+        for (k, i) in ins.iter().enumerate() {
+            if failed.contains_key(&i.offset) || folded.contains_key(&k) {
+                continue;
+            }
+            fig.normalized += 1;
+            let mine = ops.get(&i.offset).cloned().unwrap_or_default();
+            let partners: Vec<usize> = folded.iter().filter(|(_, &to)| to == k).map(|(&from, _)| from).collect();
+            let mut ok = true;
+            let mut report = String::new();
+            for jump in [false, true] {
+                if jump && !is_jump(&mine) {
+                    continue;
+                }
+                let ours = net(&mine, jump);
+                let mut theirs = dis(k, jump);
+                for &p in &partners {
+                    // FOR_ITER's skipped instructions count on its jump edge only;
+                    // the other folds on both edges.
+                    if i.opname == "FOR_ITER" && !jump {
+                        continue;
+                    }
+                    theirs = theirs.and_then(|t| dis(p, false).map(|d| t + d));
+                }
+                if Some(ours) != theirs {
+                    ok = false;
+                    report = format!("{} {:?} jump={jump}: ours {ours} vs dis {theirs:?}", i.opname, i.oparg);
+                }
+            }
+            if ok {
+                fig.agree += 1;
+            } else {
+                *fig.mismatches.entry(report).or_default() += 1;
+            }
+        }
+    }
+}
+
+fn summary(v: PythonVersion, fig: &Figures) -> String {
+    let unsupported: usize = fig.unsupported.values().sum();
+    let mut top: Vec<(&String, &usize)> = fig.unsupported.iter().collect();
+    top.sort_by(|a, b| b.1.cmp(a.1));
+    let top: Vec<String> = top.iter().take(12).map(|(n, c)| format!("{n}:{c}")).collect();
+    format!(
+        "{v}: {} instructions, {} normalized ({} agree with dis.stack_effect), {unsupported} on the error path [{}], \
+         code objects failed whole: {:?}, mismatches: {:?}",
+        fig.instructions,
+        fig.normalized,
+        fig.agree,
+        top.join(" "),
+        fig.failed_codes,
+        fig.mismatches
+    )
+}
+
+fn data_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data")
+}
+
+/// Versions with normalizers under test (3.11 has its own module).
+const VERSIONS: &[PythonVersion] =
+    &[PythonVersion::PY38, PythonVersion::PY39, PythonVersion::PY310, PythonVersion::PY312, PythonVersion::PY313];
+
+#[test]
+fn sample_per_version() {
+    for &v in VERSIONS {
+        let dir = data_dir().join(format!("py{}{}", v.major, v.minor));
+        let mut codes = Vec::new();
+        load_marshal(&dir.join("sample.marshal"), v, &mut codes);
+        let mut fig = Figures::default();
+        check(v, &codes, &read_effects(&dir.join("effects.txt")), &mut fig);
+        println!("{}", summary(v, &fig));
+        assert!(fig.mismatches.is_empty(), "{}", summary(v, &fig));
+        assert!(fig.failed_codes.is_empty(), "{}", summary(v, &fig));
+        assert!(fig.normalized > 0);
+    }
+}
+
+/// The interpreter of version `v`: `$DEPYF_PYTHON3XY`, pyenv's, or the unpacked
+/// Debian builds under /work/scratch.
+fn interpreter(v: PythonVersion) -> Option<PathBuf> {
+    let tag = format!("{}{}", v.major, v.minor);
+    if let Ok(p) = std::env::var(format!("DEPYF_PYTHON{tag}")) {
+        return Some(PathBuf::from(p));
+    }
+    let dotted = format!("{}.{}", v.major, v.minor);
+    if let Ok(out) = Command::new("pyenv").args(["prefix", &dotted]).output() {
+        let p = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()).join("bin/python");
+        if out.status.success() && p.exists() {
+            return Some(p);
+        }
+    }
+    let p = PathBuf::from(format!("/work/scratch/py{tag}/root/usr/bin/python{dotted}"));
+    p.exists().then_some(p)
+}
+
+#[test]
+#[ignore = "needs the CPython interpreters; prints per-version figures"]
+fn stdlib_per_version() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/gen_ir_fixtures.py");
+    let mut bad = Vec::new();
+    for &v in VERSIONS {
+        let Some(python) = interpreter(v) else {
+            println!("{v}: no interpreter, skipped");
+            continue;
+        };
+        let dir = std::env::temp_dir().join(format!("depyf_ir_stdlib_py{}{}", v.major, v.minor));
+        let _ = std::fs::remove_dir_all(&dir);
+        let st = Command::new(&python).arg(&script).args(["--stdlib", "250"]).arg(&dir).status().unwrap();
+        assert!(st.success(), "{} failed", python.display());
+        let mut codes = Vec::new();
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+        files.sort();
+        for f in files.iter().filter(|f| f.extension().is_some_and(|e| e == "marshal")) {
+            load_marshal(f, v, &mut codes);
+        }
+        let mut fig = Figures::default();
+        check(v, &codes, &read_effects(&dir.join("effects.txt")), &mut fig);
+        println!("{}", summary(v, &fig));
+        if !fig.mismatches.is_empty() {
+            bad.push(v);
+        }
+    }
+    assert!(bad.is_empty(), "stack effects disagree for {bad:?}");
+}
