@@ -20,6 +20,8 @@ mod py310;
 mod py311;
 mod py312;
 mod py313;
+mod py314;
+mod py315;
 mod py38;
 mod py39;
 
@@ -117,6 +119,8 @@ fn dispatch(code: &CodeObject, lenient: bool) -> Result<(Vec<IrInstr>, Vec<IrErr
         (3, 11) => py311::normalize(code, &ins).map(|ir| (ir, Vec::new())),
         (3, 12) => py312::normalize(code, &ins, lenient),
         (3, 13) => py313::normalize(code, &ins, lenient),
+        (3, 14) => py314::normalize(code, &ins, lenient),
+        (3, 15) => py315::normalize(code, &ins, lenient),
         _ => Err(IrError {
             code_name: code.co_qualname.clone(),
             offset: 0,

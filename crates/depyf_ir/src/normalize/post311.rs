@@ -36,6 +36,14 @@ pub(super) struct Family {
     /// 3.14+: `CALL_FUNCTION_EX` has no oparg and always pops a kwargs slot, NULL
     /// (a `PUSH_NULL` right before) when there are no `**kwargs`.
     pub call_ex_kwargs_slot: bool,
+    /// The version's own opcodes (and those it gives another meaning), tried before
+    /// the shared ones; `Ok(None)` for the rest.
+    pub own: fn(&Cx<'_>, usize) -> Result<Option<Op>, IrError>,
+}
+
+/// [`Family::own`] of a version without opcodes of its own.
+pub(super) fn no_own(_: &Cx<'_>, _: usize) -> Result<Option<Op>, IrError> {
+    Ok(None)
 }
 
 /// Where the `FOR_ITER`s of a code object go when their iterator is exhausted.
@@ -51,6 +59,8 @@ impl Loops {
     /// the family's skipped instructions.
     pub fn scan(cx: &Cx<'_>, fam: &Family) -> Result<Self, IrError> {
         let mut loops = Loops { exits: HashMap::new(), dead: HashSet::new() };
+        let other_targets: HashSet<u32> =
+            cx.ins.iter().filter(|i| i.opname != "FOR_ITER").filter_map(|i| i.jump_target()).collect();
         for (k, i) in cx.ins.iter().enumerate() {
             if i.opname != "FOR_ITER" {
                 continue;
@@ -68,6 +78,9 @@ impl Loops {
                 }
             }
             for j in t..=last {
+                if other_targets.contains(&cx.ins[j].offset) {
+                    return Err(cx.err(k, "another jump lands in FOR_ITER's END_FOR tail"));
+                }
                 loops.dead.insert(cx.ins[j].offset);
             }
             loops.exits.insert(i.offset, cx.ins[last].end_offset());
@@ -81,6 +94,10 @@ pub(super) fn op(cx: &mut Cx<'_>, fam: &Family, loops: &Loops, k: usize) -> Resu
     let i = &cx.ins[k];
     if loops.dead.contains(&i.offset) {
         cx.emit(k, Op::Nop);
+        return Ok(());
+    }
+    if let Some(op) = (fam.own)(cx, k)? {
+        cx.emit(k, op);
         return Ok(());
     }
     if let Some(op) = same_everywhere(cx, k)? {

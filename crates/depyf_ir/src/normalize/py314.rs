@@ -1,0 +1,41 @@
+//! CPython 3.14 → [`Op`](crate::Op), through the 3.12+ family in `post311` (3.13's call
+//! layout). New in 3.14: `LOAD_SMALL_INT`, `LOAD_COMMON_CONSTANT` (replaces
+//! `LOAD_ASSERTION_ERROR`), `LOAD_FAST_BORROW*` (plain loads for the decompiler),
+//! `NOT_TAKEN` (a marker after conditional jumps), `POP_ITER`, `BINARY_OP` with the
+//! subscript kind (`NB_SUBSCR`) instead of `BINARY_SUBSCR`, `CALL_FUNCTION_EX` with an
+//! always-present kwargs slot, no `RETURN_CONST` and no `BUILD_CONST_KEY_MAP`.
+//! `BUILD_TEMPLATE`/`BUILD_INTERPOLATION` (template strings), `LOAD_SPECIAL` (`with`)
+//! take the error path.
+
+use depyf_bytecode::{CodeObject, Instruction};
+
+use super::common::{Cx, Normalized};
+use super::post311::{self, Family, Loops};
+use super::IrError;
+use crate::{CallLayout, Op};
+
+/// CPython 3.14 `Python/bytecodes.c`: the exhausted `FOR_ITER` jumps over `END_FOR`
+/// onto `POP_ITER`, which pops the iterator.
+const FAMILY: Family =
+    Family { layout: CallLayout::NullSecond, for_iter_skips: &["POP_ITER"], call_ex_kwargs_slot: true, own };
+
+/// The 3.14 opcodes that 3.13 does not have.
+pub(super) fn own(cx: &Cx<'_>, k: usize) -> Result<Option<Op>, IrError> {
+    Ok(Some(match cx.ins[k].opname {
+        "LOAD_SMALL_INT" => Op::LoadSmallInt(cx.arg(k)),
+        // `dis._common_constants`: AssertionError, NotImplementedError, tuple, all, any
+        // (3.15 adds list, set, None, '', True, False, -1).
+        "LOAD_COMMON_CONSTANT" if cx.arg(k) == 0 => Op::LoadAssertionError,
+        "LOAD_COMMON_CONSTANT" => return Err(cx.unsupported(k)),
+        // The POP_ITERs that FOR_ITER does not skip (`break`, `return` in a loop) pop
+        // the iterator.
+        "POP_ITER" => Op::PopTop,
+        _ => return Ok(None),
+    }))
+}
+
+pub(super) fn normalize(code: &CodeObject, ins: &[Instruction], lenient: bool) -> Result<Normalized, IrError> {
+    let cx = Cx::new(code, ins, lenient);
+    let loops = Loops::scan(&cx, &FAMILY)?;
+    cx.run(|cx, k| post311::op(cx, &FAMILY, &loops, k))
+}
