@@ -653,7 +653,7 @@ mod tests {
 
     #[test]
     fn depth_is_bounded() {
-        let data = vec![b')', 1].repeat(10_000);
+        let data = [b')', 1].repeat(10_000);
         assert_eq!(load(&data).unwrap_err().kind, MarshalErrorKind::TooDeep);
     }
 

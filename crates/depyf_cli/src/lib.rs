@@ -57,6 +57,16 @@ pub fn dis_bytes(data: &[u8]) -> Result<String, CliErrorKind> {
     dis::dis(&pyc.code).map_err(CliErrorKind::Bytecode)
 }
 
+impl fmt::Display for CliErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CliErrorKind::Io(e) => write!(f, "{e}"),
+            CliErrorKind::Pyc(e) => write!(f, "{e}"),
+            CliErrorKind::Bytecode(e) => write!(f, "{e}"),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -71,15 +81,5 @@ mod tests {
     fn truncated_pyc_names_the_offset() {
         let e = dis_bytes(b"\xcb\x0d\r\n\0\0\0\0\0\0\0\0\0\0\0\0\xe3\x00").unwrap_err();
         assert!(e.to_string().starts_with("at byte offset 17:"), "{}", e);
-    }
-}
-
-impl fmt::Display for CliErrorKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CliErrorKind::Io(e) => write!(f, "{e}"),
-            CliErrorKind::Pyc(e) => write!(f, "{e}"),
-            CliErrorKind::Bytecode(e) => write!(f, "{e}"),
-        }
     }
 }
