@@ -180,3 +180,22 @@ def test_real_core_links_a_plain_function(tmp_path):
     assert record.verdict in ("identical", "equivalent"), (record.reason, record.detail)
     assert code is not None and code.co_filename == record.path
     assert _run(code, 3, 4) == 10
+
+
+
+def test_cells_passed_as_values_are_not_linked(tmp_path, fake_core):
+    """Even if compare accepts it, source that passes a cell's value where Dynamo's code
+    passes the cell is not linked ("closure expected cell" otherwise)."""
+    import sys
+
+    from test_recompile import _returns_cell
+
+    if sys.version_info >= (3, 13):
+        return  # LOAD_CLOSURE became a pseudo-instruction; covered by the torch tests
+    pushes_cell, _ = _returns_cell()
+    fake_core["result"] = FakeResult("def f():\n    return (s,)\n")
+    session = DumpSession(tmp_path, lambda: None)
+    assert session.hook(pushes_cell, pushes_cell) is None
+    record = session.records[0]
+    assert record.verdict == "equivalent" and not record.linked
+    assert "values instead of cells" in record.reason

@@ -69,11 +69,28 @@ def test_mismatches_are_reported(src, message):
         compile_like(src, "f.py", target.__code__)
 
 
-def test_missing_free_variable_is_a_mismatch():
+def test_unused_free_and_cell_variables_are_kept():
+    """Dynamo keeps closure variables its code no longer uses; so must the stand-in."""
     template = _closure_fn().__code__
     src = "def inner(a, /, b, *args, c, **kw):\n    return (a + b) * scale\n"
-    with pytest.raises(RecompileError, match="co_freevars"):
-        compile_like(src, "f.py", template)
+    code = compile_like(src, "f.py", template, first_line=3)
+    assert code.co_freevars == ("offset", "scale")
+    assert {line for _, line in __import__("dis").findlinestarts(code)} <= {3, 4}
+
+    def outer(a):
+        def g():
+            return a
+        return g
+
+    code = compile_like("def outer(a):\n    return 1\n", "f.py", outer.__code__)
+    assert code.co_cellvars == ("a",)
+    assert types_function(code)(5) == 1
+
+
+def types_function(code):
+    import types
+
+    return types.FunctionType(code, {})
 
 
 def test_name_that_is_not_an_identifier():
@@ -84,3 +101,29 @@ def test_name_that_is_not_an_identifier():
     weird = template.replace(co_name="<lambda>")
     with pytest.raises(RecompileError, match="no top-level def"):
         compile_like("def f(x):\n    return x\n", "f.py", weird)
+
+
+def _returns_cell():
+    """A closure whose code pushes its cell (as Dynamo's code does for factories)."""
+    s = 1.0
+
+    def f():
+        return (s,)
+
+    code = f.__code__
+    raw = bytearray(code.co_code)
+    for ins in __import__("dis").get_instructions(code):
+        if ins.opname == "LOAD_DEREF":
+            raw[ins.offset] = __import__("dis").opmap["LOAD_CLOSURE"]
+    return code.replace(co_code=bytes(raw)), code
+
+
+def test_cell_loads_tell_cells_from_values():
+    from depyf._recompile import cell_loads
+
+    if __import__("sys").version_info >= (3, 13):
+        return  # LOAD_CLOSURE is a pseudo-instruction there
+
+    pushes_cell, pushes_value = _returns_cell()
+    assert cell_loads(pushes_cell) == ["s"]
+    assert cell_loads(pushes_value) == []

@@ -13,6 +13,7 @@ other locals, cell variables, then free variables (CPython 3.11 ``Objects/codeob
 """
 
 import ast
+import dis
 import inspect
 import keyword
 import types
@@ -83,6 +84,26 @@ def layout_mismatch(template, candidate):
     return None
 
 
+def cell_loads(code):
+    """Names whose cell object (not its value) ``code`` pushes, in order.
+
+    In: a code object. Out: a list of names. CPython 3.11-3.12 push a cell with
+    ``LOAD_CLOSURE``; from 3.13 that is a pseudo-instruction compiled to ``LOAD_FAST`` on a
+    cell or free slot (CPython 3.13 ``Python/flowgraph.c``). Dynamo uses such loads to pass
+    closures to resume-function factories; source that loads the value instead gives
+    "closure expected cell" at run time, so :mod:`depyf.explain` checks these lists match
+    before linking, whatever the verification verdict. Raises nothing.
+    """
+    cells = set(code.co_cellvars) | set(code.co_freevars)
+    names = []
+    for ins in dis.get_instructions(code):
+        if ins.opname == "LOAD_CLOSURE" or (
+            ins.opname == "LOAD_FAST" and ins.argval in cells
+        ):
+            names.append(ins.argval)
+    return names
+
+
 def _is_identifier(name):
     return name.isidentifier() and not keyword.iskeyword(name)
 
@@ -121,10 +142,55 @@ def compile_like(source, filename, template, *, first_line=1):
     ``co_qualname``), with the same free variables: when ``template`` has free
     variables the ``def`` is compiled nested inside a wrapper function that assigns them,
     built with :mod:`ast` so the ``def`` keeps its line numbers.
+
+    Dynamo keeps the original function's cell and free variables even where its code no
+    longer uses them (e.g. a resume function whose graph captured the closure value).
+    Source that does not mention them compiles without them, so for those the ``def``
+    gets a dead ``if False: <names>; lambda: <names>`` on its first line: CPython's
+    symbol table still sees the names (making them free, resp. cells) while the compiler
+    drops the dead branch, leaving at most a ``NOP`` (CPython 3.11 ``Python/compile.c``,
+    constant ``if`` tests are not compiled; ``Python/symtable.c`` runs on the whole AST).
+
     Raises :class:`RecompileError` when the source does not parse or compile, has no such
     ``def``, or the result does not have ``template``'s layout (see
     :func:`layout_mismatch`).
     """
+    code = _compile_once(source, filename, template, first_line, (), ())
+    missing_free = [v for v in template.co_freevars if v not in code.co_freevars]
+    missing_cells = [v for v in template.co_cellvars if v not in code.co_cellvars]
+    if missing_free or missing_cells:
+        code = _compile_once(
+            source, filename, template, first_line, missing_free, missing_cells
+        )
+    problem = layout_mismatch(template, code)
+    if problem is not None:
+        raise RecompileError(problem)
+    return code
+
+
+def _dead_reference(free, cells, line):
+    """``if False: (<free>,); lambda: (<cells>,)`` at ``line``, as an AST statement."""
+    def names(vars_):
+        return ast.Tuple(elts=[ast.Name(id=v, ctx=ast.Load()) for v in vars_], ctx=ast.Load())
+
+    body = []
+    if free:
+        body.append(ast.Expr(value=names(free)))
+    if cells:
+        no_args = ast.arguments(
+            posonlyargs=[], args=[], vararg=None, kwonlyargs=[],
+            kw_defaults=[], kwarg=None, defaults=[],
+        )
+        body.append(ast.Expr(value=ast.Lambda(args=no_args, body=names(cells))))
+    stmt = ast.If(test=ast.Constant(value=False), body=body, orelse=[])
+    for node in ast.walk(stmt):
+        if "lineno" in node._attributes:
+            node.lineno = node.end_lineno = line
+            node.col_offset = node.end_col_offset = 0
+    return stmt
+
+
+def _compile_once(source, filename, template, first_line, dead_free, dead_cells):
     name = template.co_name
     try:
         tree = ast.parse(source, filename=filename)
@@ -137,6 +203,14 @@ def compile_like(source, filename, template, *, first_line=1):
         raise RecompileError(f"decompiled source has no top-level def {name!r}")
     def_name = name if _is_identifier(name) else "__depyf_code__"
     fndef.name = def_name
+    if dead_free or dead_cells:
+        first = fndef.body[0] if fndef.body else None
+        at = 1 if (
+            isinstance(first, ast.Expr)
+            and isinstance(first.value, ast.Constant)
+            and isinstance(first.value.value, str)
+        ) else 0
+        fndef.body.insert(at, _dead_reference(dead_free, dead_cells, fndef.lineno))
     body = tree.body
     if template.co_freevars:
         # def __depyf_closure_of__():
@@ -188,8 +262,4 @@ def compile_like(source, filename, template, *, first_line=1):
     changes = {"co_name": name}
     if hasattr(code, "co_qualname"):  # CPython 3.11+
         changes["co_qualname"] = template.co_qualname
-    code = code.replace(**changes)
-    problem = layout_mismatch(template, code)
-    if problem is not None:
-        raise RecompileError(problem)
-    return code
+    return code.replace(**changes)

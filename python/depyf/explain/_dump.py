@@ -17,7 +17,7 @@ import types
 import warnings
 
 from depyf import _core
-from depyf._recompile import RecompileError, compile_like
+from depyf._recompile import RecompileError, cell_loads, compile_like
 
 LINKED_VERDICTS = ("identical", "equivalent")
 RESUME_PREFIX = "torch_dynamo_resume_in_"
@@ -201,6 +201,13 @@ class DumpSession:
         record.verdict, record.detail = verdict, detail
         if verdict not in LINKED_VERDICTS:
             record.reason = f"verification says {verdict}"
+        elif cell_loads(transformed) != cell_loads(code):
+            # A safety net beside compare: passing a closure cell's value where Dynamo
+            # passes the cell breaks the program ("closure expected cell").
+            record.reason = (
+                f"Dynamo's code passes the cells of {cell_loads(transformed)!r}, the "
+                f"recompiled file those of {cell_loads(code)!r} (values instead of cells)"
+            )
         elif not record.reason:
             if opaque:
                 module_globals.update(opaque)
