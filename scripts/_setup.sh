@@ -22,9 +22,9 @@ if [ ! -x "$PY" ]; then
     "$PY" -m pip install --quiet --upgrade pip
 fi
 
-if ! "$PY" -c "import torch" >/dev/null 2>&1; then
-    echo "== installing torch from PyPI (large download, first run only)"
-    "$PY" -m pip install --quiet torch
+if ! "$PY" -c "import torch, numpy" >/dev/null 2>&1; then
+    echo "== installing torch (and numpy, which it warns without) from PyPI (large download, first run only)"
+    "$PY" -m pip install --quiet torch numpy
 fi
 if ! "$PY" -c "import pytest" >/dev/null 2>&1 || [ ! -x "$VENV/bin/maturin" ]; then
     echo "== installing maturin and pytest"

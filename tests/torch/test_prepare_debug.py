@@ -244,3 +244,27 @@ def test_closure_all_linked(closure_dump):
     assert all(r.linked for r in session.records), [
         (r.name, r.reason) for r in session.records if not r.linked
     ]
+
+
+def test_install_logs_decompiled_source(monkeypatch):
+    logged = []
+
+    class Logger:
+        def debug(self, fmt, *args):
+            logged.append(fmt % args)
+
+    monkeypatch.setattr(compat, "bytecode_logger", lambda: Logger())
+    torch._dynamo.reset()
+    depyf.install()
+    depyf.install()  # idempotent
+    try:
+        a, b = torch.ones(3), -torch.ones(3)
+        torch.testing.assert_close(
+            torch.compile(toy.toy_example, backend="eager")(a, b), toy.toy_example(a, b)
+        )
+    finally:
+        depyf.uninstall()
+        depyf.uninstall()
+        torch._dynamo.reset()
+    assert any("def toy_example(a, b):" in text for text in logged), logged
+    assert len([t for t in logged if "def toy_example(" in t]) == 1
