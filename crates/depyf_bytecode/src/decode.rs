@@ -44,7 +44,9 @@ pub struct Instruction {
     pub cache_units: u8,
     /// Source line, if the line table has one.
     pub line_number: Option<u32>,
-    /// Whether this instruction starts a new line (the 3.13 meaning of `starts_line`).
+    /// Whether this instruction starts a new line: `dis.findlinestarts` of the code's
+    /// own version reports its offset with a line (the bool meaning `starts_line` has
+    /// in 3.13+; before 3.13 `dis` stored the line number there instead).
     pub starts_line: bool,
 }
 
@@ -86,12 +88,15 @@ pub fn decode(code: &CodeObject) -> Result<Vec<Instruction>, BytecodeError> {
         return Err(err(code, bytes.len() - 1, BytecodeErrorKind::Truncated));
     }
     let lines = line_table::unit_lines(code)?;
+    // Line starts exactly as this version's `dis.findlinestarts` reports them (3.13+
+    // also after a range without a line), keeping only starts that have a line.
+    let starts: std::collections::HashSet<u32> =
+        crate::dis::line_starts(code)?.into_iter().filter(|(_, l)| l.is_some()).map(|(o, _)| o).collect();
     let v = code.version;
     let mut out = Vec::with_capacity(bytes.len() / 2);
     let mut ext: u32 = 0;
     let mut start = 0usize;
     let mut i = 0usize;
-    let mut last_line: Option<u32> = None;
     while i < bytes.len() {
         let op = bytes[i];
         let raw = u32::from(bytes[i + 1]);
@@ -109,10 +114,7 @@ pub fn decode(code: &CodeObject) -> Result<Vec<Instruction>, BytecodeError> {
             resolve(code, table, op, name, oparg, i as u32, caches)?
         };
         let line = lines.get(i / 2).copied().flatten();
-        let starts_line = line.is_some() && line != last_line;
-        if line.is_some() {
-            last_line = line;
-        }
+        let starts_line = line.is_some() && starts.contains(&(i as u32));
         out.push(Instruction {
             offset: i as u32,
             start_offset: start as u32,

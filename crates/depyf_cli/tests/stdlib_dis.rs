@@ -158,3 +158,36 @@ fn corrupt_input_is_an_error_not_a_panic() {
     let e = depyf_cli::dis_bytes(&data[..20]).unwrap_err();
     assert!(e.to_string().starts_with("at byte offset "), "{e}");
 }
+
+/// `decode`'s per-instruction lines agree with the line starts that `dis` prints.
+#[test]
+fn decode_lines_agree_with_dis_line_starts() {
+    use depyf_bytecode::{decode, dis, pyc, CodeObject, Constant};
+    fn check(code: &CodeObject, bad: &mut Vec<String>) {
+        let starts = dis::line_starts(code).unwrap();
+        let ins = decode(code).unwrap();
+        for i in &ins {
+            if let Some((_, Some(l))) = starts.iter().find(|(o, _)| *o == i.offset) {
+                if i.line_number != Some(*l) || !i.starts_line {
+                    bad.push(format!("{} {} @{}: dis line {l}, decode {:?} starts={}", code.version, code.co_qualname, i.offset, i.line_number, i.starts_line));
+                }
+            }
+        }
+        for c in &code.co_consts {
+            if let Constant::Code(inner) = c {
+                check(inner, bad);
+            }
+        }
+    }
+    let root = repo_root().join("fixtures/pyc");
+    let mut bad = Vec::new();
+    for d in std::fs::read_dir(root).unwrap().flatten() {
+        for f in std::fs::read_dir(d.path()).unwrap().flatten() {
+            if f.path().extension().is_some_and(|e| e == "pyc") {
+                let p = pyc::read_pyc(&std::fs::read(f.path()).unwrap()).unwrap();
+                check(&p.code, &mut bad);
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}\n{}", bad.len(), bad[..bad.len().min(10)].join("\n"));
+}
