@@ -219,6 +219,57 @@ impl Cfg {
         out
     }
 
+    /// The immediate dominator of every block reachable from the entry (`None` for
+    /// the entry and unreachable blocks). Cooper, Harvey and Kennedy's iterative
+    /// algorithm.
+    pub fn immediate_dominators(&self) -> Vec<Option<BlockId>> {
+        let rpo = self.reverse_postorder();
+        let n = self.blocks.len();
+        let mut order = vec![usize::MAX; n];
+        for (i, b) in rpo.iter().enumerate() {
+            order[b.index()] = i;
+        }
+        let mut idom: Vec<Option<usize>> = vec![None; n];
+        if rpo.is_empty() {
+            return vec![None; n];
+        }
+        idom[0] = Some(0);
+        let intersect = |idom: &Vec<Option<usize>>, mut a: usize, mut b: usize| {
+            while a != b {
+                while order[a] > order[b] {
+                    a = idom[a].expect("processed");
+                }
+                while order[b] > order[a] {
+                    b = idom[b].expect("processed");
+                }
+            }
+            a
+        };
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for &b in rpo.iter().skip(1) {
+                let mut new: Option<usize> = None;
+                for p in &self.blocks[b.index()].preds {
+                    let p = p.index();
+                    if idom[p].is_some() {
+                        new = Some(match new {
+                            None => p,
+                            Some(cur) => intersect(&idom, p, cur),
+                        });
+                    }
+                }
+                if new.is_some() && idom[b.index()] != new {
+                    idom[b.index()] = new;
+                    changed = true;
+                }
+            }
+        }
+        (0..n)
+            .map(|b| if b == 0 { None } else { idom[b].map(|d| BlockId(d as u32)) })
+            .collect()
+    }
+
     /// The immediate post-dominator of every block (`None`: only the virtual exit
     /// post-dominates it, e.g. both branches return). Cooper, Harvey and Kennedy's
     /// iterative algorithm on the reversed graph.
@@ -345,6 +396,8 @@ mod tests {
         let cfg = Cfg::build(&ir).unwrap();
         let ipdom = cfg.immediate_postdominators();
         assert_eq!(ipdom, vec![Some(BlockId(3)), Some(BlockId(3)), Some(BlockId(3)), None]);
+        let idom = cfg.immediate_dominators();
+        assert_eq!(idom, vec![None, Some(BlockId(0)), Some(BlockId(0)), Some(BlockId(0))]);
         assert!(cfg.back_edges().is_empty());
     }
 

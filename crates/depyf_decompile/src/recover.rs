@@ -47,6 +47,10 @@ pub(crate) struct BlockCode {
     /// For a `FOR_ITER` block: the iterated expression and the temporary that holds
     /// each item at the start of the loop body.
     pub for_loop: Option<(Expr, String)>,
+    /// For a branch whose arms only compute one value for the block given here (a
+    /// conditional expression, `and`/`or`, a chained comparison): structuring goes
+    /// straight there, the value being an expression in that block's entry stack.
+    pub collapsed_to: Option<BlockId>,
 }
 
 /// The result of recovery: per-block statements plus facts for the function header.
@@ -192,6 +196,15 @@ impl BlockState<'_, '_> {
 
     fn push(&mut self, e: Expr) {
         self.stack.push(SVal::Expr(e));
+    }
+
+    /// Whether the stack value at `i` can be evaluated later or twice unchanged
+    /// (NULL markers and iterators are never re-evaluated).
+    fn is_atomic_at(&self, i: usize) -> bool {
+        match &self.stack[i] {
+            SVal::Expr(e) => is_atomic(self.ctx, e),
+            SVal::Null | SVal::Iter(_) => true,
+        }
     }
 
     /// Assigns every non-atomic stack value at positions `0..upto` to a temporary,
@@ -387,7 +400,9 @@ impl BlockState<'_, '_> {
                     return Err(self.err("stack underflow"));
                 }
                 let pos = self.stack.len() - n;
-                self.spill_upto(pos + 1);
+                if !self.is_atomic_at(pos) {
+                    self.spill_upto(pos + 1);
+                }
                 let v = self.stack[pos].clone();
                 self.stack.push(v);
             }
@@ -396,8 +411,11 @@ impl BlockState<'_, '_> {
                 if n == 0 || n > self.stack.len() {
                     return Err(self.err("stack underflow"));
                 }
-                self.spill_upto(self.stack.len());
+                // Reordering delayed values would reorder their evaluation.
                 let len = self.stack.len();
+                if !(len - n..len).all(|i| self.is_atomic_at(i)) {
+                    self.spill_upto(len);
+                }
                 self.stack.swap(len - 1, len - n);
             }
             Op::Rot(n) => {
@@ -405,7 +423,10 @@ impl BlockState<'_, '_> {
                 if n == 0 || n > self.stack.len() {
                     return Err(self.err("stack underflow"));
                 }
-                self.spill_upto(self.stack.len());
+                let len = self.stack.len();
+                if !(len - n..len).all(|i| self.is_atomic_at(i)) {
+                    self.spill_upto(len);
+                }
                 let top = self.stack.pop().expect("checked");
                 let at = self.stack.len() + 1 - n;
                 self.stack.insert(at, top);
@@ -875,7 +896,31 @@ fn drop_dead_temps(blocks: &mut [BlockCode]) {
 
 /// Recovers every block of `cfg` (which must have no back edges).
 pub(crate) fn recover(code: &CodeObject, ir: &[IrInstr], cfg: &Cfg, naming: &Naming<'_>) -> Result<Recovered, DecompileError> {
+    let mut spill_or_pop = BTreeSet::new();
+    loop {
+        match recover_once(code, ir, cfg, naming, &spill_or_pop)? {
+            Ok(r) => return Ok(r),
+            Err(root) => {
+                if !spill_or_pop.insert(root) {
+                    return Err(DecompileError::new(code, 0, "", "a value kept by JUMP_IF_*_OR_POP cannot be placed"));
+                }
+            }
+        }
+    }
+}
+
+/// One recovery attempt: `Ok(Err(block))` asks for another attempt in which the
+/// value tested and kept by `block`'s `JUMP_IF_*_OR_POP` is named by a temporary
+/// (its merge did not fold into an expression).
+fn recover_once(
+    code: &CodeObject,
+    ir: &[IrInstr],
+    cfg: &Cfg,
+    naming: &Naming<'_>,
+    spill_or_pop: &BTreeSet<usize>,
+) -> Result<Result<Recovered, usize>, DecompileError> {
     let nblocks = cfg.blocks.len();
+    let idom = cfg.immediate_dominators();
     let mut ctx = Ctx { code, naming, temp_counter: 0, globals_stored: BTreeSet::new(), nonlocals_stored: BTreeSet::new() };
     let mut out = vec![BlockCode::default(); nblocks];
     let mut exits: Vec<Option<Exit>> = (0..nblocks).map(|_| None).collect();
@@ -883,7 +928,20 @@ pub(crate) fn recover(code: &CodeObject, ir: &[IrInstr], cfg: &Cfg, naming: &Nam
     for b in cfg.reverse_postorder() {
         let bi = b.index();
         let block = &cfg.blocks[bi];
-        let stack = entry_stack(&mut ctx, cfg, ir, b, &mut exits)?;
+        let stack = match collapse_merge(&ctx, cfg, &idom, b, &exits, &out) {
+            Some((root, stack)) => {
+                out[root.index()].collapsed_to = Some(b);
+                stack
+            }
+            None => {
+                // A JUMP_IF_*_OR_POP whose kept value meets other values here must
+                // name that value before testing it.
+                if let Some(p) = or_pop_root(cfg, ir, b, &exits, spill_or_pop) {
+                    return Ok(Err(p));
+                }
+                entry_stack(&mut ctx, cfg, ir, b, &mut exits)?
+            }
+        };
         entries[bi] = Some(stack.clone());
         let last = &ir[block.end - 1];
         let body_end = if matches!(block.term, Terminator::Branch { .. } | Terminator::Jump(_)) { block.end - 1 } else { block.end };
@@ -911,9 +969,11 @@ pub(crate) fn recover(code: &CodeObject, ir: &[IrInstr], cfg: &Cfg, naming: &Nam
                     for_loop = Some((iterable, item));
                 }
                 Op::JumpIfOrPop { when, .. } => {
-                    // The value is tested, and kept on the jump edge: name it once.
+                    // The value is tested, and kept on the jump edge. When the merge
+                    // below folds into `a and b` it is evaluated once; otherwise (a
+                    // retry with `spill_or_pop`) it is named first.
                     let mut v = st.pop_expr()?;
-                    if !is_atomic(st.ctx, &v) {
+                    if spill_or_pop.contains(&bi) && !is_atomic(st.ctx, &v) {
                         st.spill_upto(st.stack.len());
                         let t = st.ctx.fresh_temp();
                         st.stmts.push(Stmt::Assign(vec![Expr::name(&t)], v));
@@ -922,7 +982,7 @@ pub(crate) fn recover(code: &CodeObject, ir: &[IrInstr], cfg: &Cfg, naming: &Nam
                     let mut kept = st.stack.clone();
                     kept.push(SVal::Expr(v.clone()));
                     jump = Some((target, kept));
-                    fall_condition = Some(if when { negate(v) } else { v });
+                    fall_condition = Some(if when { Expr::UnaryOp("not", Box::new(v)) } else { v });
                 }
                 _ => {
                     let v = st.pop_expr()?;
@@ -937,7 +997,7 @@ pub(crate) fn recover(code: &CodeObject, ir: &[IrInstr], cfg: &Cfg, naming: &Nam
             }
         }
         exits[bi] = Some(Exit { stack: std::mem::take(&mut st.stack), jump, assigns: Vec::new() });
-        out[bi] = BlockCode { stmts: st.stmts, fall_condition, for_loop };
+        out[bi] = BlockCode { stmts: st.stmts, fall_condition, for_loop, collapsed_to: None };
     }
     check_back_edges(&ctx, cfg, ir, &entries, &mut exits)?;
     for (bi, exit) in exits.into_iter().enumerate() {
@@ -946,5 +1006,128 @@ pub(crate) fn recover(code: &CodeObject, ir: &[IrInstr], cfg: &Cfg, naming: &Nam
         }
     }
     drop_dead_temps(&mut out);
-    Ok(Recovered { blocks: out, globals_stored: ctx.globals_stored, nonlocals_stored: ctx.nonlocals_stored })
+    Ok(Ok(Recovered { blocks: out, globals_stored: ctx.globals_stored, nonlocals_stored: ctx.nonlocals_stored }))
+}
+
+/// A block that a predecessor of `b` reaches through the jump edge of a
+/// `JUMP_IF_*_OR_POP` that did not name its value yet.
+fn or_pop_root(cfg: &Cfg, ir: &[IrInstr], b: BlockId, exits: &[Option<Exit>], done: &BTreeSet<usize>) -> Option<usize> {
+    cfg.blocks[b.index()].preds.iter().map(|p| p.index()).find(|&p| {
+        exits[p].is_some()
+            && !done.contains(&p)
+            && matches!(ir[cfg.blocks[p].end - 1].op, Op::JumpIfOrPop { .. })
+            && matches!(cfg.blocks[p].term, Terminator::Branch { jump, .. } if jump == b)
+    })
+}
+
+/// Folds a merge whose predecessors differ in one stack slot into one expression,
+/// when everything between the merge's immediate dominator and the merge only
+/// computes that value: `a if c else b`, `a and b`, `a or b`, `a < b < c`.
+///
+/// Returns the dominator (whose branch disappears) and the merge's entry stack.
+fn collapse_merge(ctx: &Ctx<'_>, cfg: &Cfg, idom: &[Option<BlockId>], b: BlockId, exits: &[Option<Exit>], out: &[BlockCode]) -> Option<(BlockId, Vec<SVal>)> {
+    let preds = &cfg.blocks[b.index()].preds;
+    if preds.len() < 2 || preds.iter().any(|p| exits[p.index()].is_none()) {
+        return None;
+    }
+    let stacks: Vec<&Vec<SVal>> = preds.iter().map(|p| edge_stack(exits[p.index()].as_ref().expect("seen"), b)).collect();
+    let depth = stacks[0].len();
+    if depth == 0 || stacks.iter().any(|s| s.len() != depth) {
+        return None;
+    }
+    let differing: Vec<usize> = (0..depth).filter(|&i| stacks.iter().any(|s| s[i] != stacks[0][i])).collect();
+    let [slot] = differing[..] else { return None };
+    let root = idom[b.index()]?;
+    if !matches!(cfg.blocks[root.index()].term, Terminator::Branch { .. }) || out[root.index()].for_loop.is_some() {
+        return None;
+    }
+    let mut used = Vec::new();
+    let value = tree_value(ctx, cfg, root, b, slot, exits, out, &mut used, true)?;
+    // Every predecessor of the merge must be part of the tree.
+    if preds.iter().any(|p| !used.contains(p)) {
+        return None;
+    }
+    let mut stack = stacks[0].clone();
+    stack[slot] = SVal::Expr(simplify(value));
+    Some((root, stack))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn tree_value(ctx: &Ctx<'_>, cfg: &Cfg, at: BlockId, merge: BlockId, slot: usize, exits: &[Option<Exit>], out: &[BlockCode], used: &mut Vec<BlockId>, is_root: bool) -> Option<Expr> {
+    let block = &cfg.blocks[at.index()];
+    let exit = exits[at.index()].as_ref()?;
+    if !is_root && (block.preds.len() != 1 || !out[at.index()].stmts.is_empty()) {
+        return None;
+    }
+    let edge_value = |to: BlockId| -> Option<Expr> {
+        match edge_stack(exit, to).get(slot)? {
+            SVal::Expr(e) => Some(e.clone()),
+            _ => None,
+        }
+    };
+    match block.term {
+        Terminator::Jump(s) | Terminator::FallThrough(s) if s == merge && !is_root => {
+            used.push(at);
+            edge_value(merge)
+        }
+        Terminator::Branch { jump, fall } => {
+            if out[at.index()].for_loop.is_some() {
+                return None;
+            }
+            let cond = out[at.index()].fall_condition.clone()?;
+            let arm = |to: BlockId, used: &mut Vec<BlockId>| -> Option<Expr> {
+                if to == merge {
+                    used.push(at);
+                    edge_value(merge)
+                } else {
+                    tree_value(ctx, cfg, to, merge, slot, exits, out, used, false)
+                }
+            };
+            let then = arm(fall, used)?;
+            let orelse = arm(jump, used)?;
+            let _ = ctx;
+            Some(Expr::IfExp(Box::new(cond), Box::new(then), Box::new(orelse)))
+        }
+        _ => None,
+    }
+}
+
+/// `x if x else y` is `x or y`; `y if x else x` is `x and y`; `a < b and b < c` is
+/// `a < b < c` (b a variable or constant); nested ones flatten.
+pub(crate) fn simplify(e: Expr) -> Expr {
+    let Expr::IfExp(test, then, orelse) = e else { return e };
+    let (test, then, orelse) = (*test, simplify(*then), simplify(*orelse));
+    let (test, then, orelse) = match test {
+        Expr::UnaryOp("not", inner) if *inner == then || *inner == orelse => (*inner, orelse, then),
+        t => (t, then, orelse),
+    };
+    if orelse == test {
+        return bool_op(true, test, then);
+    }
+    if then == test {
+        return bool_op(false, test, orelse);
+    }
+    Expr::IfExp(Box::new(test), Box::new(then), Box::new(orelse))
+}
+
+fn bool_op(is_and: bool, a: Expr, b: Expr) -> Expr {
+    if is_and {
+        if let (Expr::Compare(l1, r1), Expr::Compare(l2, r2)) = (&a, &b) {
+            if let Some((_, last)) = r1.last() {
+                if **l2 == *last && matches!(last, Expr::Name(_) | Expr::Const(_)) {
+                    let mut ops = r1.clone();
+                    ops.extend(r2.iter().cloned());
+                    return Expr::Compare(l1.clone(), ops);
+                }
+            }
+        }
+    }
+    let mut items = Vec::new();
+    for part in [a, b] {
+        match part {
+            Expr::BoolOp(k, inner) if k == is_and => items.extend(inner),
+            other => items.push(other),
+        }
+    }
+    Expr::BoolOp(is_and, items)
 }

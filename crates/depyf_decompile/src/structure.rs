@@ -112,6 +112,10 @@ impl<'a> Structurer<'a> {
             }
             let code = &self.rec.blocks[b.index()];
             out.extend(code.stmts.iter().cloned());
+            if let Some(merge) = code.collapsed_to {
+                b = merge;
+                continue;
+            }
             match self.cfg.blocks[b.index()].term {
                 Terminator::Return | Terminator::Raise => return Ok(()),
                 Terminator::FallThrough(s) | Terminator::Jump(s) => b = s,
