@@ -123,6 +123,7 @@ impl<'a> Structurer<'a> {
                     let merge = self.ipdom[b.index()].filter(|m| self.in_current_loop(*m));
                     let inner_stop = if self.loops.is_empty() { merge.or(stop) } else { merge };
                     let cond = code.fall_condition.clone().ok_or_else(|| err("a loop branch outside its loop header"))?;
+                    let (cond, fall, jump) = self.short_circuit(cond, fall, jump);
                     let mut then_body = Vec::new();
                     self.region_into(&mut then_body, fall, inner_stop, false, err)?;
                     let mut else_body = Vec::new();
@@ -137,6 +138,53 @@ impl<'a> Structurer<'a> {
                     }
                 }
             }
+        }
+    }
+
+    /// `Some((cond, fall, jump))` when `b` is a branch that only tests a condition:
+    /// no statements, one predecessor, not a loop header.
+    fn bare_test(&self, b: BlockId) -> Option<(Expr, BlockId, BlockId)> {
+        let block = &self.cfg.blocks[b.index()];
+        let code = &self.rec.blocks[b.index()];
+        if block.preds.len() != 1 || !code.stmts.is_empty() || !self.latches[b.index()].is_empty() || code.for_loop.is_some() || code.collapsed_to.is_some() {
+            return None;
+        }
+        match block.term {
+            Terminator::Branch { jump, fall } => Some((code.fall_condition.clone()?, fall, jump)),
+            _ => None,
+        }
+    }
+
+    /// Merges chains of tests into one condition with `and`/`or` (how CPython
+    /// compiles `if a and b:` / `if a or b:`): `cond` leads to `fall`, else `jump`.
+    fn short_circuit(&self, mut cond: Expr, mut fall: BlockId, mut jump: BlockId) -> (Expr, BlockId, BlockId) {
+        loop {
+            if let Some((c2, f2, j2)) = self.bare_test(fall) {
+                if j2 == jump {
+                    cond = and_or(true, cond, c2);
+                    fall = f2;
+                    continue;
+                }
+                if f2 == jump {
+                    cond = and_or(false, negate(cond), c2);
+                    fall = jump;
+                    jump = j2;
+                    continue;
+                }
+            }
+            if let Some((c2, f2, j2)) = self.bare_test(jump) {
+                if f2 == fall {
+                    cond = and_or(false, cond, c2);
+                    jump = j2;
+                    continue;
+                }
+                if j2 == fall {
+                    cond = and_or(false, cond, negate(c2));
+                    jump = f2;
+                    continue;
+                }
+            }
+            return (cond, fall, jump);
         }
     }
 
@@ -231,4 +279,16 @@ fn push_if(out: &mut Vec<Stmt>, cond: Expr, then_body: Vec<Stmt>, else_body: Vec
     } else {
         out.push(Stmt::If(cond, then_body, else_body));
     }
+}
+
+/// `a and b` / `a or b`, flattening operands of the same operator.
+fn and_or(is_and: bool, a: Expr, b: Expr) -> Expr {
+    let mut items = Vec::new();
+    for part in [a, b] {
+        match part {
+            Expr::BoolOp(k, inner) if k == is_and => items.extend(inner),
+            other => items.push(other),
+        }
+    }
+    Expr::BoolOp(is_and, items)
 }
