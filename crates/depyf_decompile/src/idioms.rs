@@ -70,3 +70,31 @@ fn contains_stmt(body: &[Stmt], needle: &Stmt) -> bool {
             }
     })
 }
+
+/// `LOAD_ASSERTION_ERROR`, until [`asserts`] reads the `assert` statement.
+pub(crate) const ASSERTION_ERROR: &str = "<AssertionError>";
+
+/// Folds `if not c: raise AssertionError(msg)` (CPython's `assert c, msg`, whose
+/// `LOAD_ASSERTION_ERROR` no name lookup can shadow) into `assert c, msg`, everywhere
+/// in `body`.
+pub(crate) fn asserts(body: &mut [Stmt]) {
+    for s in body.iter_mut() {
+        match s {
+            Stmt::If(_, a, b) | Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => {
+                asserts(a);
+                asserts(b);
+            }
+            _ => {}
+        }
+        let Stmt::If(cond, then_body, else_body) = s else { continue };
+        if !else_body.is_empty() {
+            continue;
+        }
+        let msg = match then_body.as_slice() {
+            [Stmt::Raise(Some(Expr::Name(n)), None)] if n == ASSERTION_ERROR => None,
+            [Stmt::Raise(Some(Expr::Call(f, args, kws)), None)] if f.is_name(ASSERTION_ERROR) && args.len() == 1 && kws.is_empty() => Some(args[0].clone()),
+            _ => continue,
+        };
+        *s = Stmt::Assert(negate(cond.clone()), msg);
+    }
+}

@@ -27,6 +27,7 @@
 //! assert_eq!(out.source, "def f(x):\n    return x + 1\n");
 //! ```
 
+mod definitions;
 mod error;
 mod recover;
 mod idioms;
@@ -34,7 +35,7 @@ mod structure;
 
 use depyf_bytecode::{co_flags, CodeObject, Constant};
 use depyf_cfg::Cfg;
-use depyf_ir::normalize;
+use depyf_ir::{normalize, Op};
 use depyf_source::{print_body, Arguments, Expr, Stmt};
 
 pub use error::DecompileError;
@@ -101,7 +102,7 @@ fn arguments(code: &CodeObject) -> Arguments {
     let kwonly = take(code.co_kwonlyargcount as usize);
     let vararg = (code.co_flags & co_flags::VARARGS != 0).then(|| take(1).remove(0));
     let kwarg = (code.co_flags & co_flags::VARKEYWORDS != 0).then(|| take(1).remove(0));
-    Arguments { posonly, args, vararg, kwonly, kwarg }
+    Arguments { posonly, args, vararg, kwonly, kwarg, ..Default::default() }
 }
 
 /// Recovers the body of `code` as statements (no header).
@@ -125,6 +126,8 @@ pub fn recover_body(code: &CodeObject, options: &Options) -> Result<Vec<Stmt>, D
     let at = |m: &str| DecompileError::new(code, 0, "", m);
     let mut body = st.region(depyf_cfg::BlockId(0), None, &at)?;
     idioms::rotated_while(&mut body);
+    idioms::asserts(&mut body);
+    definitions::bind(&mut body).map_err(|m| at(&m))?;
     // Idioms: the implicit `return None` at the end of a function body.
     if matches!(body.last(), Some(Stmt::Return(Some(Expr::Const(Constant::None))))) {
         body.pop();
@@ -132,12 +135,26 @@ pub fn recover_body(code: &CodeObject, options: &Options) -> Result<Vec<Stmt>, D
             body.push(Stmt::Return(None));
         }
     }
-    let mut decls = Vec::new();
-    if !rec.globals_stored.is_empty() && code.co_name != "<module>" {
-        decls.push(Stmt::Global(rec.globals_stored.iter().cloned().collect()));
+    // Declarations from the ops themselves, so that stores folded into larger
+    // statements (augmented assignment, imports) are declared too.
+    let (mut globals, mut nonlocals) = (rec.globals_stored.clone(), rec.nonlocals_stored.clone());
+    for i in &ir {
+        match i.op {
+            Op::StoreGlobal(n) | Op::DeleteGlobal(n) => {
+                globals.insert(code.co_names[n].clone());
+            }
+            Op::StoreDeref(n) | Op::DeleteDeref(n) if code.co_localspluskinds[n] & depyf_bytecode::local_kind::FREE != 0 => {
+                nonlocals.insert(code.co_localsplusnames[n].clone());
+            }
+            _ => {}
+        }
     }
-    if !rec.nonlocals_stored.is_empty() {
-        decls.push(Stmt::Nonlocal(rec.nonlocals_stored.iter().cloned().collect()));
+    let mut decls = Vec::new();
+    if !globals.is_empty() && code.co_name != "<module>" {
+        decls.push(Stmt::Global(globals.into_iter().collect()));
+    }
+    if !nonlocals.is_empty() {
+        decls.push(Stmt::Nonlocal(nonlocals.into_iter().collect()));
     }
     decls.extend(body);
     Ok(decls)
@@ -156,6 +173,12 @@ pub fn decompile(code: &CodeObject, options: &Options) -> Result<Decompiled, Dec
     let body = recover_body(code, options)?;
     let source = if code.co_name == "<module>" {
         print_body(&body, 0)
+    } else if let Some(e) = (code.co_name == "<lambda>").then(|| definitions::lambda_body(&body)).flatten() {
+        // A lambda on its own: an assignment of the lambda expression, so that the
+        // recompiled code object is a `<lambda>` again.
+        let name = options.function_name.clone().unwrap_or_else(|| "_lambda_".into());
+        let lambda = Expr::Lambda(Box::new(arguments(code)), Box::new(e));
+        print_body(&[Stmt::Assign(vec![Expr::Name(name)], lambda)], 0)
     } else {
         let name = options.function_name.clone().unwrap_or_else(|| code.co_name.clone());
         let def = Stmt::FunctionDef(name, arguments(code), body.clone());

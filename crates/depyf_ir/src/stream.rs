@@ -16,7 +16,12 @@ pub fn stream(code: &CodeObject, ir: &[IrInstr]) -> Vec<String> {
     let name = |i: usize| code.co_names.get(i).cloned().unwrap_or_default();
     kept.iter()
         .map(|ins| match &ins.op {
-            Op::LoadConst(i) => format!("LoadConst({:?})", code.co_consts.get(*i)),
+            Op::LoadConst(i) => match code.co_consts.get(*i) {
+                // A nested code object compares by what it runs, not by its line
+                // numbers, file name or docstring slot.
+                Some(depyf_bytecode::Constant::Code(c)) => format!("LoadConst({})", code_summary(c)),
+                c => format!("LoadConst({c:?})"),
+            },
             Op::LoadFast(i) => format!("LoadFast({})", local(*i)),
             Op::StoreFast(i) => format!("StoreFast({})", local(*i)),
             Op::DeleteFast(i) => format!("DeleteFast({})", local(*i)),
@@ -47,4 +52,17 @@ pub fn stream(code: &CodeObject, ir: &[IrInstr]) -> Vec<String> {
             other => format!("{other:?}"),
         })
         .collect()
+}
+
+/// A nested code object as verification sees it: its name, signature, flags, local
+/// names and normalized stream (or the normalization error).
+fn code_summary(c: &CodeObject) -> String {
+    let body = match crate::normalize(c) {
+        Ok(ir) => stream(c, &ir).join("; "),
+        Err(e) => format!("unnormalized: {}", e.message),
+    };
+    format!(
+        "code {} args {}/{}/{} flags {:#x} locals {:?} [{body}]",
+        c.co_name, c.co_argcount, c.co_posonlyargcount, c.co_kwonlyargcount, c.co_flags, c.co_localsplusnames
+    )
 }

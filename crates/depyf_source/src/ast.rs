@@ -37,6 +37,49 @@ pub enum Expr {
     Set(Vec<Expr>),
     /// `{k: v, **m}` (`None` key: `**value`).
     Dict(Vec<(Option<Expr>, Expr)>),
+    /// `lambda args: body`.
+    Lambda(Box<Arguments>, Box<Expr>),
+    /// `[elt for ...]`, `{elt for ...}`, `(elt for ...)`.
+    Comp(CompKind, Box<Expr>, Vec<Comprehension>),
+    /// `{key: value for ...}`.
+    DictComp(Box<Expr>, Box<Expr>, Vec<Comprehension>),
+    /// An f-string: literal pieces and replacement fields.
+    FString(Vec<FPart>),
+    /// A function or class object made by the code but not yet bound to a name by a
+    /// `def`/`class` statement (a recovery intermediate: recovery turns it into a
+    /// statement or fails; printed as `<def name>`, which does not compile).
+    Def(Box<Stmt>),
+}
+
+/// The kind of a comprehension with one element expression.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompKind {
+    /// `[elt for ...]`
+    List,
+    /// `{elt for ...}`
+    Set,
+    /// `(elt for ...)`
+    Generator,
+}
+
+/// One `for target in iter if cond1 if cond2` clause of a comprehension.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Comprehension {
+    /// Loop target.
+    pub target: Expr,
+    /// Iterated expression.
+    pub iter: Expr,
+    /// Conditions, in order.
+    pub ifs: Vec<Expr>,
+}
+
+/// A piece of an f-string.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FPart {
+    /// Literal text (unescaped).
+    Lit(String),
+    /// `{value!conversion:spec}`; conversion is `'s'`, `'r'` or `'a'`.
+    Field(Box<Expr>, Option<char>, Option<Vec<FPart>>),
 }
 
 /// A keyword argument `name=value`, or `**value` when `name` is `None`.
@@ -61,6 +104,14 @@ pub struct Arguments {
     pub kwonly: Vec<String>,
     /// `**kwargs` name.
     pub kwarg: Option<String>,
+    /// Default values of the last positional parameters (`posonly` then `args`).
+    pub defaults: Vec<Expr>,
+    /// Default values of keyword-only parameters, by name.
+    pub kw_defaults: Vec<(String, Expr)>,
+    /// Parameter annotations, by name (`vararg`/`kwarg` names included).
+    pub annotations: Vec<(String, Expr)>,
+    /// The return annotation.
+    pub returns: Option<Expr>,
 }
 
 /// A statement.
@@ -100,6 +151,14 @@ pub enum Stmt {
     Nonlocal(Vec<String>),
     /// `def name(args): body`.
     FunctionDef(String, Arguments, Vec<Stmt>),
+    /// `class name(bases, keywords): body`.
+    ClassDef(String, Vec<Expr>, Vec<Keyword>, Vec<Stmt>),
+    /// `@d1 @d2 <def or class>`: decorators, outermost first.
+    Decorated(Vec<Expr>, Box<Stmt>),
+    /// `assert test, msg`.
+    Assert(Expr, Option<Expr>),
+    /// `target: annotation = value` (simple name targets).
+    AnnAssign(Expr, Expr, Option<Expr>),
 }
 
 impl Expr {
@@ -157,6 +216,193 @@ impl Expr {
                     v.walk(f);
                 }
             }
+            Expr::Lambda(a, body) => {
+                a.walk(f);
+                body.walk(f);
+            }
+            Expr::Comp(_, elt, gens) => {
+                elt.walk(f);
+                gens.iter().for_each(|g| g.walk(f));
+            }
+            Expr::DictComp(k, v, gens) => {
+                k.walk(f);
+                v.walk(f);
+                gens.iter().for_each(|g| g.walk(f));
+            }
+            Expr::FString(parts) => fparts_walk(parts, f),
+            // The statement is not part of this expression's evaluation.
+            Expr::Def(_) => {}
+        }
+    }
+
+    /// Calls `f` on every sub-expression first, then on this expression (innermost
+    /// first), letting it rewrite them. Statements inside `Def` are not visited.
+    pub fn walk_mut(&mut self, f: &mut dyn FnMut(&mut Expr)) {
+        match self {
+            Expr::Name(_) | Expr::Const(_) | Expr::Def(_) => {}
+            Expr::Attribute(v, _) | Expr::Starred(v) | Expr::UnaryOp(_, v) => v.walk_mut(f),
+            Expr::Subscript(a, b) | Expr::BinOp(a, _, b) => {
+                a.walk_mut(f);
+                b.walk_mut(f);
+            }
+            Expr::Slice(a, b, c) => {
+                for e in [a, b, c].into_iter().flatten() {
+                    e.walk_mut(f);
+                }
+            }
+            Expr::Call(func, args, kws) => {
+                func.walk_mut(f);
+                args.iter_mut().for_each(|a| a.walk_mut(f));
+                kws.iter_mut().for_each(|k| k.value.walk_mut(f));
+            }
+            Expr::Compare(l, rest) => {
+                l.walk_mut(f);
+                rest.iter_mut().for_each(|(_, e)| e.walk_mut(f));
+            }
+            Expr::BoolOp(_, v) | Expr::Tuple(v) | Expr::List(v) | Expr::Set(v) => v.iter_mut().for_each(|e| e.walk_mut(f)),
+            Expr::IfExp(a, b, c) => {
+                a.walk_mut(f);
+                b.walk_mut(f);
+                c.walk_mut(f);
+            }
+            Expr::Dict(items) => {
+                for (k, v) in items {
+                    if let Some(k) = k {
+                        k.walk_mut(f);
+                    }
+                    v.walk_mut(f);
+                }
+            }
+            Expr::Lambda(a, body) => {
+                a.defaults.iter_mut().for_each(|e| e.walk_mut(f));
+                a.kw_defaults.iter_mut().for_each(|(_, e)| e.walk_mut(f));
+                body.walk_mut(f);
+            }
+            Expr::Comp(_, elt, gens) => {
+                elt.walk_mut(f);
+                for g in gens {
+                    g.target.walk_mut(f);
+                    g.iter.walk_mut(f);
+                    g.ifs.iter_mut().for_each(|e| e.walk_mut(f));
+                }
+            }
+            Expr::DictComp(k, v, gens) => {
+                k.walk_mut(f);
+                v.walk_mut(f);
+                for g in gens {
+                    g.target.walk_mut(f);
+                    g.iter.walk_mut(f);
+                    g.ifs.iter_mut().for_each(|e| e.walk_mut(f));
+                }
+            }
+            Expr::FString(parts) => fparts_walk_mut(parts, f),
+        }
+        f(self);
+    }
+}
+
+fn fparts_walk(parts: &[FPart], f: &mut dyn FnMut(&Expr)) {
+    for p in parts {
+        if let FPart::Field(v, _, spec) = p {
+            v.walk(f);
+            if let Some(spec) = spec {
+                fparts_walk(spec, f);
+            }
+        }
+    }
+}
+
+fn fparts_walk_mut(parts: &mut [FPart], f: &mut dyn FnMut(&mut Expr)) {
+    for p in parts {
+        if let FPart::Field(v, _, spec) = p {
+            v.walk_mut(f);
+            if let Some(spec) = spec {
+                fparts_walk_mut(spec, f);
+            }
+        }
+    }
+}
+
+impl Comprehension {
+    /// Walks the target, the iterable and the conditions.
+    pub fn walk(&self, f: &mut dyn FnMut(&Expr)) {
+        self.target.walk(f);
+        self.iter.walk(f);
+        self.ifs.iter().for_each(|e| e.walk(f));
+    }
+}
+
+impl Arguments {
+    /// Walks defaults and annotations (what the `def` evaluates).
+    pub fn walk(&self, f: &mut dyn FnMut(&Expr)) {
+        self.defaults.iter().for_each(|e| e.walk(f));
+        self.kw_defaults.iter().for_each(|(_, e)| e.walk(f));
+        self.annotations.iter().for_each(|(_, e)| e.walk(f));
+        if let Some(r) = &self.returns {
+            r.walk(f);
+        }
+    }
+}
+
+impl Stmt {
+    /// Calls `f` on every expression of this statement and of nested statements
+    /// (bodies of `if`/`for`/`def`/`class` included), outermost first.
+    pub fn walk_exprs(&self, f: &mut dyn FnMut(&Expr)) {
+        let body = |b: &[Stmt], f: &mut dyn FnMut(&Expr)| b.iter().for_each(|s| s.walk_exprs(f));
+        match self {
+            Stmt::Expr(e) | Stmt::Return(Some(e)) => e.walk(f),
+            Stmt::Assign(ts, v) => {
+                ts.iter().for_each(|t| t.walk(f));
+                v.walk(f);
+            }
+            Stmt::AugAssign(t, _, v) => {
+                t.walk(f);
+                v.walk(f);
+            }
+            Stmt::Delete(ts) => ts.iter().for_each(|t| t.walk(f)),
+            Stmt::Raise(a, b) => {
+                for e in [a, b].into_iter().flatten() {
+                    e.walk(f);
+                }
+            }
+            Stmt::If(c, a, b) | Stmt::While(c, a, b) => {
+                c.walk(f);
+                body(a, f);
+                body(b, f);
+            }
+            Stmt::For(t, it, a, b) => {
+                t.walk(f);
+                it.walk(f);
+                body(a, f);
+                body(b, f);
+            }
+            Stmt::FunctionDef(_, args, b) => {
+                args.walk(f);
+                body(b, f);
+            }
+            Stmt::ClassDef(_, bases, kws, b) => {
+                bases.iter().for_each(|e| e.walk(f));
+                kws.iter().for_each(|k| k.value.walk(f));
+                body(b, f);
+            }
+            Stmt::Decorated(ds, s) => {
+                ds.iter().for_each(|e| e.walk(f));
+                s.walk_exprs(f);
+            }
+            Stmt::Assert(t, m) => {
+                t.walk(f);
+                if let Some(m) = m {
+                    m.walk(f);
+                }
+            }
+            Stmt::AnnAssign(t, a, v) => {
+                t.walk(f);
+                a.walk(f);
+                if let Some(v) = v {
+                    v.walk(f);
+                }
+            }
+            Stmt::Return(None) | Stmt::Pass | Stmt::Break | Stmt::Continue | Stmt::Import(..) | Stmt::ImportFrom(..) | Stmt::Global(_) | Stmt::Nonlocal(_) => {}
         }
     }
 }

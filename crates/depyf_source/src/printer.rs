@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use depyf_bytecode::Constant;
 
-use crate::ast::{Arguments, Expr, Keyword, Stmt};
+use crate::ast::{Arguments, CompKind, Comprehension, Expr, FPart, Keyword, Stmt};
 
 // Precedence levels, lowest binding first.
 const P_TUPLE: u8 = 0;
@@ -40,7 +40,7 @@ fn binop_prec(op: &str) -> u8 {
 fn prec(e: &Expr) -> u8 {
     match e {
         Expr::Tuple(_) => P_ATOM, // always printed with parentheses
-        Expr::IfExp(..) => P_TEST,
+        Expr::IfExp(..) | Expr::Lambda(..) => P_TEST,
         Expr::BoolOp(true, _) => P_AND,
         Expr::BoolOp(false, _) => P_OR,
         Expr::UnaryOp("not", _) => P_NOT,
@@ -256,6 +256,152 @@ fn expr(out: &mut String, e: &Expr, _ctx: u8) {
             }
             out.push('}');
         }
+        Expr::Lambda(args, body) => {
+            out.push_str("lambda");
+            let mut params = String::new();
+            arguments(&mut params, args, false);
+            if !params.is_empty() {
+                out.push(' ');
+                out.push_str(&params);
+            }
+            out.push_str(": ");
+            paren(out, body, P_TEST);
+        }
+        Expr::Comp(kind, elt, gens) => {
+            let (open, close) = match kind {
+                CompKind::List => ('[', ']'),
+                CompKind::Set => ('{', '}'),
+                CompKind::Generator => ('(', ')'),
+            };
+            out.push(open);
+            paren(out, elt, P_TEST);
+            comprehensions(out, gens);
+            out.push(close);
+        }
+        Expr::DictComp(k, v, gens) => {
+            out.push('{');
+            paren(out, k, P_TEST);
+            out.push_str(": ");
+            paren(out, v, P_TEST);
+            comprehensions(out, gens);
+            out.push('}');
+        }
+        // Recovery checks `fstring` first; the fallback does not compile.
+        Expr::FString(parts) => out.push_str(&fstring(parts).unwrap_or_else(|| "<f-string without a quoting>".into())),
+        Expr::Def(s) => {
+            let name = match &**s {
+                Stmt::FunctionDef(n, ..) | Stmt::ClassDef(n, ..) => n.as_str(),
+                _ => "?",
+            };
+            let _ = write!(out, "<def {name}>");
+        }
+    }
+}
+
+fn comprehensions(out: &mut String, gens: &[Comprehension]) {
+    for g in gens {
+        out.push_str(" for ");
+        target(out, &g.target);
+        out.push_str(" in ");
+        paren(out, &g.iter, P_OR);
+        for c in &g.ifs {
+            out.push_str(" if ");
+            paren(out, c, P_OR);
+        }
+    }
+}
+
+/// The source text of a replacement field's expression, as it appears between the
+/// braces (a leading `{` would read as an escaped brace: a space goes first).
+fn field_text(e: &Expr) -> String {
+    let mut s = String::new();
+    paren(&mut s, e, P_TEST + 1);
+    if s.starts_with('{') {
+        s.insert(0, ' ');
+    }
+    s
+}
+
+fn fields_of(parts: &[FPart], out: &mut Vec<String>) {
+    for p in parts {
+        if let FPart::Field(v, _, spec) = p {
+            out.push(field_text(v));
+            if let Some(spec) = spec {
+                fields_of(spec, out);
+            }
+        }
+    }
+}
+
+/// Prints an f-string, choosing quotes that its replacement fields do not use: before
+/// CPython 3.12 a field cannot contain the enclosing quote, a backslash or `#`
+/// (PEP 498; PEP 701 lifted this in 3.12), and these rules are kept for every
+/// version. `None` when no quoting works.
+pub fn fstring(parts: &[FPart]) -> Option<String> {
+    let mut fields = Vec::new();
+    fields_of(parts, &mut fields);
+    if fields.iter().any(|f| f.contains('\\') || f.contains('#')) {
+        return None;
+    }
+    let quote = ["'", "\"", "'''", "\"\"\""].into_iter().find(|q| {
+        let c = q.chars().next().expect("non-empty");
+        fields.iter().all(|f| if q.len() == 1 { !f.contains(c) } else { !f.contains(q) && !f.ends_with(c) && !f.starts_with(c) })
+    })?;
+    let qc = quote.chars().next().expect("non-empty");
+    let mut out = String::from("f");
+    out.push_str(quote);
+    fstring_parts(&mut out, parts, qc);
+    out.push_str(quote);
+    Some(out)
+}
+
+fn fstring_parts(out: &mut String, parts: &[FPart], quote: char) {
+    for p in parts {
+        match p {
+            FPart::Lit(s) => {
+                for ch in s.chars() {
+                    match ch {
+                        '{' => out.push_str("{{"),
+                        '}' => out.push_str("}}"),
+                        c => push_escaped(out, c, quote),
+                    }
+                }
+            }
+            FPart::Field(v, conv, spec) => {
+                out.push('{');
+                out.push_str(&field_text(v));
+                if let Some(c) = conv {
+                    out.push('!');
+                    out.push(*c);
+                }
+                if let Some(spec) = spec {
+                    out.push(':');
+                    fstring_parts(out, spec, quote);
+                }
+                out.push('}');
+            }
+        }
+    }
+}
+
+/// One character of a string literal enclosed in `quote`.
+fn push_escaped(out: &mut String, ch: char, quote: char) {
+    match ch {
+        '\\' => out.push_str("\\\\"),
+        '\n' => out.push_str("\\n"),
+        '\r' => out.push_str("\\r"),
+        '\t' => out.push_str("\\t"),
+        c if c == quote => {
+            out.push('\\');
+            out.push(c);
+        }
+        c if (c as u32) < 0x20 || c as u32 == 0x7f || (0x80..0xa0).contains(&(c as u32)) => {
+            let _ = write!(out, "\\x{:02x}", c as u32);
+        }
+        c if matches!(c as u32, 0x2028 | 0x2029 | 0xfeff | 0x200b..=0x200f) => {
+            let _ = write!(out, "\\u{:04x}", c as u32);
+        }
+        c => out.push(c),
     }
 }
 
@@ -367,24 +513,47 @@ pub fn constant_literal(c: &Constant) -> String {
     }
 }
 
-fn arguments(out: &mut String, a: &Arguments) {
+/// Parameters with their defaults, and annotations when `annotated` (a `def`, not a
+/// `lambda`).
+fn arguments(out: &mut String, a: &Arguments, annotated: bool) {
+    let param = |name: &str, default: Option<&Expr>| {
+        let mut p = name.to_string();
+        let ann = if annotated { a.annotations.iter().find(|(n, _)| n == name).map(|(_, e)| e) } else { None };
+        if let Some(ann) = ann {
+            p.push_str(": ");
+            paren(&mut p, ann, P_TEST);
+        }
+        if let Some(d) = default {
+            p.push_str(if ann.is_some() { " = " } else { "=" });
+            paren(&mut p, d, P_TEST);
+        }
+        p
+    };
+    let positional: Vec<&String> = a.posonly.iter().chain(&a.args).collect();
+    let first_default = positional.len().saturating_sub(a.defaults.len());
     let mut parts: Vec<String> = Vec::new();
-    parts.extend(a.posonly.iter().cloned());
-    if !a.posonly.is_empty() {
-        parts.push("/".into());
+    for (i, n) in positional.iter().enumerate() {
+        let d = if i >= first_default { a.defaults.get(i - first_default) } else { None };
+        parts.push(param(n, d));
+        if i + 1 == a.posonly.len() {
+            parts.push("/".into());
+        }
     }
-    parts.extend(a.args.iter().cloned());
     if let Some(v) = &a.vararg {
-        parts.push(format!("*{v}"));
+        parts.push(format!("*{}", param(v, None)));
     } else if !a.kwonly.is_empty() {
         parts.push("*".into());
     }
-    parts.extend(a.kwonly.iter().cloned());
+    for n in &a.kwonly {
+        let d = a.kw_defaults.iter().find(|(k, _)| k == n).map(|(_, e)| e);
+        parts.push(param(n, d));
+    }
     if let Some(k) = &a.kwarg {
-        parts.push(format!("**{k}"));
+        parts.push(format!("**{}", param(k, None)));
     }
     out.push_str(&parts.join(", "));
 }
+
 
 fn indent(out: &mut String, level: usize) {
     for _ in 0..level {
@@ -575,10 +744,56 @@ fn stmt(out: &mut String, s: &Stmt, level: usize) {
         }
         Stmt::FunctionDef(name, args, body) => {
             let _ = write!(out, "def {name}(");
-            arguments(out, args);
-            out.push_str("):\n");
+            arguments(out, args, true);
+            out.push(')');
+            if let Some(r) = &args.returns {
+                out.push_str(" -> ");
+                paren(out, r, P_TEST);
+            }
+            out.push_str(":\n");
             block(out, body, level + 1);
         }
+        Stmt::ClassDef(name, bases, kws, body) => {
+            let _ = write!(out, "class {name}");
+            if !bases.is_empty() || !kws.is_empty() {
+                let mut call = String::new();
+                expr(&mut call, &Expr::Call(Box::new(Expr::name("")), bases.clone(), kws.clone()), P_TUPLE);
+                out.push_str(&call);
+            }
+            out.push_str(":\n");
+            block(out, body, level + 1);
+        }
+        Stmt::Decorated(decorators, def) => {
+            for d in decorators {
+                out.push('@');
+                paren(out, d, P_TEST);
+                out.push('\n');
+                indent(out, level);
+            }
+            let mut rest = String::new();
+            stmt(&mut rest, def, level);
+            out.push_str(rest.trim_start_matches(' '));
+        }
+        Stmt::Assert(test, msg) => {
+            out.push_str("assert ");
+            paren(out, test, P_TEST);
+            if let Some(m) = msg {
+                out.push_str(", ");
+                paren(out, m, P_TEST);
+            }
+            out.push('\n');
+        }
+        Stmt::AnnAssign(t, ann, value) => {
+            target(out, t);
+            out.push_str(": ");
+            paren(out, ann, P_TEST);
+            if let Some(v) = value {
+                out.push_str(" = ");
+                paren(out, v, P_TEST);
+            }
+            out.push('\n');
+        }
+
     }
 }
 
@@ -618,6 +833,72 @@ mod tests {
             Expr::UnaryOp("not", Box::new(Expr::Compare(Box::new(n("a")), vec![("<", n("b"))]))),
             "not a < b"
         );
+    }
+
+    fn s(v: &str) -> Expr {
+        Expr::Const(Constant::Str(v.into()))
+    }
+
+    fn field(e: Expr) -> FPart {
+        FPart::Field(Box::new(e), None, None)
+    }
+
+    #[test]
+    fn lambdas_and_comprehensions() {
+        let args = Arguments { args: vec!["a".into(), "b".into()], defaults: vec![Expr::int(1)], ..Default::default() };
+        let lam = Expr::Lambda(Box::new(args), Box::new(n("a").binop("+", n("b"))));
+        assert_prints!(lam.clone(), "lambda a, b=1: a + b");
+        assert_prints!(Expr::Lambda(Box::default(), Box::new(n("x"))), "lambda: x");
+        assert_prints!(Expr::Call(Box::new(lam.clone()), vec![], vec![]), "(lambda a, b=1: a + b)()");
+        assert_prints!(Expr::IfExp(Box::new(n("c")), Box::new(n("a")), Box::new(lam.clone())), "a if c else lambda a, b=1: a + b");
+        assert_prints!(Expr::IfExp(Box::new(n("c")), Box::new(lam), Box::new(n("a"))), "(lambda a, b=1: a + b) if c else a");
+        let gen = |iter: Expr| vec![Comprehension { target: Expr::Tuple(vec![n("k"), n("v")]), iter, ifs: vec![n("k"), Expr::BoolOp(false, vec![n("a"), n("b")])] }];
+        assert_prints!(Expr::Comp(CompKind::List, Box::new(n("k")), gen(n("xs"))), "[k for k, v in xs if k if a or b]");
+        let cond = Expr::IfExp(Box::new(n("c")), Box::new(n("a")), Box::new(n("b")));
+        assert_prints!(Expr::Comp(CompKind::Generator, Box::new(cond.clone()), gen(cond)), "(a if c else b for k, v in (a if c else b) if k if a or b)");
+        assert_prints!(Expr::DictComp(Box::new(n("k")), Box::new(n("v")), gen(n("xs"))), "{k: v for k, v in xs if k if a or b}");
+        assert_prints!(Expr::Comp(CompKind::Set, Box::new(n("k")), gen(n("xs"))), "{k for k, v in xs if k if a or b}");
+    }
+
+    #[test]
+    fn fstrings() {
+        let spec = vec![FPart::Lit(">".into()), field(n("w"))];
+        let parts = vec![FPart::Lit("a{b}\n'".into()), FPart::Field(Box::new(n("x")), Some('r'), Some(spec))];
+        assert_prints!(Expr::FString(parts), r"f'a{{b}}\n\'{x!r:>{w}}'");
+        // A field that uses one quote gets the other, or triple quotes.
+        assert_prints!(Expr::FString(vec![field(Expr::Subscript(Box::new(n("d")), Box::new(s("k"))))]), r#"f"{d['k']}""#);
+        let both = Expr::Call(Box::new(n("g")), vec![s("it's"), s("a")], vec![]);
+        assert_prints!(Expr::FString(vec![field(both)]), r#"f'''{g("it's", 'a')}'''"#);
+        // Nested f-strings alternate quotes; a dict field gets a space after the brace.
+        let inner = Expr::FString(vec![field(n("x"))]);
+        assert_prints!(Expr::FString(vec![field(inner)]), r#"f"{f'{x}'}""#);
+        assert_prints!(Expr::FString(vec![field(Expr::Dict(vec![]))]), "f'{ {}}'");
+        // Backslashes cannot appear in a field before 3.12.
+        assert_eq!(fstring(&[field(s("\n"))]), None);
+    }
+
+    #[test]
+    fn definitions() {
+        let args = Arguments {
+            posonly: vec!["p".into()],
+            args: vec!["a".into()],
+            vararg: Some("r".into()),
+            kwonly: vec!["k".into()],
+            kwarg: Some("kw".into()),
+            defaults: vec![Expr::int(1)],
+            kw_defaults: vec![("k".into(), Expr::int(2))],
+            annotations: vec![("a".into(), n("int")), ("kw".into(), n("T"))],
+            returns: Some(n("R")),
+        };
+        let def = Stmt::FunctionDef("f".into(), args, vec![Stmt::Pass]);
+        let dec = Stmt::Decorated(vec![n("d"), Expr::Call(Box::new(n("e")), vec![Expr::int(1)], vec![])], Box::new(def));
+        assert_eq!(print_body(&[dec], 1), "    @d\n    @e(1)\n    def f(p, /, a: int = 1, *r, k=2, **kw: T) -> R:\n        pass\n");
+        let kw = Keyword { name: Some("metaclass".into()), value: n("M") };
+        let class = Stmt::ClassDef("C".into(), vec![n("B")], vec![kw], vec![Stmt::Expr(s("doc"))]);
+        assert_eq!(print_body(&[class], 0), "class C(B, metaclass=M):\n    'doc'\n");
+        assert_eq!(print_body(&[Stmt::ClassDef("C".into(), vec![], vec![], vec![])], 0), "class C:\n    pass\n");
+        assert_eq!(print_body(&[Stmt::Assert(n("x"), Some(s("m")))], 0), "assert x, 'm'\n");
+        assert_eq!(print_body(&[Stmt::AnnAssign(n("x"), n("int"), Some(Expr::int(1)))], 0), "x: int = 1\n");
     }
 
     #[test]

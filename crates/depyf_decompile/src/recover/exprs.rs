@@ -1,15 +1,525 @@
 //! Recovery of expressions and definitions: functions, lambdas, closures,
 //! comprehensions, classes, f-strings, imports, asserts, dict/set building.
+//!
+//! Values that only a later statement can explain are pushed as *markers*: names that
+//! are no Python identifiers (`<build_class>`, `<AssertionError>`, ...) or an
+//! [`Expr::Def`] for a function or class object. [`crate::definitions::bind`] turns
+//! them into `def`/`class`/`assert` statements, and fails the code object if any is
+//! left, so a marker never reaches printed source.
 
-use depyf_ir::{IrInstr, Op};
+use depyf_bytecode::{co_flags, local_kind, CodeObject, Constant};
+use depyf_ir::{CallLayout, IrInstr, Op};
+use depyf_source::{Expr, FPart, Stmt};
 
-use super::BlockState;
+use super::{BlockState, SVal};
+use crate::definitions::{BUILD_CLASS, LOCALS, SETUP_ANNOTATIONS};
+use crate::idioms::ASSERTION_ERROR;
 use crate::DecompileError;
+
+/// `CONVERT_VALUE` (3.13+) results wait for their `FORMAT_*` as a call of this marker.
+const CONVERTED: [&str; 4] = ["", "<convert !s>", "<convert !r>", "<convert !a>"];
+
+fn conversion_char(c: u32) -> Option<char> {
+    match c {
+        1 => Some('s'),
+        2 => Some('r'),
+        3 => Some('a'),
+        _ => None,
+    }
+}
+
+/// The pieces of a format spec or of a `BUILD_STRING` operand.
+fn string_parts(e: Expr) -> Option<Vec<FPart>> {
+    match e {
+        Expr::Const(Constant::Str(s)) => Some(if s.is_empty() { vec![] } else { vec![FPart::Lit(s)] }),
+        Expr::FString(parts) => Some(parts),
+        _ => None,
+    }
+}
+
+/// Appends `more` to `parts`, merging adjacent literal text.
+fn extend_parts(parts: &mut Vec<FPart>, more: Vec<FPart>) {
+    for p in more {
+        match (parts.last_mut(), p) {
+            (Some(FPart::Lit(a)), FPart::Lit(b)) => a.push_str(&b),
+            (_, p) => parts.push(p),
+        }
+    }
+}
+
+/// The items of a built or constant tuple.
+fn tuple_items(e: Expr) -> Option<Vec<Expr>> {
+    match e {
+        Expr::Tuple(items) => Some(items),
+        Expr::Const(Constant::Tuple(items)) => Some(items.into_iter().map(Expr::Const).collect()),
+        _ => None,
+    }
+}
 
 impl BlockState<'_, '_> {
     /// Interprets one op of this module's kind; returns how many following ops it
     /// consumed (as `step` does).
-    pub(super) fn step_expr(&mut self, _op: &Op, _next: &[IrInstr]) -> Result<usize, DecompileError> {
-        Err(self.err("not supported by the decompiler yet"))
+    pub(super) fn step_expr(&mut self, op: &Op, next: &[IrInstr]) -> Result<usize, DecompileError> {
+        match *op {
+            Op::LoadSmallInt(v) => self.push(Expr::int(i64::from(v))),
+            Op::MakeFunction { flags, qualname } => return self.make_function(flags, qualname, next),
+            Op::SetFunctionAttribute(flag) => {
+                let f = self.pop_expr()?;
+                let attr = self.pop_expr()?;
+                let f = self.set_function_attribute(f, flag, attr)?;
+                self.push(f);
+            }
+            Op::ConvertValue(c) => {
+                let v = self.pop_expr()?;
+                let marker = CONVERTED.get(c as usize).filter(|m| !m.is_empty()).ok_or_else(|| self.err("unknown conversion"))?;
+                self.push(Expr::Call(Box::new(Expr::name(marker)), vec![v], vec![]));
+            }
+            Op::FormatValue { conversion, with_spec } => {
+                let spec = if with_spec {
+                    let s = self.pop_expr()?;
+                    Some(string_parts(s).ok_or_else(|| self.err("a format spec that is not a string"))?)
+                } else {
+                    None
+                };
+                let mut value = self.pop_expr()?;
+                let mut conv = conversion_char(conversion);
+                if let Expr::Call(f, args, kws) = &value {
+                    if let (Expr::Name(m), [_], []) = (&**f, args.as_slice(), kws.as_slice()) {
+                        if let Some(c) = CONVERTED.iter().position(|x| x == m).filter(|&c| c > 0) {
+                            conv = conversion_char(c as u32);
+                            value = args[0].clone();
+                        }
+                    }
+                }
+                let fs = Expr::FString(vec![FPart::Field(Box::new(value), conv, spec)]);
+                self.check_fstring(&fs)?;
+                self.push(fs);
+            }
+            Op::BuildString(n) => {
+                let pieces = self.pop_n(n as usize)?;
+                let mut parts = Vec::new();
+                for p in pieces {
+                    let more = string_parts(p).ok_or_else(|| self.err("BUILD_STRING of a value that is not a string"))?;
+                    extend_parts(&mut parts, more);
+                }
+                let fs = match parts.as_slice() {
+                    [] => Expr::Const(Constant::Str(String::new())),
+                    _ => Expr::FString(parts),
+                };
+                self.check_fstring(&fs)?;
+                self.push(fs);
+            }
+            Op::SetAdd(i) | Op::SetUpdate(i) | Op::DictUpdate(i, _) => {
+                let v = self.pop_expr()?;
+                let pos = self.container_at(i)?;
+                if i == 1 {
+                    match (&mut self.stack[pos], op) {
+                        (SVal::Expr(Expr::Set(items)), Op::SetAdd(_)) => {
+                            items.push(v);
+                            return Ok(0);
+                        }
+                        (SVal::Expr(Expr::Set(items)), Op::SetUpdate(_)) => {
+                            // `{1, 2, 3}`: the compiler adds a constant frozenset to an
+                            // empty set.
+                            match v {
+                                Expr::Const(Constant::FrozenSet(cs)) if items.is_empty() && cs.len() >= 3 => {
+                                    items.extend(cs.into_iter().map(Expr::Const));
+                                }
+                                v => items.push(Expr::Starred(Box::new(v))),
+                            }
+                            return Ok(0);
+                        }
+                        (SVal::Expr(Expr::Dict(items)), Op::DictUpdate(..)) => {
+                            items.push((None, v));
+                            return Ok(0);
+                        }
+                        _ => {}
+                    }
+                }
+                if !matches!(op, Op::SetAdd(_)) {
+                    return Err(self.err("an update of a set or dict that is not being built"));
+                }
+                // A comprehension's set, below the loop's iterator.
+                self.spill_upto(self.stack.len());
+                let SVal::Expr(set) = self.stack[pos].clone() else { return Err(self.err("SET_ADD to a NULL marker")) };
+                let call = Expr::Call(Box::new(Expr::Attribute(Box::new(set), "add".into())), vec![v], vec![]);
+                self.emit(Stmt::Expr(call));
+            }
+            Op::MapAdd(i) => {
+                let v = self.pop_expr()?;
+                let k = self.pop_expr()?;
+                let pos = self.container_at(i)?;
+                if i == 1 {
+                    if let SVal::Expr(Expr::Dict(items)) = &mut self.stack[pos] {
+                        items.push((Some(k), v));
+                        return Ok(0);
+                    }
+                }
+                // A comprehension's dict: `d[k] = v` (the pattern `definitions` reads).
+                self.spill_upto(self.stack.len());
+                let SVal::Expr(d) = self.stack[pos].clone() else { return Err(self.err("MAP_ADD to a NULL marker")) };
+                self.stmts.push(Stmt::Assign(vec![Expr::Subscript(Box::new(d), Box::new(k))], v));
+            }
+            Op::UnpackEx(before, after) => {
+                let v = self.pop_expr()?;
+                let (before, n) = (before as usize, (before + 1 + after) as usize);
+                let targets: Option<Vec<Expr>> = next.iter().take(n).map(|i| self.simple_store(&i.op)).collect();
+                let star = |mut t: Vec<Expr>| {
+                    let s = std::mem::replace(&mut t[before], Expr::name(""));
+                    t[before] = Expr::Starred(Box::new(s));
+                    Expr::Tuple(t)
+                };
+                if let Some(targets) = targets.filter(|t| t.len() == n) {
+                    for i in next.iter().take(n) {
+                        self.note_store(&i.op);
+                    }
+                    self.emit(Stmt::Assign(vec![star(targets)], v));
+                    return Ok(n);
+                }
+                let temps: Vec<String> = (0..n).map(|_| self.ctx.fresh_temp()).collect();
+                self.emit(Stmt::Assign(vec![star(temps.iter().map(|t| Expr::name(t)).collect())], v));
+                for t in temps.iter().rev() {
+                    self.push(Expr::name(t));
+                }
+            }
+            Op::ImportName(i) => return self.import(i, next),
+            Op::ImportFrom(_) | Op::ImportStar => return Err(self.err("an import that is not a whole import statement")),
+            Op::LoadBuildClass => self.push(Expr::name(BUILD_CLASS)),
+            Op::LoadAssertionError => self.push(Expr::name(ASSERTION_ERROR)),
+            Op::SetupAnnotations => self.emit(Stmt::Expr(Expr::name(SETUP_ANNOTATIONS))),
+            Op::LoadLocals => self.push(Expr::name(LOCALS)),
+            Op::LoadFromDictOr(i, deref) => {
+                let m = self.pop_expr()?;
+                if !m.is_name(LOCALS) {
+                    return Err(self.err("a name looked up in a mapping other than the class namespace"));
+                }
+                let n = if deref { self.ctx.local_name(i) } else { self.ctx.name(i) };
+                self.push(Expr::Name(n));
+            }
+            Op::LoadSuperAttr { name, method } => {
+                let self_arg = self.pop_expr()?;
+                let class = self.pop_expr()?;
+                let sup = self.pop_expr()?;
+                if !sup.is_name("super") || !class.is_name("__class__") {
+                    return Err(self.err("LOAD_SUPER_ATTR that is not a zero-argument super()"));
+                }
+                let _ = self_arg;
+                let attr = Expr::Attribute(Box::new(Expr::Call(Box::new(sup), vec![], vec![])), self.ctx.name(name));
+                match method {
+                    None => self.push(attr),
+                    Some(CallLayout::NullSecond) => {
+                        self.push(attr);
+                        self.stack.push(SVal::Null);
+                    }
+                    Some(_) => {
+                        self.stack.push(SVal::Null);
+                        self.push(attr);
+                    }
+                }
+            }
+            _ => return Err(self.err("not supported by the decompiler yet")),
+        }
+        Ok(0)
+    }
+
+    fn check_fstring(&self, e: &Expr) -> Result<(), DecompileError> {
+        if let Expr::FString(parts) = e {
+            if depyf_source::fstring(parts).is_none() {
+                return Err(self.err("an f-string field that needs a backslash, '#' or every kind of quote"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Stack position of the container of a `*_ADD`/`*_UPDATE` with oparg `i` (after
+    /// the operands were popped).
+    fn container_at(&self, i: u32) -> Result<usize, DecompileError> {
+        let i = i as usize;
+        if i == 0 || i > self.stack.len() {
+            return Err(self.err("stack underflow"));
+        }
+        Ok(self.stack.len() - i)
+    }
+
+    /// The target of a plain store to a variable.
+    fn simple_store(&self, op: &Op) -> Option<Expr> {
+        match *op {
+            Op::StoreFast(x) | Op::StoreDeref(x) => Some(Expr::Name(self.ctx.local_name(x))),
+            Op::StoreName(x) | Op::StoreGlobal(x) => Some(Expr::Name(self.ctx.name(x))),
+            _ => None,
+        }
+    }
+
+    /// Records the `global`/`nonlocal` facts of a store consumed here.
+    fn note_store(&mut self, op: &Op) {
+        match *op {
+            Op::StoreGlobal(x) => {
+                let n = self.ctx.name(x);
+                self.ctx.globals_stored.insert(n);
+            }
+            Op::StoreDeref(x) if self.ctx.code.co_localspluskinds[x] & local_kind::FREE != 0 => {
+                let n = self.ctx.local_name(x);
+                self.ctx.nonlocals_stored.insert(n);
+            }
+            _ => {}
+        }
+    }
+
+    /// `import a.b.c`, `import a.b as c`, `from .m import x as y, z`, `from m import *`.
+    fn import(&mut self, i: usize, next: &[IrInstr]) -> Result<usize, DecompileError> {
+        let fromlist = self.pop_expr()?;
+        let level = self.pop_expr()?;
+        let Expr::Const(Constant::Int(level)) = level else { return Err(self.err("an import level that is not an int constant")) };
+        let level = u32::try_from(level).map_err(|_| self.err("a negative import level"))?;
+        let module = self.ctx.name(i);
+        let bad = || "an import statement of an unknown shape";
+        match fromlist {
+            Expr::Const(Constant::None) => {
+                let top = module.split('.').next().unwrap_or("").to_string();
+                let ops: Vec<&Op> = next.iter().map(|i| &i.op).collect();
+                if let Some(Some(Expr::Name(n))) = ops.first().map(|o| self.simple_store(o)) {
+                    if level != 0 {
+                        return Err(self.err(bad()));
+                    }
+                    self.note_store(ops[0]);
+                    let alias = if n == top { None } else if !module.contains('.') { Some(n) } else { return Err(self.err(bad())) };
+                    self.emit(Stmt::Import(module, alias));
+                    return Ok(1);
+                }
+                // `import a.b.c as d`: IMPORT_FROM b, SWAP 2, POP_TOP, IMPORT_FROM c,
+                // store d, POP_TOP.
+                let parts: Vec<&str> = module.split('.').collect();
+                let mut k = 0;
+                for (j, part) in parts.iter().enumerate().skip(1) {
+                    let Some(Op::ImportFrom(x)) = ops.get(k) else { return Err(self.err(bad())) };
+                    if self.ctx.name(*x) != *part {
+                        return Err(self.err(bad()));
+                    }
+                    k += 1;
+                    if j + 1 < parts.len() {
+                        if !matches!(ops.get(k..k + 2), Some([Op::Swap(2), Op::PopTop])) {
+                            return Err(self.err(bad()));
+                        }
+                        k += 2;
+                    }
+                }
+                let store = ops.get(k).and_then(|o| self.simple_store(o));
+                match (store, ops.get(k + 1)) {
+                    (Some(Expr::Name(n)), Some(Op::PopTop)) if parts.len() > 1 && level == 0 => {
+                        self.note_store(ops[k]);
+                        self.emit(Stmt::Import(module, Some(n)));
+                        Ok(k + 2)
+                    }
+                    _ => Err(self.err(bad())),
+                }
+            }
+            Expr::Const(Constant::Tuple(names)) => {
+                let names: Vec<String> = names
+                    .into_iter()
+                    .map(|c| match c {
+                        Constant::Str(s) => Ok(s),
+                        _ => Err(self.err("an import name that is not a str")),
+                    })
+                    .collect::<Result<_, _>>()?;
+                if names == ["*"] {
+                    if !matches!(next.first().map(|i| &i.op), Some(Op::ImportStar)) {
+                        return Err(self.err(bad()));
+                    }
+                    self.emit(Stmt::ImportFrom(module, vec![("*".into(), None)], level));
+                    return Ok(1);
+                }
+                let mut aliases = Vec::new();
+                let mut k = 0;
+                for n in &names {
+                    let (Some(Op::ImportFrom(x)), Some(store)) = (next.get(k).map(|i| &i.op), next.get(k + 1)) else {
+                        return Err(self.err(bad()));
+                    };
+                    let Some(Expr::Name(target)) = self.simple_store(&store.op) else { return Err(self.err(bad())) };
+                    if self.ctx.name(*x) != *n {
+                        return Err(self.err(bad()));
+                    }
+                    self.note_store(&store.op);
+                    aliases.push((n.clone(), (target != *n).then_some(target)));
+                    k += 2;
+                }
+                if !matches!(next.get(k).map(|i| &i.op), Some(Op::PopTop)) {
+                    return Err(self.err(bad()));
+                }
+                self.emit(Stmt::ImportFrom(module, aliases, level));
+                Ok(k + 1)
+            }
+            _ => Err(self.err(bad())),
+        }
+    }
+
+    fn options(&self) -> crate::Options {
+        crate::Options { function_name: None, const_prefix: self.ctx.naming.const_prefix.to_string() }
+    }
+
+    fn make_function(&mut self, flags: u32, qualname: bool, next: &[IrInstr]) -> Result<usize, DecompileError> {
+        if qualname {
+            self.pop_expr()?;
+        }
+        let Expr::Const(Constant::Code(code)) = self.pop_expr()? else {
+            return Err(self.err("MAKE_FUNCTION of a value that is not a code object"));
+        };
+        if flags & !0x0f != 0 {
+            return Err(self.err("MAKE_FUNCTION with annotate functions is not supported yet"));
+        }
+        let mut attrs = Vec::new();
+        for flag in [0x08, 0x04, 0x02, 0x01] {
+            if flags & flag != 0 {
+                attrs.push((flag, self.pop_expr()?));
+            }
+        }
+        let is_class = matches!(self.stack.last(), Some(SVal::Expr(e)) if e.is_name(BUILD_CLASS));
+        let mut f = self.function_value(&code, is_class)?;
+        for (flag, attr) in attrs.into_iter().rev() {
+            f = self.set_function_attribute(f, flag, attr)?;
+        }
+        if matches!(f, Expr::Comp(..) | Expr::DictComp(..)) {
+            return self.call_comprehension(f, next);
+        }
+        self.push(f);
+        Ok(0)
+    }
+
+    /// The function object of `code`: a lambda, a comprehension waiting for its
+    /// iterable, or a `def`/`class` body waiting for its name.
+    fn function_value(&mut self, code: &CodeObject, is_class: bool) -> Result<Expr, DecompileError> {
+        let options = self.options();
+        let args = Box::new(crate::arguments(code));
+        if is_class {
+            let body = crate::definitions::class_body(code, crate::recover_body(code, &options)?);
+            return Ok(Expr::Def(Box::new(Stmt::ClassDef(code.co_name.clone(), vec![], vec![], body))));
+        }
+        match code.co_name.as_str() {
+            "<lambda>" => {
+                let body = crate::recover_body(code, &options)?;
+                let e = crate::definitions::lambda_body(&body).ok_or_else(|| DecompileError::new(code, 0, "", "a lambda body that is not one expression"))?;
+                Ok(Expr::Lambda(args, Box::new(e)))
+            }
+            "<listcomp>" | "<setcomp>" | "<dictcomp>" => crate::definitions::comprehension(code, &options),
+            "<genexpr>" => Err(self.err("generator expressions are not supported yet")),
+            _ if code.co_flags & (co_flags::GENERATOR | co_flags::COROUTINE | co_flags::ASYNC_GENERATOR) != 0 => {
+                Err(self.err(format!("the nested function {} is a generator or coroutine (not supported yet)", code.co_qualname)))
+            }
+            _ => {
+                let body = crate::recover_body(code, &options)?;
+                Ok(Expr::Def(Box::new(Stmt::FunctionDef(code.co_name.clone(), *args, body))))
+            }
+        }
+    }
+
+    /// Sets defaults (0x01), keyword defaults (0x02), annotations (0x04) or the
+    /// closure (0x08) of a function value.
+    fn set_function_attribute(&self, mut f: Expr, flag: u32, attr: Expr) -> Result<Expr, DecompileError> {
+        if flag == 0x08 {
+            // The cells of the nested code's free variables: the recompiled `def`
+            // captures the same names.
+            return match tuple_items(attr) {
+                Some(cells) if cells.iter().all(|c| matches!(c, Expr::Name(_))) => Ok(f),
+                _ => Err(self.err("a closure that is not a tuple of cells")),
+            };
+        }
+        let is_lambda = matches!(f, Expr::Lambda(..));
+        let args = match &mut f {
+            Expr::Lambda(a, _) => &mut **a,
+            Expr::Def(s) => match &mut **s {
+                Stmt::FunctionDef(_, a, _) => a,
+                _ => return Err(self.err("function attributes of a class body")),
+            },
+            _ => return Err(self.err("function attributes of a comprehension")),
+        };
+        match flag {
+            0x01 => {
+                let items = tuple_items(attr).ok_or_else(|| self.err("defaults that are not a tuple"))?;
+                if items.len() > args.posonly.len() + args.args.len() {
+                    return Err(self.err("more defaults than positional parameters"));
+                }
+                args.defaults = items;
+            }
+            0x02 => {
+                let Expr::Dict(items) = attr else { return Err(self.err("keyword defaults that are not a dict")) };
+                for (k, v) in items {
+                    let Some(Expr::Const(Constant::Str(k))) = k else { return Err(self.err("a keyword default without a name")) };
+                    if !args.kwonly.contains(&k) {
+                        return Err(self.err("a keyword default of no keyword-only parameter"));
+                    }
+                    args.kw_defaults.push((k, v));
+                }
+            }
+            0x04 => {
+                if is_lambda {
+                    return Err(self.err("annotations of a lambda"));
+                }
+                let pairs: Vec<(Expr, Expr)> = match attr {
+                    Expr::Dict(items) => items.into_iter().map(|(k, v)| k.map(|k| (k, v))).collect::<Option<_>>().ok_or_else(|| self.err("annotations with **"))?,
+                    other => {
+                        let items = tuple_items(other).ok_or_else(|| self.err("annotations that are not a tuple"))?;
+                        if items.len() % 2 != 0 {
+                            return Err(self.err("annotations of odd length"));
+                        }
+                        let mut it = items.into_iter();
+                        let mut v = Vec::new();
+                        while let (Some(k), Some(x)) = (it.next(), it.next()) {
+                            v.push((k, x));
+                        }
+                        v
+                    }
+                };
+                for (k, v) in pairs {
+                    let Expr::Const(Constant::Str(k)) = k else { return Err(self.err("an annotation without a name")) };
+                    if k == "return" {
+                        args.returns = Some(v);
+                    } else {
+                        let known = args.posonly.iter().chain(&args.args).chain(&args.kwonly).chain(&args.vararg).chain(&args.kwarg).any(|p| *p == k);
+                        if !known {
+                            return Err(self.err(format!("an annotation of `{k}`, which is no parameter")));
+                        }
+                        args.annotations.push((k, v));
+                    }
+                }
+            }
+            _ => return Err(self.err(format!("function attribute {flag:#x}"))),
+        }
+        Ok(f)
+    }
+
+    /// A comprehension function is called at once with `iter(iterable)`: interprets
+    /// the ops that compute the iterable up to that call, and pushes the comprehension.
+    fn call_comprehension(&mut self, comp: Expr, next: &[IrInstr]) -> Result<usize, DecompileError> {
+        let base = self.stack.len();
+        self.push(comp);
+        let mut j = 0;
+        while j < next.len() {
+            let op = &next[j].op;
+            if matches!(op, Op::GetIter) && self.stack.len() == base + 2 {
+                let call_at = next[j + 1..].iter().position(|i| i.op != Op::Nop).map(|k| j + 1 + k);
+                let call_ok = matches!(
+                    call_at.map(|k| &next[k].op),
+                    Some(Op::Call { argc: 0, kwnames: None, layout: CallLayout::NullFirst })
+                        | Some(Op::Call { argc: 1, kwnames: None, layout: CallLayout::NoNull })
+                );
+                if !call_ok {
+                    break;
+                }
+                let iterable = self.pop_expr()?;
+                let mut comp = self.pop_expr()?;
+                let gens = match &mut comp {
+                    Expr::Comp(_, _, g) | Expr::DictComp(_, _, g) => g,
+                    _ => return Err(self.err("a comprehension was evaluated before its call")),
+                };
+                gens[0].iter = iterable;
+                self.push(comp);
+                return Ok(call_at.expect("matched a call") + 1);
+            }
+            if self.stack.len() <= base {
+                break;
+            }
+            let skip = self.step(op, &next[j + 1..])?;
+            j += 1 + skip;
+        }
+        Err(self.err("a comprehension that is not called with its iterable in the same block"))
     }
 }

@@ -110,6 +110,25 @@ pub(super) fn normalize(code: &CodeObject, ins: &[Instruction]) -> Result<Vec<Ir
             "FOR_ITER" => push(Op::ForIter(target())),
             "JUMP_IF_FALSE_OR_POP" => push(Op::JumpIfOrPop { when: false, target: target() }),
             "JUMP_IF_TRUE_OR_POP" => push(Op::JumpIfOrPop { when: true, target: target() }),
+            // Functions, f-strings, building, imports, classes, assert.
+            "MAKE_FUNCTION" => push(Op::MakeFunction { flags: arg, qualname: false }),
+            "FORMAT_VALUE" => push(Op::FormatValue { conversion: arg & 3, with_spec: arg & 4 != 0 }),
+            "BUILD_STRING" => push(Op::BuildString(arg)),
+            "SET_ADD" => push(Op::SetAdd(arg)),
+            "SET_UPDATE" => push(Op::SetUpdate(arg)),
+            "DICT_UPDATE" => push(Op::DictUpdate(arg, false)),
+            "DICT_MERGE" => push(Op::DictUpdate(arg, true)),
+            "MAP_ADD" => push(Op::MapAdd(arg)),
+            "UNPACK_EX" => push(Op::UnpackEx(arg & 0xff, arg >> 8)),
+            "IMPORT_NAME" => push(Op::ImportName(idx())),
+            "IMPORT_FROM" => push(Op::ImportFrom(idx())),
+            "IMPORT_STAR" => push(Op::ImportStar),
+            "LOAD_BUILD_CLASS" => push(Op::LoadBuildClass),
+            "LOAD_ASSERTION_ERROR" => push(Op::LoadAssertionError),
+            "SETUP_ANNOTATIONS" => push(Op::SetupAnnotations),
+            // `( -- value)` a free variable read in a class body (the class namespace
+            // first): the compiler chooses it over LOAD_DEREF by context.
+            "LOAD_CLASSDEREF" => push(Op::LoadDeref(idx())),
             _ => return Err(IrError::at(code, i, "not supported by the decompiler yet")),
         }
     }

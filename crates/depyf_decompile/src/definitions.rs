@@ -1,0 +1,448 @@
+//! Definitions: binds the function and class objects that recovery leaves as
+//! [`Expr::Def`] values to `def`/`class` statements with their decorators, reads
+//! comprehension and lambda bodies, cleans class bodies, and turns module/class
+//! annotation stores into annotated assignments.
+//!
+//! Shapes read here (CPython 3.11 `Python/compile.c`; the same in 3.8-3.11 up to the
+//! op normalization):
+//! - `@d def f` is `d(<function f>)` stored into `f`; `class C(B)` is
+//!   `__build_class__(<class body C>, 'C', B)` stored into `C`;
+//! - a `<listcomp>`/`<setcomp>`/`<dictcomp>` code object builds an empty container,
+//!   loops over its argument `.0` (the caller's `iter(iterable)`) and appends each
+//!   element (`LIST_APPEND`/`SET_ADD`/`MAP_ADD`) under nested `for`s and `if`s;
+//! - a class body starts by storing `__module__` and `__qualname__` and, when a method
+//!   uses `super()`/`__class__`, ends by storing and returning the `__class__` cell;
+//! - after `SETUP_ANNOTATIONS`, `x: T = v` stores `v` into `x` and then `T` into
+//!   `__annotations__['x']`.
+//!
+//! Invariant established by [`bind`]: no marker (`Expr::Def`, the names of
+//! [`BUILD_CLASS`] and friends, a comprehension's `.0`) is left in the body.
+
+use depyf_bytecode::{CodeObject, Constant};
+use depyf_cfg::{BlockId, Cfg};
+use depyf_ir::{normalize, IrInstr, Op};
+use depyf_source::{CompKind, Comprehension, Expr, Keyword, Stmt};
+
+use crate::recover::negate;
+use crate::{recover, structure, DecompileError, Options};
+
+/// `LOAD_BUILD_CLASS`, until the class statement is recognized.
+pub(crate) const BUILD_CLASS: &str = "<build_class>";
+/// `LOAD_LOCALS` (3.12+ class bodies), read only by `LOAD_FROM_DICT_OR_*`.
+pub(crate) const LOCALS: &str = "<locals>";
+/// The statement that `SETUP_ANNOTATIONS` leaves, removed by [`bind`].
+pub(crate) const SETUP_ANNOTATIONS: &str = "<setup_annotations>";
+
+/// The expression a lambda's recovered body returns (`if c: return a` / `return b`
+/// becomes `a if c else b`), if it is one.
+pub(crate) fn lambda_body(body: &[Stmt]) -> Option<Expr> {
+    match body {
+        [] | [Stmt::Return(None)] => Some(Expr::Const(Constant::None)),
+        [Stmt::Return(Some(e))] => Some(e.clone()),
+        [Stmt::If(c, a, b)] if !b.is_empty() => Some(Expr::IfExp(Box::new(c.clone()), Box::new(lambda_body(a)?), Box::new(lambda_body(b)?))),
+        [Stmt::If(c, a, b), rest @ ..] if b.is_empty() && !rest.is_empty() => {
+            Some(Expr::IfExp(Box::new(c.clone()), Box::new(lambda_body(a)?), Box::new(lambda_body(rest)?)))
+        }
+        _ => None,
+    }
+}
+
+/// The statements of a class body without what the compiler adds: the `__module__`
+/// and `__qualname__` stores, the `__classcell__` store and return, 3.13's
+/// `__firstlineno__`/`__static_attributes__`; `__doc__ = '...'` first becomes the
+/// docstring.
+pub(crate) fn class_body(_code: &CodeObject, mut body: Vec<Stmt>) -> Vec<Stmt> {
+    let is_store = |s: &Stmt, name: &str| matches!(s, Stmt::Assign(t, _) if matches!(t.as_slice(), [Expr::Name(n)] if n == name));
+    for name in ["__module__", "__qualname__", "__firstlineno__"] {
+        if let Some(i) = body.iter().take(4).position(|s| is_store(s, name)) {
+            body.remove(i);
+        }
+    }
+    if let Some(i) = body.iter().position(|s| is_store(s, "__static_attributes__")) {
+        body.remove(i);
+    }
+    if let Some(Stmt::Return(r)) = body.last() {
+        let cell = matches!(r, Some(Expr::Name(n)) if n == "__class__");
+        if cell || matches!(r, None | Some(Expr::Const(Constant::None))) {
+            body.pop();
+        }
+        if cell && body.last().is_some_and(|s| is_store(s, "__classcell__")) {
+            body.pop();
+        }
+    }
+    if let Some(i) = body.iter().position(|s| !matches!(s, Stmt::Global(_) | Stmt::Nonlocal(_))) {
+        if let Stmt::Assign(t, v @ Expr::Const(Constant::Str(_))) = &body[i] {
+            if matches!(t.as_slice(), [Expr::Name(n)] if n == "__doc__") {
+                body[i] = Stmt::Expr(v.clone());
+            }
+        }
+    }
+    body
+}
+
+/// What one comprehension iteration adds.
+enum Element {
+    One(Expr),
+    Pair(Expr, Expr),
+}
+
+/// Reads the loop nest of a comprehension body: `for`s, `if`s (and `if not c:
+/// continue`), ending in the element added to the result `t`.
+fn clauses(stmts: &[Stmt], gens: &mut Vec<Comprehension>, t: &str, kind: &str) -> Option<Element> {
+    let mut stmts = stmts;
+    while let [rest @ .., Stmt::Continue] = stmts {
+        stmts = rest;
+    }
+    match stmts {
+        [Stmt::For(target, iter, body, orelse)] if orelse.is_empty() => {
+            gens.push(Comprehension { target: target.clone(), iter: iter.clone(), ifs: Vec::new() });
+            clauses(body, gens, t, kind)
+        }
+        [Stmt::If(c, body, orelse)] if orelse.is_empty() => {
+            gens.last_mut()?.ifs.push(c.clone());
+            clauses(body, gens, t, kind)
+        }
+        [Stmt::If(c, body, orelse), rest @ ..] if orelse.is_empty() && matches!(body.as_slice(), [Stmt::Continue]) => {
+            gens.last_mut()?.ifs.push(negate(c.clone()));
+            clauses(rest, gens, t, kind)
+        }
+        [Stmt::Expr(Expr::Call(f, args, kws))] if kws.is_empty() && args.len() == 1 => {
+            let Expr::Attribute(obj, method) = &**f else { return None };
+            let want = if kind == "<listcomp>" { "append" } else { "add" };
+            (obj.is_name(t) && method == want && kind != "<dictcomp>").then(|| Element::One(args[0].clone()))
+        }
+        [Stmt::Assign(targets, v)] if kind == "<dictcomp>" => match targets.as_slice() {
+            [Expr::Subscript(obj, k)] if obj.is_name(t) => Some(Element::Pair((**k).clone(), v.clone())),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Recovers a `<listcomp>`/`<setcomp>`/`<dictcomp>` code object as the comprehension
+/// it computes; its first `for` iterates over the placeholder `.0`, which the caller
+/// replaces by the iterable it passes.
+pub(crate) fn comprehension(code: &CodeObject, options: &Options) -> Result<Expr, DecompileError> {
+    let err = |m: &str| DecompileError::new(code, 0, "", m);
+    let mut ir: Vec<IrInstr> = normalize(code)?;
+    // `.0` is the iterator the caller made; reading it as `GET_ITER` of `.0` lets the
+    // loop recovery see an ordinary `for`.
+    let loads: Vec<usize> = ir.iter().enumerate().filter(|(_, i)| i.op == Op::LoadFast(0)).map(|(k, _)| k).collect();
+    if code.co_localsplusnames.first().map(String::as_str) != Some(".0") || loads.len() != 1 || code.co_argcount != 1 {
+        return Err(err("a comprehension without its `.0` argument read once"));
+    }
+    let mut get_iter = ir[loads[0]].clone();
+    get_iter.op = Op::GetIter;
+    ir.insert(loads[0] + 1, get_iter);
+    let cfg = Cfg::build(&ir).map_err(|e| err(&e.to_string()))?;
+    let naming = recover::Naming { const_prefix: &options.const_prefix };
+    let rec = recover::recover(code, &ir, &cfg, &naming)?;
+    let mut st = structure::Structurer::new(&cfg, &rec);
+    let at = |m: &str| DecompileError::new(code, 0, "", m);
+    let body = st.region(BlockId(0), None, &at)?;
+    let kind = code.co_name.as_str();
+    let shape = || err("a comprehension body of an unknown shape");
+    let [Stmt::Assign(init, empty), Stmt::For(target, iter, loop_body, orelse), Stmt::Return(Some(Expr::Name(ret)))] = body.as_slice() else {
+        return Err(shape());
+    };
+    let [Expr::Name(t)] = init.as_slice() else { return Err(shape()) };
+    let empty_ok = match kind {
+        "<listcomp>" => *empty == Expr::List(vec![]),
+        "<setcomp>" => *empty == Expr::Set(vec![]),
+        _ => *empty == Expr::Dict(vec![]),
+    };
+    if !empty_ok || ret != t || !iter.is_name(".0") || !orelse.is_empty() {
+        return Err(shape());
+    }
+    let mut gens = vec![Comprehension { target: target.clone(), iter: iter.clone(), ifs: Vec::new() }];
+    let elt = clauses(loop_body, &mut gens, t, kind).ok_or_else(shape)?;
+    // The result must not leak into the element or the conditions.
+    let comp = match elt {
+        Element::One(e) => Expr::Comp(if kind == "<listcomp>" { CompKind::List } else { CompKind::Set }, Box::new(e), gens),
+        Element::Pair(k, v) => Expr::DictComp(Box::new(k), Box::new(v), gens),
+    };
+    let mut leaks = false;
+    comp.walk(&mut |e| leaks |= e.is_name(t));
+    if leaks {
+        return Err(shape());
+    }
+    Ok(comp)
+}
+
+/// `def`/`class` (with decorators) when `value` stored into `name` is a function or
+/// class object made right there.
+fn as_definition(value: &Expr, name: &str) -> Option<Stmt> {
+    let mut decorators = Vec::new();
+    let mut cur = value;
+    loop {
+        match cur {
+            Expr::Def(s) => {
+                let Stmt::FunctionDef(n, ..) = &**s else { return None };
+                if n != name {
+                    return None;
+                }
+                let def = (**s).clone();
+                return Some(if decorators.is_empty() { def } else { Stmt::Decorated(decorators, Box::new(def)) });
+            }
+            Expr::Call(f, args, kws) if f.is_name(crate::definitions::BUILD_CLASS) => {
+                let [Expr::Def(body), Expr::Const(Constant::Str(n)), bases @ ..] = args.as_slice() else { return None };
+                let Stmt::ClassDef(_, _, _, body) = &**body else { return None };
+                if n != name || bases.iter().chain(kws.iter().map(|k| &k.value)).any(|e| matches!(e, Expr::Def(_))) {
+                    return None;
+                }
+                let def = Stmt::ClassDef(n.clone(), bases.to_vec(), kws.clone(), body.clone());
+                return Some(if decorators.is_empty() { def } else { Stmt::Decorated(decorators, Box::new(def)) });
+            }
+            Expr::Call(d, args, kws) if args.len() == 1 && kws.is_empty() => {
+                decorators.push((**d).clone());
+                cur = &args[0];
+            }
+            _ => return None,
+        }
+    }
+}
+
+fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !matches!(
+            s,
+            "False" | "None" | "True" | "and" | "as" | "assert" | "async" | "await" | "break" | "class" | "continue" | "def" | "del" | "elif" | "else" | "except" | "finally" | "for" | "from" | "global" | "if" | "import" | "in" | "is" | "lambda" | "nonlocal" | "not" | "or" | "pass" | "raise" | "return" | "try" | "while" | "with" | "yield"
+        )
+}
+
+/// Rewrites of expressions that building ops leave in a longer form than the source:
+/// `f(**{'a': x, **m})` → `f(a=x, **m)` (CALL_FUNCTION_EX with a built dict), and
+/// `[*(1, 2, 3)]` → `[1, 2, 3]` (a list of three or more constants is built by
+/// extending an empty list with a constant tuple).
+fn tidy(e: &mut Expr) {
+    match e {
+        Expr::Call(_, args, kws) if kws.len() == 1 && kws[0].name.is_none() => {
+            // `f(1, **m)` passes its positional arguments as a constant tuple.
+            if let [Expr::Starred(inner)] = args.as_slice() {
+                if let Expr::Const(Constant::Tuple(cs)) = &**inner {
+                    *args = cs.iter().cloned().map(Expr::Const).collect();
+                }
+            }
+            let Expr::Dict(items) = &kws[0].value else { return };
+            if items.is_empty() {
+                return;
+            }
+            let mut seen = Vec::new();
+            let ok = items.iter().all(|(k, _)| match k {
+                None => true,
+                Some(Expr::Const(Constant::Str(s))) if is_identifier(s) && !seen.contains(s) => {
+                    seen.push(s.clone());
+                    true
+                }
+                _ => false,
+            });
+            if !ok {
+                return;
+            }
+            let Expr::Dict(items) = std::mem::replace(&mut kws[0].value, Expr::Dict(vec![])) else { unreachable!("matched above") };
+            *kws = items
+                .into_iter()
+                .map(|(k, value)| Keyword {
+                    name: k.map(|k| match k {
+                        Expr::Const(Constant::Str(s)) => s,
+                        _ => unreachable!("checked above"),
+                    }),
+                    value,
+                })
+                .collect();
+        }
+        Expr::Dict(items) => {
+            // `{**m, 'k': v}` builds `{'k': v}` and merges it, as `{**m, **{'k': v}}`
+            // does; the first form is what people write.
+            let mut out = Vec::with_capacity(items.len());
+            for (i, (k, v)) in std::mem::take(items).into_iter().enumerate() {
+                match (k, v) {
+                    (None, Expr::Dict(inner)) if i > 0 && !inner.is_empty() && inner.iter().all(|(k, _)| k.is_some()) => out.extend(inner),
+                    (k, v) => out.push((k, v)),
+                }
+            }
+            *items = out;
+        }
+        Expr::List(items) if items.len() == 1 => {
+            if let Expr::Starred(inner) = &items[0] {
+                if let Expr::Const(Constant::Tuple(cs)) = &**inner {
+                    if cs.len() >= 3 {
+                        *items = cs.iter().cloned().map(Expr::Const).collect();
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn stmt_exprs_mut(s: &mut Stmt, f: &mut dyn FnMut(&mut Expr)) {
+    let body = |b: &mut Vec<Stmt>, f: &mut dyn FnMut(&mut Expr)| b.iter_mut().for_each(|s| stmt_exprs_mut(s, f));
+    match s {
+        Stmt::Expr(e) | Stmt::Return(Some(e)) => e.walk_mut(f),
+        Stmt::Assign(ts, v) => {
+            ts.iter_mut().for_each(|t| t.walk_mut(f));
+            v.walk_mut(f);
+        }
+        Stmt::AugAssign(t, _, v) => {
+            t.walk_mut(f);
+            v.walk_mut(f);
+        }
+        Stmt::Delete(ts) => ts.iter_mut().for_each(|t| t.walk_mut(f)),
+        Stmt::Raise(a, b) => {
+            for e in [a, b].into_iter().flatten() {
+                e.walk_mut(f);
+            }
+        }
+        Stmt::If(c, a, b) | Stmt::While(c, a, b) => {
+            c.walk_mut(f);
+            body(a, f);
+            body(b, f);
+        }
+        Stmt::For(t, it, a, b) => {
+            t.walk_mut(f);
+            it.walk_mut(f);
+            body(a, f);
+            body(b, f);
+        }
+        // Bodies of nested definitions were tidied when they were recovered.
+        Stmt::FunctionDef(_, args, _) => {
+            args.defaults.iter_mut().for_each(|e| e.walk_mut(f));
+            args.kw_defaults.iter_mut().for_each(|(_, e)| e.walk_mut(f));
+            args.annotations.iter_mut().for_each(|(_, e)| e.walk_mut(f));
+            if let Some(r) = &mut args.returns {
+                r.walk_mut(f);
+            }
+        }
+        Stmt::ClassDef(_, bases, kws, _) => {
+            bases.iter_mut().for_each(|e| e.walk_mut(f));
+            kws.iter_mut().for_each(|k| k.value.walk_mut(f));
+        }
+        Stmt::Decorated(ds, s) => {
+            ds.iter_mut().for_each(|e| e.walk_mut(f));
+            stmt_exprs_mut(s, f);
+        }
+        Stmt::Assert(t, m) => {
+            t.walk_mut(f);
+            if let Some(m) = m {
+                m.walk_mut(f);
+            }
+        }
+        Stmt::AnnAssign(t, a, v) => {
+            t.walk_mut(f);
+            a.walk_mut(f);
+            if let Some(v) = v {
+                v.walk_mut(f);
+            }
+        }
+        Stmt::Return(None) | Stmt::Pass | Stmt::Break | Stmt::Continue | Stmt::Import(..) | Stmt::ImportFrom(..) | Stmt::Global(_) | Stmt::Nonlocal(_) => {}
+    }
+}
+
+fn bind_defs(body: &mut [Stmt]) {
+    for s in body.iter_mut() {
+        match s {
+            Stmt::If(_, a, b) | Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => {
+                bind_defs(a);
+                bind_defs(b);
+            }
+            Stmt::Assign(targets, v) => {
+                if let [Expr::Name(n)] = targets.as_slice() {
+                    if let Some(def) = as_definition(v, n) {
+                        *s = def;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn annotations(body: &mut Vec<Stmt>) {
+    let mut i = 0;
+    while i < body.len() {
+        match &mut body[i] {
+            Stmt::If(_, a, b) | Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => {
+                annotations(a);
+                annotations(b);
+            }
+            Stmt::Assign(targets, ann) => {
+                if let [Expr::Subscript(obj, key)] = targets.as_slice() {
+                    if let (true, Expr::Const(Constant::Str(x))) = (obj.is_name("__annotations__"), &**key) {
+                        let (x, ann) = (x.clone(), ann.clone());
+                        let value = match i.checked_sub(1).map(|j| &body[j]) {
+                            Some(Stmt::Assign(t, v)) if matches!(t.as_slice(), [Expr::Name(n)] if *n == x) => Some(v.clone()),
+                            _ => None,
+                        };
+                        if value.is_some() {
+                            body.remove(i - 1);
+                            i -= 1;
+                        }
+                        body[i] = Stmt::AnnAssign(Expr::Name(x), ann, value);
+                    }
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+}
+
+/// Binds definitions, reads annotated assignments (when the body ran
+/// `SETUP_ANNOTATIONS`), tidies building shapes, and fails on any marker left.
+pub(crate) fn bind(body: &mut Vec<Stmt>) -> Result<(), String> {
+    bind_defs(body);
+    let setup = Stmt::Expr(Expr::name(SETUP_ANNOTATIONS));
+    if let Some(i) = body.iter().position(|s| *s == setup) {
+        body.remove(i);
+        annotations(body);
+    }
+    for s in body.iter_mut() {
+        stmt_exprs_mut(s, &mut tidy);
+    }
+    let mut left = None;
+    for s in body.iter() {
+        s.walk_exprs(&mut |e| match e {
+            Expr::Def(d) => {
+                let what = match &**d {
+                    Stmt::ClassDef(n, ..) => format!("class {n}"),
+                    Stmt::FunctionDef(n, ..) => format!("function {n}"),
+                    _ => "definition".into(),
+                };
+                left.get_or_insert(format!("a {what} that is not bound by a def/class statement"));
+            }
+            Expr::Name(n) if n.starts_with('<') || n == ".0" => {
+                left.get_or_insert(format!("`{n}` in a shape that is not recognized"));
+            }
+            _ => {}
+        });
+    }
+    left.map_or(Ok(()), Err)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lambda_bodies() {
+        let r = |e: Expr| Stmt::Return(Some(e));
+        assert_eq!(lambda_body(&[r(Expr::name("x"))]), Some(Expr::name("x")));
+        let e = lambda_body(&[Stmt::If(Expr::name("c"), vec![r(Expr::name("a"))], vec![]), r(Expr::name("b"))]);
+        assert_eq!(e, Some(Expr::IfExp(Box::new(Expr::name("c")), Box::new(Expr::name("a")), Box::new(Expr::name("b")))));
+        assert_eq!(lambda_body(&[Stmt::Pass]), None);
+    }
+
+    #[test]
+    fn decorated_defs_bind() {
+        let def = Stmt::FunctionDef("f".into(), Default::default(), vec![]);
+        let v = Expr::Call(Box::new(Expr::name("d")), vec![Expr::Def(Box::new(def.clone()))], vec![]);
+        let mut body = vec![Stmt::Assign(vec![Expr::name("f")], v)];
+        bind(&mut body).unwrap();
+        assert_eq!(body, vec![Stmt::Decorated(vec![Expr::name("d")], Box::new(def.clone()))]);
+        let mut body = vec![Stmt::Assign(vec![Expr::name("g")], Expr::Def(Box::new(def)))];
+        assert!(bind(&mut body).is_err());
+    }
+}
