@@ -1,5 +1,8 @@
 //! Idioms: rewrites of structured statements into the forms a programmer writes.
 //!
+//! - shared tails: CPython copies a small exit block (`return 0`) into every jump
+//!   to it, so structuring sees `if c: ...; return 0` followed by `return 0`; the
+//!   copy inside the branch is dropped and the branch falls through to the tail.
 //! - rotated loops: CPython 3.8+ compiles `while c: body` as a test before the loop
 //!   and a copy of the test at its bottom, which structuring reads as
 //!   `if c: while True: body; if not c: break`; this folds it back.
@@ -96,5 +99,42 @@ pub(crate) fn asserts(body: &mut [Stmt]) {
             _ => continue,
         };
         *s = Stmt::Assert(negate(cond.clone()), msg);
+
+/// Drops from the branches of an `if` the terminal statements that also follow it,
+/// bottom-up through nested bodies.
+pub(crate) fn merge_tails(body: &mut Vec<Stmt>) {
+    for s in body.iter_mut() {
+        match s {
+            Stmt::If(_, a, b) | Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => {
+                merge_tails(a);
+                merge_tails(b);
+            }
+            _ => {}
+        }
+    }
+    let mut i = body.len();
+    while i > 0 {
+        i -= 1;
+        let tail: Vec<Stmt> = body[i + 1..].to_vec();
+        if tail.is_empty() || !matches!(tail.last(), Some(Stmt::Return(_) | Stmt::Raise(..))) {
+            continue;
+        }
+        if let Stmt::If(_, a, b) = &mut body[i] {
+            strip_suffix(a, &tail);
+            strip_suffix(b, &tail);
+        }
+    }
+}
+
+/// Removes `tail` from the end of `branch`, also from the ends of an `if` that ends
+/// it, when what remains falls through.
+fn strip_suffix(branch: &mut Vec<Stmt>, tail: &[Stmt]) {
+    if branch.len() > tail.len() && branch.ends_with(tail) {
+        branch.truncate(branch.len() - tail.len());
+        return;
+    }
+    if let Some(Stmt::If(_, a, b)) = branch.last_mut() {
+        strip_suffix(a, tail);
+        strip_suffix(b, tail);
     }
 }

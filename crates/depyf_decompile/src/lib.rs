@@ -129,11 +129,9 @@ pub fn recover_body(code: &CodeObject, options: &Options) -> Result<Vec<Stmt>, D
     idioms::asserts(&mut body);
     definitions::bind(&mut body).map_err(|m| at(&m))?;
     // Idioms: the implicit `return None` at the end of a function body.
+    idioms::merge_tails(&mut body);
     if matches!(body.last(), Some(Stmt::Return(Some(Expr::Const(Constant::None))))) {
         body.pop();
-        if body.is_empty() || ends_in_if_without_else(&body) {
-            body.push(Stmt::Return(None));
-        }
     }
     // Declarations from the ops themselves, so that stores folded into larger
     // statements (augmented assignment, imports) are declared too.
@@ -158,12 +156,6 @@ pub fn recover_body(code: &CodeObject, options: &Options) -> Result<Vec<Stmt>, D
     }
     decls.extend(body);
     Ok(decls)
-}
-
-/// `return` at the end would otherwise attach to an `if` in a way that changes the
-/// compiled layout; keep the explicit bare `return` there.
-fn ends_in_if_without_else(body: &[Stmt]) -> bool {
-    matches!(body.last(), Some(Stmt::If(_, _, e)) if e.is_empty())
 }
 
 /// Decompiles `code` into a complete definition (or a module body for `<module>`).

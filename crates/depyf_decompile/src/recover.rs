@@ -160,6 +160,9 @@ struct BlockState<'c, 'a> {
     stack: Vec<SVal>,
     stmts: Vec<Stmt>,
     ins: &'c IrInstr,
+    /// Whether the previous op of this block pushed a variable's value (then a
+    /// POP_TOP of it is the statement `name`, not a stack clean-up).
+    prev_was_load: bool,
 }
 
 impl BlockState<'_, '_> {
@@ -243,6 +246,80 @@ impl BlockState<'_, '_> {
         self.stmts.push(s);
     }
 
+    /// How many consecutive stores to distinct plain variables start at `op` (at
+    /// least 2, else 0), each taking one value already on the stack.
+    fn tuple_store_len(&self, op: &Op, next: &[IrInstr]) -> usize {
+        let name_of = |op: &Op| -> Option<String> {
+            match *op {
+                Op::StoreFast(i) | Op::StoreDeref(i) => Some(self.ctx.local_name(i)),
+                Op::StoreName(i) | Op::StoreGlobal(i) => Some(self.ctx.name(i)),
+                _ => None,
+            }
+        };
+        let mut names = Vec::new();
+        for o in std::iter::once(op).chain(next.iter().map(|i| &i.op)) {
+            match name_of(o) {
+                Some(n) if !names.contains(&n) && names.len() < self.stack.len() => names.push(n),
+                _ => break,
+            }
+        }
+        let k = names.len();
+        let values_ok = k >= 2 && self.stack[self.stack.len() - k..].iter().all(|v| matches!(v, SVal::Expr(_)));
+        if values_ok {
+            k
+        } else {
+            0
+        }
+    }
+
+    /// `a, b = x, y` as CPython 3.11+ compiles it after removing the SWAP: the values,
+    /// then stores in reverse order. Emits the tuple assignment and returns how many
+    /// stores it covers (0: not this shape).
+    fn tuple_store(&mut self, op: &Op, next: &[IrInstr]) -> Result<usize, DecompileError> {
+        let k = self.tuple_store_len(op, next);
+        if k == 0 {
+            return Ok(0);
+        }
+        let ops: Vec<Op> = std::iter::once(op.clone()).chain(next.iter().take(k - 1).map(|i| i.op.clone())).collect();
+        let mut targets = Vec::with_capacity(k);
+        for o in &ops {
+            match self.simple_store_target(o) {
+                Some(t) => targets.push(t),
+                None => return Ok(0),
+            }
+        }
+        targets.reverse();
+        let values = self.pop_n(k)?;
+        self.emit(Stmt::Assign(vec![Expr::Tuple(targets)], Expr::Tuple(values)));
+        Ok(k)
+    }
+
+    /// The target of a store to a plain variable, registering `global`/`nonlocal`
+    /// declarations it needs; `None` for other ops.
+    fn simple_store_target(&mut self, op: &Op) -> Option<Expr> {
+        let name = match *op {
+            Op::StoreFast(i) => self.ctx.local_name(i),
+            Op::StoreName(i) => self.ctx.name(i),
+            Op::StoreDeref(i) => {
+                let n = self.ctx.local_name(i);
+                if self.ctx.code.co_localspluskinds[i] & local_kind::FREE != 0 {
+                    self.ctx.nonlocals_stored.insert(n.clone());
+                }
+                n
+            }
+            Op::StoreGlobal(i) => {
+                let n = self.ctx.name(i);
+                if self.ctx.code.co_localsplusnames.contains(&n) {
+                    return None;
+                }
+                self.ctx.globals_stored.insert(n.clone());
+                n
+            }
+            _ => return None,
+        };
+        Some(Expr::Name(name))
+    }
+
     fn store(&mut self, target: Expr) -> Result<(), DecompileError> {
         let v = self.pop_expr()?;
         if let Expr::BinOp(l, op, r) = &v {
@@ -303,6 +380,12 @@ impl BlockState<'_, '_> {
     }
 
     fn step(&mut self, op: &Op, next: &[IrInstr]) -> Result<usize, DecompileError> {
+        if matches!(op, Op::StoreFast(_) | Op::StoreName(_) | Op::StoreGlobal(_) | Op::StoreDeref(_)) {
+            let k = self.tuple_store(op, next)?;
+            if k > 0 {
+                return Ok(k - 1);
+            }
+        }
         let ctx = &mut *self.ctx;
         match *op {
             Op::Nop | Op::FrameSetup => {}
@@ -387,9 +470,14 @@ impl BlockState<'_, '_> {
             Op::PopTop => {
                 let v = self.pop()?;
                 if let SVal::Expr(e) = v {
-                    // A constant or a variable we know is bound has no effect.
-                    let known_bound = matches!(&e, Expr::Name(n) if n.starts_with("__temp_"));
-                    if !matches!(e, Expr::Const(_)) && !known_bound {
+                    // Constants, and variables loaded earlier and now cleaned off the
+                    // stack, have no effect; `name` alone as a statement is kept.
+                    let dropped = match &e {
+                        Expr::Const(_) => true,
+                        Expr::Name(n) => n.starts_with("__temp_") || (is_atomic(self.ctx, &e) && !self.prev_was_load),
+                        _ => false,
+                    };
+                    if !dropped {
                         self.emit(Stmt::Expr(e));
                     }
                 }
@@ -410,6 +498,15 @@ impl BlockState<'_, '_> {
                 let n = n as usize;
                 if n == 0 || n > self.stack.len() {
                     return Err(self.err("stack underflow"));
+                }
+                // `a, b = x, y` (and three names): CPython swaps the values and stores.
+                if (n == 2 || n == 3) && self.stack[self.stack.len() - n..].iter().all(|v| matches!(v, SVal::Expr(_))) {
+                    let targets: Option<Vec<Expr>> = next.iter().take(n).map(|i| self.simple_store_target(&i.op)).collect();
+                    if let Some(targets) = targets.filter(|t| t.len() == n) {
+                        let values = self.pop_n(n)?;
+                        self.emit(Stmt::Assign(vec![Expr::Tuple(targets)], Expr::Tuple(values)));
+                        return Ok(n);
+                    }
                 }
                 // Reordering delayed values would reorder their evaluation.
                 let len = self.stack.len();
@@ -945,10 +1042,12 @@ fn recover_once(
         entries[bi] = Some(stack.clone());
         let last = &ir[block.end - 1];
         let body_end = if matches!(block.term, Terminator::Branch { .. } | Terminator::Jump(_)) { block.end - 1 } else { block.end };
-        let mut st = BlockState { ctx: &mut ctx, stack, stmts: Vec::new(), ins: &ir[block.start] };
+        let mut st = BlockState { ctx: &mut ctx, stack, stmts: Vec::new(), ins: &ir[block.start], prev_was_load: false };
         let mut i = block.start;
         while i < body_end {
             st.ins = &ir[i];
+            st.prev_was_load = i > block.start
+                && matches!(ir[i - 1].op, Op::LoadFast(_) | Op::LoadDeref(_) | Op::LoadGlobal(_) | Op::LoadName(_));
             let skip = st.step(&ir[i].op, &ir[i + 1..body_end])?;
             i += 1 + skip;
         }
