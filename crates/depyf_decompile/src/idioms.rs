@@ -99,6 +99,8 @@ pub(crate) fn asserts(body: &mut [Stmt]) {
             _ => continue,
         };
         *s = Stmt::Assert(negate(cond.clone()), msg);
+    }
+}
 
 /// Drops from the branches of an `if` the terminal statements that also follow it,
 /// bottom-up through nested bodies.
