@@ -104,6 +104,25 @@ impl Ctx<'_> {
     }
 }
 
+/// The cell of variable `name` as an expression: `(lambda: name).__closure__[0]`
+/// (the lambda closes over that very cell). `LOAD_CLOSURE` pushes cells, which
+/// Dynamo passes to factories of resume functions.
+pub(crate) fn cell_of(name: &str) -> Expr {
+    let lambda = Expr::Lambda(Box::default(), Box::new(Expr::name(name)));
+    Expr::Subscript(Box::new(Expr::Attribute(Box::new(lambda), "__closure__".into())), Box::new(Expr::int(0)))
+}
+
+/// The variable whose cell `e` is (see [`cell_of`]).
+pub(crate) fn cell_name(e: &Expr) -> Option<&str> {
+    let Expr::Subscript(v, idx) = e else { return None };
+    let Expr::Attribute(l, attr) = &**v else { return None };
+    let Expr::Lambda(args, body) = &**l else { return None };
+    match (&**body, attr.as_str(), &**idx, **args == depyf_source::Arguments::default()) {
+        (Expr::Name(n), "__closure__", Expr::Const(Constant::Int(0)), true) => Some(n),
+        _ => None,
+    }
+}
+
 /// `iter(e)`: an iterator used as a plain value.
 fn iter_call(e: Expr) -> Expr {
     Expr::Call(Box::new(Expr::name("iter")), vec![e], vec![])
@@ -393,9 +412,14 @@ impl BlockState<'_, '_> {
                 let c = ctx.constant(i);
                 self.push(c);
             }
-            Op::LoadFast(i) | Op::LoadDeref(i) | Op::LoadClosure(i) => {
+            Op::LoadFast(i) | Op::LoadDeref(i) => {
                 let n = ctx.local_name(i);
                 self.push(Expr::Name(n));
+            }
+            Op::LoadClosure(i) => {
+                // The cell object itself, not its content.
+                let n = ctx.local_name(i);
+                self.push(cell_of(&n));
             }
             Op::StoreFast(i) => {
                 let n = ctx.local_name(i);

@@ -418,7 +418,7 @@ impl BlockState<'_, '_> {
             // The cells of the nested code's free variables: the recompiled `def`
             // captures the same names.
             return match tuple_items(attr) {
-                Some(cells) if cells.iter().all(|c| matches!(c, Expr::Name(_))) => Ok(f),
+                Some(cells) if cells.iter().all(|c| super::cell_name(c).is_some()) => Ok(f),
                 _ => Err(self.err("a closure that is not a tuple of cells")),
             };
         }
