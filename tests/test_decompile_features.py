@@ -127,6 +127,18 @@ def test_comprehensions():
     _check(comprehensions, ([1, 2, 3, 4], 3), ([], 1))
 
 
+def generator_expressions(xs, n):
+    a = sum(x * 2 for x in xs if x > 1)
+    b = list((x, y) for x in xs for y in range(n) if x != y)
+    c = max((x for x in xs), default=None)
+    return a, b, c, any(x for x in xs), tuple(n + x for x in xs), list(1 for _ in xs)
+
+
+@pytest.mark.skipif(not PY311, reason="generator expressions are read in 3.8-3.11 bytecode")
+def test_generator_expressions():
+    _check(generator_expressions, ([1, 2, 3, 4], 3), ([], 1))
+
+
 # --- classes ---------------------------------------------------------------------
 
 

@@ -61,13 +61,26 @@ pub(crate) fn class_body(_code: &CodeObject, mut body: Vec<Stmt>) -> Vec<Stmt> {
     if let Some(i) = body.iter().position(|s| is_store(s, "__static_attributes__")) {
         body.remove(i);
     }
-    if let Some(Stmt::Return(r)) = body.last() {
-        let cell = matches!(r, Some(Expr::Name(n)) if n == "__class__");
-        if cell || matches!(r, None | Some(Expr::Const(Constant::None))) {
-            body.pop();
-        }
-        if cell && body.last().is_some_and(|s| is_store(s, "__classcell__")) {
-            body.pop();
+    // `__classcell__ = <cell of __class__>; return <that cell>`, the cell possibly
+    // in a temporary first.
+    if let Some(Stmt::Return(r)) = body.last().cloned() {
+        match r {
+            None | Some(Expr::Const(Constant::None)) => {
+                body.pop();
+            }
+            Some(r) => {
+                let n = body.len();
+                let stored = n >= 2 && matches!(&body[n - 2], Stmt::Assign(t, v) if is_store(&body[n - 2], "__classcell__") && t.len() == 1 && *v == r);
+                if stored {
+                    body.truncate(n - 2);
+                    let is_cell = |e: &Expr| recover::cell_name(e) == Some("__class__");
+                    if let Expr::Name(t) = &r {
+                        if t.starts_with("__temp_") && matches!(body.last(), Some(Stmt::Assign(ts, v)) if ts.len() == 1 && ts[0].is_name(t) && is_cell(v)) {
+                            body.pop();
+                        }
+                    }
+                }
+            }
         }
     }
     if let Some(i) = body.iter().position(|s| !matches!(s, Stmt::Global(_) | Stmt::Nonlocal(_))) {
@@ -106,6 +119,8 @@ fn clauses(stmts: &[Stmt], gens: &mut Vec<Comprehension>, t: &str, kind: &str) -
             gens.last_mut()?.ifs.push(negate(c.clone()));
             clauses(rest, gens, t, kind)
         }
+        // What a generator expression yields (its YIELD_VALUE read as a store to `.0`).
+        [Stmt::Assign(targets, e)] if kind == "<genexpr>" && matches!(targets.as_slice(), [Expr::Name(n)] if n == ".0") => Some(Element::One(e.clone())),
         [Stmt::Expr(Expr::Call(f, args, kws))] if kws.is_empty() && args.len() == 1 => {
             let Expr::Attribute(obj, method) = &**f else { return None };
             let want = if kind == "<listcomp>" { "append" } else { "add" };
@@ -124,6 +139,13 @@ fn clauses(stmts: &[Stmt], gens: &mut Vec<Comprehension>, t: &str, kind: &str) -
 /// replaces by the iterable it passes.
 pub(crate) fn comprehension(code: &CodeObject, options: &Options) -> Result<Expr, DecompileError> {
     let err = |m: &str| DecompileError::new(code, 0, "", m);
+    let generator;
+    let code = if code.co_name == "<genexpr>" {
+        generator = genexpr_as_loop(code)?;
+        &generator
+    } else {
+        code
+    };
     let mut ir: Vec<IrInstr> = normalize(code)?;
     // `.0` is the iterator the caller made; reading it as `GET_ITER` of `.0` lets the
     // loop recovery see an ordinary `for`.
@@ -142,6 +164,17 @@ pub(crate) fn comprehension(code: &CodeObject, options: &Options) -> Result<Expr
     let body = st.region(BlockId(0), None, &at)?;
     let kind = code.co_name.as_str();
     let shape = || err("a comprehension body of an unknown shape");
+    if kind == "<genexpr>" {
+        let (Some(Stmt::For(target, iter, loop_body, orelse)), None | Some(Stmt::Return(Some(Expr::Const(Constant::None))))) = (body.first(), body.get(1)) else {
+            return Err(shape());
+        };
+        if body.len() > 2 || !iter.is_name(".0") || !orelse.is_empty() {
+            return Err(shape());
+        }
+        let mut gens = vec![Comprehension { target: target.clone(), iter: iter.clone(), ifs: Vec::new() }];
+        let Some(Element::One(e)) = clauses(loop_body, &mut gens, "", kind) else { return Err(shape()) };
+        return Ok(Expr::Comp(CompKind::Generator, Box::new(e), gens));
+    }
     let [Stmt::Assign(init, empty), Stmt::For(target, iter, loop_body, orelse), Stmt::Return(Some(Expr::Name(ret)))] = body.as_slice() else {
         return Err(shape());
     };
@@ -167,6 +200,70 @@ pub(crate) fn comprehension(code: &CodeObject, options: &Options) -> Result<Expr
         return Err(shape());
     }
     Ok(comp)
+}
+
+/// A `<genexpr>` code object with its generator machinery turned into NOPs, so that
+/// it reads as a loop that stores each element into `.0` (a store nothing else
+/// makes): the `RETURN_GENERATOR`/`POP_TOP` prologue (3.11) or `GEN_START` (3.10)
+/// become NOPs, `YIELD_VALUE` becomes `STORE_FAST .0` and the `POP_TOP` of the sent
+/// value after it a NOP.
+/// Generator expressions with exception handling (3.12+) are refused.
+fn genexpr_as_loop(code: &CodeObject) -> Result<CodeObject, DecompileError> {
+    let err = |m: &str| DecompileError::new(code, 0, "", m);
+    if !code.co_exceptiontable.is_empty() {
+        return Err(err("generator expressions with an exception table are not supported yet"));
+    }
+    let table = depyf_bytecode::table_for(code.version).ok_or_else(|| err("no opcode table"))?;
+    let nop = table.opcode("NOP").ok_or_else(|| err("no NOP opcode"))?;
+    let store_fast = table.opcode("STORE_FAST").ok_or_else(|| err("no STORE_FAST opcode"))?;
+    let ins = depyf_bytecode::decode(code).map_err(|e| err(&e.to_string()))?;
+    let mut out = code.clone();
+    let mut yields = 0;
+    for (k, i) in ins.iter().enumerate() {
+        let kill = match i.opname {
+            "GEN_START" => true,
+            "RETURN_GENERATOR" => {
+                let Some(next) = ins.get(k + 1).filter(|n| n.opname == "POP_TOP") else {
+                    return Err(err("RETURN_GENERATOR without its POP_TOP"));
+                };
+                let at = next.offset as usize;
+                out.co_code[at] = nop;
+                out.co_code[at + 1] = 0;
+                true
+            }
+            "YIELD_VALUE" => {
+                yields += 1;
+                let Some(pop) = ins[k + 1..].iter().find(|n| n.opname != "RESUME").filter(|n| n.opname == "POP_TOP") else {
+                    return Err(err("a yield whose value is used"));
+                };
+                let at = pop.offset as usize;
+                out.co_code[at] = nop;
+                out.co_code[at + 1] = 0;
+                let at = i.offset as usize;
+                if i.offset != i.start_offset {
+                    return Err(err("a generator op with EXTENDED_ARG"));
+                }
+                out.co_code[at] = store_fast;
+                out.co_code[at + 1] = 0;
+                false
+            }
+            "YIELD_FROM" | "SEND" | "GET_AWAITABLE" | "GET_AITER" | "GET_ANEXT" => return Err(err("a generator expression with await or yield from")),
+            _ => false,
+        };
+        if kill {
+            if i.offset != i.start_offset {
+                return Err(err("a generator op with EXTENDED_ARG"));
+            }
+            let at = i.offset as usize;
+            out.co_code[at] = nop;
+            out.co_code[at + 1] = 0;
+        }
+    }
+    if yields != 1 {
+        return Err(err("a generator expression that does not yield once"));
+    }
+    out.co_flags &= !depyf_bytecode::co_flags::GENERATOR;
+    Ok(out)
 }
 
 /// `def`/`class` (with decorators) when `value` stored into `name` is a function or

@@ -141,6 +141,11 @@ fn expr(out: &mut String, e: &Expr, _ctx: u8) {
         }
         Expr::Call(func, args, kws) => {
             paren(out, func, P_ATOM);
+            if let ([gen @ Expr::Comp(CompKind::Generator, ..)], []) = (args.as_slice(), kws.as_slice()) {
+                // `f(x for x in y)`: a sole generator argument needs no parentheses.
+                expr(out, gen, P_TUPLE);
+                return;
+            }
             out.push('(');
             let mut first = true;
             for a in args {
@@ -858,6 +863,9 @@ mod tests {
         assert_prints!(Expr::Comp(CompKind::Generator, Box::new(cond.clone()), gen(cond)), "(a if c else b for k, v in (a if c else b) if k if a or b)");
         assert_prints!(Expr::DictComp(Box::new(n("k")), Box::new(n("v")), gen(n("xs"))), "{k: v for k, v in xs if k if a or b}");
         assert_prints!(Expr::Comp(CompKind::Set, Box::new(n("k")), gen(n("xs"))), "{k for k, v in xs if k if a or b}");
+        let g = Expr::Comp(CompKind::Generator, Box::new(n("k")), gen(n("xs")));
+        assert_prints!(Expr::Call(Box::new(n("f")), vec![g.clone()], vec![]), "f(k for k, v in xs if k if a or b)");
+        assert_prints!(Expr::Call(Box::new(n("f")), vec![g.clone(), n("z")], vec![]), "f((k for k, v in xs if k if a or b), z)");
     }
 
     #[test]

@@ -399,8 +399,7 @@ impl BlockState<'_, '_> {
                 let e = crate::definitions::lambda_body(&body).ok_or_else(|| DecompileError::new(code, 0, "", "a lambda body that is not one expression"))?;
                 Ok(Expr::Lambda(args, Box::new(e)))
             }
-            "<listcomp>" | "<setcomp>" | "<dictcomp>" => crate::definitions::comprehension(code, &options),
-            "<genexpr>" => Err(self.err("generator expressions are not supported yet")),
+            "<listcomp>" | "<setcomp>" | "<dictcomp>" | "<genexpr>" => crate::definitions::comprehension(code, &options),
             _ if code.co_flags & (co_flags::GENERATOR | co_flags::COROUTINE | co_flags::ASYNC_GENERATOR) != 0 => {
                 Err(self.err(format!("the nested function {} is a generator or coroutine (not supported yet)", code.co_qualname)))
             }
