@@ -275,7 +275,9 @@ fn as_definition(value: &Expr, name: &str) -> Option<Stmt> {
         match cur {
             Expr::Def(s) => {
                 let Stmt::FunctionDef(n, ..) = &**s else { return None };
-                if n != name {
+                // In a class body `def __f` is stored as `_Class__f` (name mangling).
+                let mangled = n.starts_with("__") && !n.ends_with("__") && name.starts_with('_') && name.ends_with(n.as_str()) && name.len() > n.len() + 1;
+                if n != name && !mangled {
                     return None;
                 }
                 let def = (**s).clone();

@@ -162,6 +162,17 @@ pub fn recover_body(code: &CodeObject, options: &Options) -> Result<Vec<Stmt>, D
 ///
 /// Errors: see [`recover_body`].
 pub fn decompile(code: &CodeObject, options: &Options) -> Result<Decompiled, DecompileError> {
+    if matches!(code.co_name.as_str(), "<listcomp>" | "<setcomp>" | "<dictcomp>" | "<genexpr>") {
+        // A comprehension on its own: the expression, over an iterable named `_iter_`
+        // (the caller computes the real one), so that it compiles to such a code
+        // object again.
+        let mut comp = definitions::comprehension(code, options)?;
+        if let Expr::Comp(_, _, gens) | Expr::DictComp(_, _, gens) = &mut comp {
+            gens[0].iter = Expr::name("_iter_");
+        }
+        let body = vec![Stmt::Expr(comp)];
+        return Ok(Decompiled { source: print_body(&body, 0), body, opaque_constants: Vec::new() });
+    }
     let body = recover_body(code, options)?;
     let source = if code.co_name == "<module>" {
         print_body(&body, 0)
