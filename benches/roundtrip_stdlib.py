@@ -12,6 +12,9 @@ are bytecode-identical, and functions per second of decompilation.
 """
 
 import argparse
+import ast
+import textwrap
+import dis
 import json
 import os
 import sys
@@ -53,15 +56,75 @@ def functions(code):
             yield from functions(c)
 
 
+BLOCK_OPS = {"SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH", "SETUP_EXCEPT"}
+MATCH_OPS = {"MATCH_CLASS", "MATCH_MAPPING", "MATCH_SEQUENCE", "MATCH_KEYS", "GET_LEN"}
+
+
 def in_scope(code):
-    """Language part 1: no exception table entries, generators, coroutines; no match."""
+    """Language part 1: no exception handling or `with` (3.11+ exception table,
+    3.8-3.10 SETUP_* blocks), generators, coroutines or `match`."""
     if code.co_flags & OUT_OF_SCOPE_FLAGS:
         return False
     if getattr(code, "co_exceptiontable", b""):
         return False
+    if any(i.opname in BLOCK_OPS or i.opname in MATCH_OPS for i in dis.get_instructions(code)):
+        return False
     if code.co_name.startswith("<") and code.co_name != "<lambda>":
         return False  # comprehensions and genexprs are checked inside their function
     return True
+
+
+def _ops(code):
+    skip = {"NOP", "RESUME", "CACHE", "EXTENDED_ARG", "PRECALL"}
+    out = []
+    for i in dis.get_instructions(code):
+        if i.opname in skip:
+            continue
+        arg = i.argrepr if i.opname not in dis.hasjrel + dis.hasjabs else ""
+        out.append(f"{i.opname} {arg}".strip())
+    return out
+
+
+def first_difference(a, b):
+    """` at op N: original [...] / recompiled [...]`, a window around the first
+    differing instruction (jump targets left out)."""
+    x, y = _ops(a), _ops(b)
+    n = next((k for k, (p, q) in enumerate(zip(x, y)) if p != q), min(len(x), len(y)))
+    return f" at op {n}: original {x[max(0, n - 2):n + 3]} / recompiled {y[max(0, n - 2):n + 3]}"
+
+
+def import_bound_names(tree):
+    """Names that module-level import statements bind: CPython 3.11-3.12 compile
+    `mod.f()` with LOAD_ATTR instead of LOAD_METHOD when `mod` is one of them, so
+    the recompiled function must see the same bindings."""
+    names = set()
+    def visit(stmts):
+        for st in stmts:
+            if isinstance(st, (ast.Import, ast.ImportFrom)):
+                for a in st.names:
+                    names.add((a.asname or a.name).split(".")[0])
+            elif isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            else:
+                for field in ("body", "orelse", "finalbody", "handlers"):
+                    visit(getattr(st, field, []) or [])
+    visit(tree.body)
+    names.discard("*")
+    return names
+
+
+def in_context(code, source, imports):
+    """`source` placed where the original function lived: after the module's
+    import bindings, inside a function that defines its free variables, and inside a
+    class when it uses `__class__` (zero-argument super())."""
+    prefix = "".join(f"import {n}\n" for n in sorted(imports))
+    free = [n for n in code.co_freevars if n != "__class__"]
+    body = source
+    if "__class__" in code.co_freevars:
+        body = "class __depyf_class__:\n" + textwrap.indent(body, "    ")
+    if free:
+        body = "def __depyf_outer__():\n    " + " = ".join(free) + " = None\n" + textwrap.indent(body, "    ")
+    return prefix + body
 
 
 def find_code(code, name, firstlineno=None):
@@ -77,6 +140,7 @@ def main():
     ap.add_argument("--limit-modules", type=int, default=SAMPLE_SIZE)
     ap.add_argument("--json", help="write the figures as JSON here")
     ap.add_argument("--failures", type=int, default=0, help="print this many failures of each kind")
+    ap.add_argument("--diff", action="store_true", help="with --failures: show the first differing instruction")
     args = ap.parse_args()
     files = stdlib_files()
     if not args.all:
@@ -91,6 +155,7 @@ def main():
             with open(path, "rb") as f:
                 src = f.read()
             module = compile(src, path, "exec", dont_inherit=True)
+            imports = import_bound_names(ast.parse(src))
         except (SyntaxError, ValueError, UnicodeDecodeError):
             continue
         for code in functions(module):
@@ -111,7 +176,7 @@ def main():
             for k in kinds:
                 stats[k]["decompiled"] += 1
             try:
-                recompiled = compile(res.source, "<depyf>", "exec", dont_inherit=True)
+                recompiled = compile(in_context(code, res.source, imports), "<depyf>", "exec", dont_inherit=True)
             except SyntaxError as e:
                 failures["recompile"].append(f"{path}:{code.co_firstlineno} {code.co_name}: {e}")
                 continue
@@ -131,7 +196,8 @@ def main():
             elif verdict == "equivalent":
                 for k in kinds:
                     stats[k]["equivalent"] += 1
-                failures["differs"].append(f"{path}:{code.co_firstlineno} {code.co_name}: equivalent only")
+                where = first_difference(code, new) if args.diff else ""
+                failures["differs"].append(f"{path}:{code.co_firstlineno} {code.co_name}: equivalent only{where}")
             else:
                 failures["differs"].append(f"{path}:{code.co_firstlineno} {code.co_name}: {detail}")
     v = sys.version_info

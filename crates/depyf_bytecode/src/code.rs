@@ -18,6 +18,10 @@ pub mod local_kind {
 
 /// `co_flags` bits used by the decompiler (CPython `Include/cpython/code.h`).
 pub mod co_flags {
+    /// Fast locals are used (a function body).
+    pub const OPTIMIZED: u32 = 0x01;
+    /// A new locals dict is made for each frame (a function body).
+    pub const NEWLOCALS: u32 = 0x02;
     /// The function takes `*args`.
     pub const VARARGS: u32 = 0x04;
     /// The function takes `**kwargs`.

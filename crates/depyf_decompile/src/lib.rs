@@ -182,6 +182,12 @@ pub fn decompile(code: &CodeObject, options: &Options) -> Result<Decompiled, Dec
         let name = options.function_name.clone().unwrap_or_else(|| "_lambda_".into());
         let lambda = Expr::Lambda(Box::new(arguments(code)), Box::new(e));
         print_body(&[Stmt::Assign(vec![Expr::Name(name)], lambda)], 0)
+    } else if code.co_flags & (co_flags::OPTIMIZED | co_flags::NEWLOCALS) == 0 {
+        // A class body (module-like scope with a name): `class Name:` and its body.
+        // Bases and keywords are arguments of the class creation, not of this code.
+        let name = options.function_name.clone().unwrap_or_else(|| code.co_name.clone());
+        let class = Stmt::ClassDef(name, Vec::new(), Vec::new(), definitions::class_body(code, body.clone()));
+        print_body(&[class], 0)
     } else {
         let name = options.function_name.clone().unwrap_or_else(|| code.co_name.clone());
         let def = Stmt::FunctionDef(name, arguments(code), body.clone());
