@@ -69,9 +69,8 @@ def in_scope(code):
         return False
     if any(i.opname in BLOCK_OPS or i.opname in MATCH_OPS for i in dis.get_instructions(code)):
         return False
-    if code.co_name.startswith("<") and code.co_name != "<lambda>":
-        return False  # comprehensions and genexprs are checked inside their function
-    return True
+    # Nested code (methods of a class, inner functions) must be in scope too.
+    return all(in_scope(c) or c.co_name in ("<genexpr>",) for c in code.co_consts if isinstance(c, types.CodeType))
 
 
 def _ops(code):

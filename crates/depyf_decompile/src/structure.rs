@@ -31,13 +31,17 @@ struct LoopCtx {
 pub(crate) struct Structurer<'a> {
     pub cfg: &'a Cfg,
     pub rec: &'a Recovered,
-    pub ipdom: Vec<Option<BlockId>>,
     /// Blocks emitted so far, to bound duplication.
     pub emitted: usize,
     pub limit: usize,
     loops: Vec<LoopCtx>,
     /// Loop headers, with the sources of their back edges.
     latches: Vec<Vec<BlockId>>,
+    /// Position of each block in reverse postorder (`usize::MAX`: unreachable).
+    rpo_index: Vec<usize>,
+    /// Blocks reachable from each block along forward edges, as bitsets.
+    reach: Vec<Vec<u64>>,
+    idom: Vec<Option<BlockId>>,
 }
 
 impl<'a> Structurer<'a> {
@@ -46,15 +50,66 @@ impl<'a> Structurer<'a> {
         for (from, to) in cfg.back_edges() {
             latches[to.index()].push(from);
         }
+        let n = cfg.blocks.len();
+        let rpo = cfg.reverse_postorder();
+        let mut rpo_index = vec![usize::MAX; n];
+        for (i, b) in rpo.iter().enumerate() {
+            rpo_index[b.index()] = i;
+        }
+        let words = n.div_ceil(64);
+        let mut reach = vec![vec![0u64; words]; n];
+        for &b in rpo.iter().rev() {
+            let mut acc = vec![0u64; words];
+            for s in cfg.blocks[b.index()].succs() {
+                if rpo_index[s.index()] > rpo_index[b.index()] {
+                    acc[s.index() / 64] |= 1 << (s.index() % 64);
+                    for (w, x) in acc.iter_mut().zip(&reach[s.index()]) {
+                        *w |= x;
+                    }
+                }
+            }
+            reach[b.index()] = acc;
+        }
         Structurer {
             cfg,
             rec,
-            ipdom: cfg.immediate_postdominators(),
             emitted: 0,
-            limit: 16 * cfg.blocks.len() + 64,
+            limit: 16 * n + 64,
             loops: Vec::new(),
             latches,
+            rpo_index,
+            reach,
+            idom: cfg.immediate_dominators(),
         }
+    }
+
+    fn reaches(&self, from: BlockId, to: BlockId) -> bool {
+        from == to || self.reach[from.index()][to.index() / 64] & (1 << (to.index() % 64)) != 0
+    }
+
+    fn dominates(&self, a: BlockId, mut b: BlockId) -> bool {
+        loop {
+            if a == b {
+                return true;
+            }
+            match self.idom[b.index()] {
+                Some(d) => b = d,
+                None => return false,
+            }
+        }
+    }
+
+    /// Where the two arms of the branch at `b` meet again: the earliest block (in
+    /// reverse postorder) that both reach along forward edges and that `b`
+    /// dominates, inside the current loop. Arms that end in `return` or `raise`
+    /// don't prevent a meeting of the others, unlike the post-dominator.
+    fn follow(&self, b: BlockId, fall: BlockId, jump: BlockId) -> Option<BlockId> {
+        (0..self.cfg.blocks.len() as u32)
+            .map(BlockId)
+            .filter(|&c| c != b && self.rpo_index[c.index()] != usize::MAX)
+            .filter(|&c| self.reaches(fall, c) && self.reaches(jump, c))
+            .filter(|&c| self.dominates(b, c) && self.in_current_loop(c))
+            .min_by_key(|c| self.rpo_index[c.index()])
     }
 
     /// The blocks of the natural loop of `header`.
@@ -120,10 +175,10 @@ impl<'a> Structurer<'a> {
                 Terminator::Return | Terminator::Raise => return Ok(()),
                 Terminator::FallThrough(s) | Terminator::Jump(s) => b = s,
                 Terminator::Branch { jump, fall } => {
-                    let merge = self.ipdom[b.index()].filter(|m| self.in_current_loop(*m));
-                    let inner_stop = if self.loops.is_empty() { merge.or(stop) } else { merge };
                     let cond = code.fall_condition.clone().ok_or_else(|| err("a loop branch outside its loop header"))?;
                     let (cond, fall, jump) = self.short_circuit(cond, fall, jump);
+                    let merge = self.follow(b, fall, jump);
+                    let inner_stop = if self.loops.is_empty() { merge.or(stop) } else { merge };
                     let mut then_body = Vec::new();
                     self.region_into(&mut then_body, fall, inner_stop, false, err)?;
                     let mut else_body = Vec::new();
