@@ -61,6 +61,13 @@ pub(crate) fn class_body(_code: &CodeObject, mut body: Vec<Stmt>) -> Vec<Stmt> {
     if let Some(i) = body.iter().position(|s| is_store(s, "__static_attributes__")) {
         body.remove(i);
     }
+    // `return (__classcell__ := <cell of __class__>)`: the compiler hands the class
+    // cell to type.__new__ (the COPY + STORE reads as an assignment expression).
+    if let Some(Stmt::Return(Some(Expr::NamedExpr(n, v)))) = body.last() {
+        if n == "__classcell__" && recover::cell_name(v) == Some("__class__") {
+            body.pop();
+        }
+    }
     // `__classcell__ = <cell of __class__>; return <that cell>`, the cell possibly
     // in a temporary first.
     if let Some(Stmt::Return(r)) = body.last().cloned() {

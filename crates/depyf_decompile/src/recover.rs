@@ -224,6 +224,8 @@ impl BlockState<'_, '_> {
     /// (NULL markers and iterators are never re-evaluated).
     fn is_atomic_at(&self, i: usize) -> bool {
         match &self.stack[i] {
+            // The result of `x.a += v`, which the next store consumes.
+            SVal::Expr(Expr::BinOp(_, op, _)) if op.ends_with('=') => true,
             SVal::Expr(e) => is_atomic(self.ctx, e),
             SVal::Null | SVal::Iter(_) => true,
         }
@@ -311,6 +313,48 @@ impl BlockState<'_, '_> {
         let values = self.pop_n(k)?;
         self.emit(Stmt::Assign(vec![Expr::Tuple(targets)], Expr::Tuple(values)));
         Ok(k)
+    }
+
+    /// `a = b = v`, compiled as `v; COPY 1; STORE a; COPY 1; STORE b; ...; STORE z`
+    /// (seen at the first COPY): emits the assignment and returns how many of the
+    /// following ops it covers, or `None` for another shape.
+    fn chained_assignment(&mut self, next: &[IrInstr]) -> Result<Option<usize>, DecompileError> {
+        let is_store = |op: &Op| matches!(op, Op::StoreFast(_) | Op::StoreName(_) | Op::StoreGlobal(_) | Op::StoreDeref(_));
+        let mut ops = Vec::new();
+        let mut i = 0;
+        loop {
+            match (next.get(i).map(|x| &x.op), next.get(i + 1).map(|x| &x.op)) {
+                (Some(s), Some(Op::Copy(1))) if is_store(s) => {
+                    ops.push(s.clone());
+                    i += 2;
+                }
+                (Some(s), Some(t)) if is_store(s) && is_store(t) => {
+                    ops.push(s.clone());
+                    ops.push(t.clone());
+                    i += 2;
+                    break;
+                }
+                (Some(s), None) if is_store(s) && !ops.is_empty() => {
+                    ops.push(s.clone());
+                    i += 1;
+                    break;
+                }
+                _ => return Ok(None),
+            }
+        }
+        if !matches!(self.stack.last(), Some(SVal::Expr(_))) {
+            return Ok(None);
+        }
+        let mut targets = Vec::new();
+        for o in &ops {
+            match self.simple_store_target(o) {
+                Some(t) => targets.push(t),
+                None => return Ok(None),
+            }
+        }
+        let v = self.pop_expr()?;
+        self.emit(Stmt::Assign(targets, v));
+        Ok(Some(i))
     }
 
     /// The target of a store to a plain variable, registering `global`/`nonlocal`
@@ -512,6 +556,20 @@ impl BlockState<'_, '_> {
                     return Err(self.err("stack underflow"));
                 }
                 let pos = self.stack.len() - n;
+                if n == 1 {
+                    if let Some(k) = self.chained_assignment(next)? {
+                        return Ok(k);
+                    }
+                    // `(x := v)`: the value stays on the stack and is also stored.
+                    if let Some(t) = next.first().and_then(|i| self.simple_store_target(&i.op)) {
+                        if matches!(self.stack[pos], SVal::Expr(_)) {
+                            let v = self.pop_expr()?;
+                            let Expr::Name(name) = t else { unreachable!("simple targets are names") };
+                            self.push(Expr::NamedExpr(name, Box::new(v)));
+                            return Ok(1);
+                        }
+                    }
+                }
                 if !self.is_atomic_at(pos) {
                     self.spill_upto(pos + 1);
                 }
@@ -1233,7 +1291,7 @@ pub(crate) fn simplify(e: Expr) -> Expr {
     Expr::IfExp(Box::new(test), Box::new(then), Box::new(orelse))
 }
 
-fn bool_op(is_and: bool, a: Expr, b: Expr) -> Expr {
+pub(crate) fn bool_op(is_and: bool, a: Expr, b: Expr) -> Expr {
     if is_and {
         if let (Expr::Compare(l1, r1), Expr::Compare(l2, r2)) = (&a, &b) {
             if let Some((_, last)) = r1.last() {

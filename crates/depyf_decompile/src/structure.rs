@@ -210,11 +210,31 @@ impl<'a> Structurer<'a> {
         }
     }
 
+    /// Follows blocks that only drop stack values and go on (the clean-up of a
+    /// chained comparison's kept operand) to where they lead.
+    fn skip_bare(&self, mut b: BlockId) -> BlockId {
+        for _ in 0..8 {
+            let block = &self.cfg.blocks[b.index()];
+            let code = &self.rec.blocks[b.index()];
+            if block.preds.len() != 1 || !code.stmts.is_empty() || !self.latches[b.index()].is_empty() || code.collapsed_to.is_some() {
+                break;
+            }
+            match block.term {
+                Terminator::Jump(s) | Terminator::FallThrough(s) if self.latches[s.index()].is_empty() => b = s,
+                _ => break,
+            }
+        }
+        b
+    }
+
     /// Merges chains of tests into one condition with `and`/`or` (how CPython
     /// compiles `if a and b:` / `if a or b:`): `cond` leads to `fall`, else `jump`.
     fn short_circuit(&self, mut cond: Expr, mut fall: BlockId, mut jump: BlockId) -> (Expr, BlockId, BlockId) {
         loop {
+            fall = self.skip_bare(fall);
+            jump = self.skip_bare(jump);
             if let Some((c2, f2, j2)) = self.bare_test(fall) {
+                let (f2, j2) = (self.skip_bare(f2), self.skip_bare(j2));
                 if j2 == jump {
                     cond = and_or(true, cond, c2);
                     fall = f2;
@@ -228,6 +248,7 @@ impl<'a> Structurer<'a> {
                 }
             }
             if let Some((c2, f2, j2)) = self.bare_test(jump) {
+                let (f2, j2) = (self.skip_bare(f2), self.skip_bare(j2));
                 if f2 == fall {
                     cond = and_or(false, cond, c2);
                     jump = j2;
@@ -336,14 +357,20 @@ fn push_if(out: &mut Vec<Stmt>, cond: Expr, then_body: Vec<Stmt>, else_body: Vec
     }
 }
 
-/// `a and b` / `a or b`, flattening operands of the same operator.
+/// `a and b` / `a or b`, flattening operands of the same operator and folding
+/// `a < b and b < c` into `a < b < c`.
 fn and_or(is_and: bool, a: Expr, b: Expr) -> Expr {
-    let mut items = Vec::new();
-    for part in [a, b] {
-        match part {
-            Expr::BoolOp(k, inner) if k == is_and => items.extend(inner),
-            other => items.push(other),
+    if let Expr::BoolOp(k, mut items) = a {
+        if k == is_and {
+            let last = items.pop().expect("a bool op has operands");
+            let merged = crate::recover::bool_op(is_and, last, b);
+            match merged {
+                Expr::BoolOp(k2, inner) if k2 == is_and => items.extend(inner),
+                other => items.push(other),
+            }
+            return Expr::BoolOp(is_and, items);
         }
+        return crate::recover::bool_op(is_and, Expr::BoolOp(k, items), b);
     }
-    Expr::BoolOp(is_and, items)
+    crate::recover::bool_op(is_and, a, b)
 }

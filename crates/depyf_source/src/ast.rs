@@ -7,6 +7,8 @@ use depyf_bytecode::Constant;
 pub enum Expr {
     /// A variable: local, global, cell, or a decompiler temporary.
     Name(String),
+    /// `(name := value)`.
+    NamedExpr(String, Box<Expr>),
     /// A literal constant.
     Const(Constant),
     /// `value.attr`.
@@ -203,6 +205,7 @@ impl Expr {
                 rest.iter().for_each(|(_, e)| e.walk(f));
             }
             Expr::BoolOp(_, v) | Expr::Tuple(v) | Expr::List(v) | Expr::Set(v) => v.iter().for_each(|e| e.walk(f)),
+            Expr::NamedExpr(_, v) => v.walk(f),
             Expr::IfExp(a, b, c) => {
                 a.walk(f);
                 b.walk(f);
@@ -260,6 +263,7 @@ impl Expr {
                 rest.iter_mut().for_each(|(_, e)| e.walk_mut(f));
             }
             Expr::BoolOp(_, v) | Expr::Tuple(v) | Expr::List(v) | Expr::Set(v) => v.iter_mut().for_each(|e| e.walk_mut(f)),
+            Expr::NamedExpr(_, v) => v.walk_mut(f),
             Expr::IfExp(a, b, c) => {
                 a.walk_mut(f);
                 b.walk_mut(f);

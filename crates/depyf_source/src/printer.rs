@@ -212,6 +212,13 @@ fn expr(out: &mut String, e: &Expr, _ctx: u8) {
                 paren(out, v, p + 1);
             }
         }
+        Expr::NamedExpr(name, value) => {
+            out.push('(');
+            out.push_str(name);
+            out.push_str(" := ");
+            paren(out, value, P_TEST);
+            out.push(')');
+        }
         Expr::IfExp(test, body, orelse) => {
             paren(out, body, P_TEST + 1);
             out.push_str(" if ");
