@@ -205,8 +205,11 @@ pub fn decompile(code: &CodeObject, options: &Options) -> Result<Decompiled, Dec
 }
 
 /// Renames `__temp_<n>` by order of first appearance so that two recoveries compare
-/// equal when they differ only in how temporaries were numbered.
+/// equal when they differ only in how temporaries were numbered; drops the line
+/// number a 3.13+ class body stores in `__firstlineno__`.
 fn canonical_temps(text: &str) -> String {
+    let kept: Vec<&str> = text.lines().filter(|l| !l.trim_start().starts_with("__firstlineno__ = ")).collect();
+    let text = &(kept.join("\n") + "\n");
     let mut map: Vec<(String, String)> = Vec::new();
     let mut out = String::with_capacity(text.len());
     let bytes = text.as_bytes();

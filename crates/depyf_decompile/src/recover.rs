@@ -456,6 +456,12 @@ impl BlockState<'_, '_> {
                 let c = ctx.constant(i);
                 self.push(c);
             }
+            Op::LoadFast(i) if ctx.code.co_localspluskinds[i] & (local_kind::CELL | local_kind::FREE) != 0 => {
+                // LOAD_FAST of a cell slot pushes the cell itself (3.13+ builds
+                // closures this way; LOAD_CLOSURE is gone).
+                let n = ctx.local_name(i);
+                self.push(cell_of(&n));
+            }
             Op::LoadFast(i) | Op::LoadDeref(i) => {
                 let n = ctx.local_name(i);
                 self.push(Expr::Name(n));
@@ -591,8 +597,10 @@ impl BlockState<'_, '_> {
                     }
                 }
                 // Reordering delayed values would reorder their evaluation.
+                // Reordering two delayed values would reorder their evaluation; one
+                // delayed value among atomic ones keeps its order with the others.
                 let len = self.stack.len();
-                if !(len - n..len).all(|i| self.is_atomic_at(i)) {
+                if (len - n..len).filter(|&i| !self.is_atomic_at(i)).count() > 1 {
                     self.spill_upto(len);
                 }
                 self.stack.swap(len - 1, len - n);
@@ -603,7 +611,7 @@ impl BlockState<'_, '_> {
                     return Err(self.err("stack underflow"));
                 }
                 let len = self.stack.len();
-                if !(len - n..len).all(|i| self.is_atomic_at(i)) {
+                if (len - n..len).filter(|&i| !self.is_atomic_at(i)).count() > 1 {
                     self.spill_upto(len);
                 }
                 let top = self.stack.pop().expect("checked");

@@ -10,7 +10,14 @@ use crate::{IrInstr, Op};
 /// One op with operands replaced by what they name, e.g. `LoadFast("x")`,
 /// `LoadConst("1")`, `JumpIf { when: false, target: 7 }` (stream index).
 pub fn stream(code: &CodeObject, ir: &[IrInstr]) -> Vec<String> {
-    let kept: Vec<&IrInstr> = ir.iter().filter(|i| !matches!(i.op, Op::Nop)).collect();
+    let mut kept: Vec<&IrInstr> = ir.iter().filter(|i| !matches!(i.op, Op::Nop)).collect();
+    // 3.13+ class bodies store their first line number: line numbers don't count.
+    let firstlineno = |i: &IrInstr| matches!(i.op, Op::StoreName(n) if code.co_names.get(n).is_some_and(|s| s == "__firstlineno__"));
+    if let Some(k) = kept.iter().position(|i| firstlineno(i)) {
+        if k > 0 && matches!(kept[k - 1].op, Op::LoadConst(_)) {
+            kept.drain(k - 1..=k);
+        }
+    }
     let index_of = |offset: u32| kept.iter().position(|i| i.offset >= offset).unwrap_or(kept.len());
     let local = |i: usize| code.co_localsplusnames.get(i).cloned().unwrap_or_default();
     let name = |i: usize| code.co_names.get(i).cloned().unwrap_or_default();

@@ -112,15 +112,50 @@ pub fn normalize_all(code: &CodeObject) -> Result<(Vec<IrInstr>, Vec<IrError>), 
 
 fn dispatch(code: &CodeObject, lenient: bool) -> Result<(Vec<IrInstr>, Vec<IrError>), IrError> {
     let ins = decode(code).map_err(|e| IrError::from_bytecode(code, e))?;
+    let (mut ir, errors) = dispatch_version(code, &ins, lenient)?;
+    fuse_jump_or_pop(&mut ir);
+    Ok((ir, errors))
+}
+
+/// `COPY 1; POP_JUMP_IF_X L; POP_TOP` keeps the tested value on the jump edge only:
+/// that is [`Op::JumpIfOrPop`], which CPython 3.12+ no longer has as one
+/// instruction (`a and b`, `a or b`, chained comparisons). Rewritten when nothing
+/// else jumps to the `POP_TOP`.
+fn fuse_jump_or_pop(ir: &mut [IrInstr]) {
+    let targets: std::collections::BTreeSet<u32> = ir.iter().filter_map(|i| i.op.jump_target()).collect();
+    let next_real = |ir: &[IrInstr], from: usize| (from..ir.len()).find(|&k| ir[k].op != Op::Nop);
+    let mut i = 0;
+    while i < ir.len() {
+        if ir[i].op == Op::Copy(1) {
+            if let Some(j) = next_real(ir, i + 1) {
+                if let Op::JumpIf { when, target } = ir[j].op {
+                    if let Some(k) = next_real(ir, j + 1) {
+                        let lands_between = ir[j + 1..=k].iter().any(|x| targets.contains(&x.offset)) && ir[k].offset != ir[j].offset;
+                        if ir[k].op == Op::PopTop && !lands_between {
+                            ir[i].op = Op::Nop;
+                            ir[j].op = Op::JumpIfOrPop { when, target };
+                            ir[k].op = Op::Nop;
+                            i = k;
+                        }
+                    }
+                }
+            }
+        }
+        i += 1;
+    }
+}
+
+fn dispatch_version(code: &CodeObject, ins: &[depyf_bytecode::Instruction], lenient: bool) -> Result<(Vec<IrInstr>, Vec<IrError>), IrError> {
+    let ins = ins;
     match (code.version.major, code.version.minor) {
-        (3, 8) => py38::normalize(code, &ins, lenient),
-        (3, 9) => py39::normalize(code, &ins, lenient),
-        (3, 10) => py310::normalize(code, &ins, lenient),
-        (3, 11) => py311::normalize(code, &ins).map(|ir| (ir, Vec::new())),
-        (3, 12) => py312::normalize(code, &ins, lenient),
-        (3, 13) => py313::normalize(code, &ins, lenient),
-        (3, 14) => py314::normalize(code, &ins, lenient),
-        (3, 15) => py315::normalize(code, &ins, lenient),
+        (3, 8) => py38::normalize(code, ins, lenient),
+        (3, 9) => py39::normalize(code, ins, lenient),
+        (3, 10) => py310::normalize(code, ins, lenient),
+        (3, 11) => py311::normalize(code, ins).map(|ir| (ir, Vec::new())),
+        (3, 12) => py312::normalize(code, ins, lenient),
+        (3, 13) => py313::normalize(code, ins, lenient),
+        (3, 14) => py314::normalize(code, ins, lenient),
+        (3, 15) => py315::normalize(code, ins, lenient),
         _ => Err(IrError {
             code_name: code.co_qualname.clone(),
             offset: 0,
