@@ -282,7 +282,8 @@ mod tests {
 
     #[test]
     fn temps_are_renumbered_by_first_use() {
-        assert_eq!(canonical_temps("__temp_7 = a\nb = __temp_3 + __temp_7"), "__temp_0 = a\nb = __temp_1 + __temp_0");
-        assert_eq!(canonical_temps("x__temp_7"), "x__temp_7");
+        assert_eq!(canonical_temps("__temp_7 = a\nb = __temp_3 + __temp_7"), "__temp_0 = a\nb = __temp_1 + __temp_0\n");
+        assert_eq!(canonical_temps("x__temp_7"), "x__temp_7\n");
+        assert_eq!(canonical_temps("__firstlineno__ = 81\nx = 1\n"), "x = 1\n");
     }
 }
