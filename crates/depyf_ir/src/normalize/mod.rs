@@ -98,10 +98,13 @@ impl IrError {
 /// Decodes and normalizes `code`. Errors name the instruction (opname, byte offset)
 /// that has no normalized form in this version yet, or the bytecode error.
 pub fn normalize(code: &CodeObject) -> Result<Vec<IrInstr>, IrError> {
-    dispatch(code, false).map(|(ir, _)| ir)
+    let (mut ir, _) = dispatch(code, false)?;
+    fuse_jump_or_pop(&mut ir);
+    Ok(ir)
 }
 
-/// Like [`normalize`], but goes on past instructions without a normalized form: they
+/// Like [`normalize`] (without its peephole fusions, so that every op still stands
+/// for one instruction), but goes on past instructions without a normalized form: they
 /// emit nothing and their errors are returned beside the ops (for coverage reports;
 /// the ops are not a usable stream when errors are returned). Errors that concern the
 /// whole code object (decoding, a `FOR_ITER` without its `END_FOR`) still fail it.
@@ -112,9 +115,7 @@ pub fn normalize_all(code: &CodeObject) -> Result<(Vec<IrInstr>, Vec<IrError>), 
 
 fn dispatch(code: &CodeObject, lenient: bool) -> Result<(Vec<IrInstr>, Vec<IrError>), IrError> {
     let ins = decode(code).map_err(|e| IrError::from_bytecode(code, e))?;
-    let (mut ir, errors) = dispatch_version(code, &ins, lenient)?;
-    fuse_jump_or_pop(&mut ir);
-    Ok((ir, errors))
+    dispatch_version(code, &ins, lenient)
 }
 
 /// `COPY 1; POP_JUMP_IF_X L; POP_TOP` keeps the tested value on the jump edge only:
