@@ -30,12 +30,12 @@ pub mod co_flags {
     pub const NESTED: u32 = 0x10;
     /// A generator function.
     pub const GENERATOR: u32 = 0x20;
-    /// A coroutine (`async def`).
-    pub const COROUTINE: u32 = 0x100;
-    /// A generator-based coroutine.
-    pub const ITERABLE_COROUTINE: u32 = 0x200;
+    /// A coroutine (`async def`); CPython `Include/cpython/code.h` `CO_COROUTINE`.
+    pub const COROUTINE: u32 = 0x80;
+    /// A generator-based coroutine (`types.coroutine`).
+    pub const ITERABLE_COROUTINE: u32 = 0x100;
     /// An async generator.
-    pub const ASYNC_GENERATOR: u32 = 0x200 << 1;
+    pub const ASYNC_GENERATOR: u32 = 0x200;
 }
 
 /// One entry of `co_consts`.

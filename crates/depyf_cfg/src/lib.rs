@@ -73,7 +73,24 @@ pub struct Block {
     pub term: Terminator,
     /// Predecessor blocks, in order of their ids.
     pub preds: Vec<BlockId>,
+    /// The innermost protected range covering the block (all its ops share it).
+    pub handler: Option<ExcEdge>,
 }
+
+/// An exception edge: where an exception raised in a block goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExcEdge {
+    /// The handler's first block.
+    pub target: BlockId,
+    /// Value-stack depth kept below what the handler is entered with.
+    pub depth: u32,
+    /// Whether the offset of the raising instruction is pushed before the exception.
+    pub lasti: bool,
+}
+
+/// A protected range in bytes, half-open: `(start, end, handler, depth, lasti)`
+/// (the shape of the 3.11+ exception table, which the IR gives every version).
+pub type Range = (u32, u32, u32, u32, bool);
 
 impl Block {
     /// Successors, jump target first for branches.
@@ -119,6 +136,14 @@ impl Cfg {
     /// Errors: [`CfgError::BadTarget`] for a jump into the middle of nowhere,
     /// [`CfgError::FallsOffEnd`] when the last op can fall through.
     pub fn build(ir: &[IrInstr]) -> Result<Cfg, CfgError> {
+        Self::build_with_ranges(ir, &[])
+    }
+
+    /// Like [`Cfg::build`], and splits blocks at the bounds of the protected
+    /// `ranges` so that each block lies in one range, whose handler becomes the
+    /// block's [`ExcEdge`]. Exception edges are not successors: handlers are reached
+    /// only through them.
+    pub fn build_with_ranges(ir: &[IrInstr], ranges: &[Range]) -> Result<Cfg, CfgError> {
         let n = ir.len();
         let index_of = |offset: u32| -> Result<usize, CfgError> {
             let i = ir.partition_point(|x| x.offset < offset);
@@ -141,6 +166,11 @@ impl Cfg {
                 leader[i + 1] = true;
             }
         }
+        for &(start, end, target, _, _) in ranges {
+            leader[index_of(target)?] = true;
+            leader[ir.partition_point(|x| x.offset < start)] = true;
+            leader[ir.partition_point(|x| x.offset < end)] = true;
+        }
         let starts: Vec<usize> = (0..n).filter(|&i| leader[i]).collect();
         let block_of_index = |i: usize| BlockId(starts.partition_point(|&s| s <= i) as u32 - 1);
         let mut blocks = Vec::with_capacity(starts.len());
@@ -156,14 +186,19 @@ impl Cfg {
             };
             let term = match last.op {
                 Op::Return => Terminator::Return,
-                Op::Raise(_) => Terminator::Raise,
+                Op::Raise(_) | Op::Reraise => Terminator::Raise,
                 Op::Jump(t) => Terminator::Jump(block_of_index(index_of(t)?)),
                 Op::JumpIf { target, .. } | Op::JumpIfNone { target, .. } | Op::JumpIfOrPop { target, .. } | Op::ForIter(target) => {
                     Terminator::Branch { jump: block_of_index(index_of(target)?), fall: next()? }
                 }
                 _ => Terminator::FallThrough(next()?),
             };
-            blocks.push(Block { start, end, term, preds: Vec::new() });
+            let at = ir[start].offset;
+            let handler = match ranges.iter().find(|r| r.0 <= at && at < r.1) {
+                Some(&(_, _, target, depth, lasti)) => Some(ExcEdge { target: block_of_index(index_of(target)?), depth, lasti }),
+                None => None,
+            };
+            blocks.push(Block { start, end, term, preds: Vec::new(), handler });
         }
         for b in 0..blocks.len() {
             for s in blocks[b].succs() {
@@ -175,6 +210,24 @@ impl Cfg {
 
     /// Blocks reachable from the entry, in reverse postorder.
     pub fn reverse_postorder(&self) -> Vec<BlockId> {
+        self.rpo(false)
+    }
+
+    /// Blocks reachable from the entry through normal and exception edges, in
+    /// reverse postorder (a handler comes after the blocks it protects).
+    pub fn reverse_postorder_with_handlers(&self) -> Vec<BlockId> {
+        self.rpo(true)
+    }
+
+    fn rpo(&self, handlers: bool) -> Vec<BlockId> {
+        let succs_of = |b: BlockId| {
+            let blk = &self.blocks[b.index()];
+            let mut s = blk.succs();
+            if handlers {
+                s.extend(blk.handler.map(|h| h.target));
+            }
+            s
+        };
         let mut seen = vec![false; self.blocks.len()];
         let mut post = Vec::with_capacity(self.blocks.len());
         let mut stack: Vec<(BlockId, usize)> = Vec::new();
@@ -184,7 +237,7 @@ impl Cfg {
         seen[0] = true;
         stack.push((BlockId(0), 0));
         while let Some((b, i)) = stack.pop() {
-            let succs = self.blocks[b.index()].succs();
+            let succs = succs_of(b);
             if i < succs.len() {
                 stack.push((b, i + 1));
                 let s = succs[i];

@@ -166,7 +166,7 @@ pub(crate) fn comprehension(code: &CodeObject, options: &Options) -> Result<Expr
     let cfg = Cfg::build(&ir).map_err(|e| err(&e.to_string()))?;
     let naming = recover::Naming { const_prefix: &options.const_prefix };
     let rec = recover::recover(code, &ir, &cfg, &naming)?;
-    let mut st = structure::Structurer::new(&cfg, &rec);
+    let mut st = structure::Structurer::new(&cfg, &rec, &ir);
     let at = |m: &str| DecompileError::new(code, 0, "", m);
     let body = st.region(BlockId(0), None, &at)?;
     let kind = code.co_name.as_str();
@@ -413,6 +413,26 @@ fn stmt_exprs_mut(s: &mut Stmt, f: &mut dyn FnMut(&mut Expr)) {
             body(a, f);
             body(b, f);
         }
+        Stmt::Try(b, hs, e, fin) => {
+            body(b, f);
+            for h in hs {
+                if let Some(t) = &mut h.typ {
+                    t.walk_mut(f);
+                }
+                body(&mut h.body, f);
+            }
+            body(e, f);
+            body(fin, f);
+        }
+        Stmt::With(items, b) => {
+            for (e, t) in items {
+                e.walk_mut(f);
+                if let Some(t) = t {
+                    t.walk_mut(f);
+                }
+            }
+            body(b, f);
+        }
         // Bodies of nested definitions were tidied when they were recovered.
         Stmt::FunctionDef(_, args, _) => {
             args.defaults.iter_mut().for_each(|e| e.walk_mut(f));
@@ -454,6 +474,11 @@ fn bind_defs(body: &mut [Stmt]) {
                 bind_defs(a);
                 bind_defs(b);
             }
+            Stmt::Try(..) | Stmt::With(..) => {
+                for b in s.bodies_mut() {
+                    bind_defs(b);
+                }
+            }
             Stmt::Assign(targets, v) => {
                 if let [Expr::Name(n)] = targets.as_slice() {
                     if let Some(def) = as_definition(v, n) {
@@ -473,6 +498,11 @@ fn annotations(body: &mut Vec<Stmt>) {
             Stmt::If(_, a, b) | Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => {
                 annotations(a);
                 annotations(b);
+            }
+            Stmt::Try(..) | Stmt::With(..) => {
+                for b in body[i].bodies_mut() {
+                    annotations(b);
+                }
             }
             Stmt::Assign(targets, ann) => {
                 if let [Expr::Subscript(obj, key)] = targets.as_slice() {

@@ -21,6 +21,11 @@ pub(crate) fn rotated_while(body: &mut Vec<Stmt>) {
                 rotated_while(a);
                 rotated_while(b);
             }
+            Stmt::Try(..) | Stmt::With(..) => {
+                for b in s.bodies_mut() {
+                    rotated_while(b);
+                }
+            }
             _ => {}
         }
         let Stmt::If(cond, then_body, else_body) = s else { continue };
@@ -87,6 +92,11 @@ pub(crate) fn asserts(body: &mut [Stmt]) {
                 asserts(a);
                 asserts(b);
             }
+            Stmt::Try(..) | Stmt::With(..) => {
+                for b in s.bodies_mut() {
+                    asserts(b);
+                }
+            }
             _ => {}
         }
         let Stmt::If(cond, then_body, else_body) = s else { continue };
@@ -110,6 +120,11 @@ pub(crate) fn merge_tails(body: &mut Vec<Stmt>) {
             Stmt::If(_, a, b) | Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => {
                 merge_tails(a);
                 merge_tails(b);
+            }
+            Stmt::Try(..) | Stmt::With(..) => {
+                for b in s.bodies_mut() {
+                    merge_tails(b);
+                }
             }
             _ => {}
         }

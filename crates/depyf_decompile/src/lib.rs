@@ -111,18 +111,15 @@ fn arguments(code: &CodeObject) -> Arguments {
 /// (loops, exception handling, nested functions are not supported by this version)
 /// or malformed bytecode.
 pub fn recover_body(code: &CodeObject, options: &Options) -> Result<Vec<Stmt>, DecompileError> {
-    if !code.co_exceptiontable.is_empty() {
-        return Err(DecompileError::new(code, 0, "", "exception handling (try/except/with) is not supported yet"));
-    }
-    let flags = co_flags::GENERATOR | co_flags::COROUTINE | co_flags::ASYNC_GENERATOR | co_flags::ITERABLE_COROUTINE;
+    let flags = co_flags::COROUTINE | co_flags::ASYNC_GENERATOR | co_flags::ITERABLE_COROUTINE;
     if code.co_flags & flags != 0 {
-        return Err(DecompileError::new(code, 0, "", "generators and coroutines are not supported yet"));
+        return Err(DecompileError::new(code, 0, "", "coroutines and async generators are not supported yet"));
     }
     let ir = normalize(code)?;
-    let cfg = Cfg::build(&ir).map_err(|e| DecompileError::new(code, 0, "", e.to_string()))?;
+    let cfg = build_cfg(code, &ir)?;
     let naming = recover::Naming { const_prefix: &options.const_prefix };
     let rec = recover::recover(code, &ir, &cfg, &naming)?;
-    let mut st = structure::Structurer::new(&cfg, &rec);
+    let mut st = structure::Structurer::new(&cfg, &rec, &ir);
     let at = |m: &str| DecompileError::new(code, 0, "", m);
     let mut body = st.region(depyf_cfg::BlockId(0), None, &at)?;
     idioms::rotated_while(&mut body);
@@ -156,6 +153,12 @@ pub fn recover_body(code: &CodeObject, options: &Options) -> Result<Vec<Stmt>, D
     }
     decls.extend(body);
     Ok(decls)
+}
+
+/// The CFG of `ir` with the protected ranges of `code` as exception edges.
+pub(crate) fn build_cfg(code: &CodeObject, ir: &[depyf_ir::IrInstr]) -> Result<Cfg, DecompileError> {
+    let ranges: Vec<depyf_cfg::Range> = depyf_ir::protected_ranges(code)?.iter().map(|r| (r.start, r.end, r.target, r.depth, r.lasti)).collect();
+    Cfg::build_with_ranges(ir, &ranges).map_err(|e| DecompileError::new(code, 0, "", e.to_string()))
 }
 
 /// Decompiles `code` into a complete definition (or a module body for `<module>`).

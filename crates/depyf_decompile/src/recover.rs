@@ -35,11 +35,62 @@ enum SVal {
     /// The iterator of a `for` loop (`GET_ITER` of the expression): never spilled,
     /// since the loop statement holds it.
     Iter(Expr),
+    /// A value of exception handling or `with` that no source expression names.
+    Mark(Mark),
+}
+
+/// Stack values of exception handlers and `with` blocks (never spilled).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Mark {
+    /// The exception a handler was entered with.
+    Exc,
+    /// The exception that was current before (`PUSH_EXC_INFO`).
+    PrevExc,
+    /// The offset of the raising instruction.
+    Lasti,
+    /// The bound `__exit__` of a `with` block on this manager.
+    WithExit(Expr),
+    /// What `__enter__` of this manager returned.
+    WithEnter(Expr),
+}
+
+impl Mark {
+    /// How a marker reads when used as a value: a reserved name that structuring
+    /// recognizes (`__exc__`, `__with_enter__(manager)`).
+    fn expr(self) -> Expr {
+        match self {
+            Mark::Exc => Expr::name(markers::EXC),
+            Mark::PrevExc => Expr::name("__prev_exc__"),
+            Mark::Lasti => Expr::name("__lasti__"),
+            Mark::WithExit(m) => Expr::Call(Box::new(Expr::name("__with_exit__")), vec![m], vec![]),
+            Mark::WithEnter(m) => Expr::Call(Box::new(Expr::name(markers::WITH_ENTER)), vec![m], vec![]),
+        }
+    }
+}
+
+/// Reserved names of the marker statements and expressions that recovery leaves for
+/// structuring (exception handlers, `with`); none survives into the output.
+pub(crate) mod markers {
+    /// The handled exception.
+    pub const EXC: &str = "__exc__";
+    /// `__exc_match__(T)`: the `except T` test.
+    pub const EXC_MATCH: &str = "__exc_match__";
+    /// `POP_EXCEPT`.
+    pub const POP_EXCEPT: &str = "__pop_except__";
+    /// `RERAISE`: the exception goes on.
+    pub const RERAISE: &str = "__reraise__";
+    /// `__with_enter__(m)`: the value of `with m`.
+    pub const WITH_ENTER: &str = "__with_enter__";
+    /// The normal exit of a `with` block.
+    pub const WITH_EXIT: &str = "__with_exit__";
 }
 
 /// What recovery learned about one block.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct BlockCode {
+    /// Why recovery failed, for blocks reached only through exception edges (an
+    /// error only if structuring emits the block).
+    pub error: Option<DecompileError>,
     /// Statements, in order.
     pub stmts: Vec<Stmt>,
     /// For a branch: the condition under which the *fall-through* successor runs.
@@ -197,6 +248,7 @@ impl BlockState<'_, '_> {
         match self.pop()? {
             SVal::Expr(e) => Ok(e),
             SVal::Iter(e) => Ok(iter_call(e)),
+            SVal::Mark(m) => Ok(m.expr()),
             SVal::Null => Err(self.err("a NULL marker is used as a value")),
         }
     }
@@ -211,6 +263,7 @@ impl BlockState<'_, '_> {
             .map(|v| match v {
                 SVal::Expr(e) => Ok(e),
                 SVal::Iter(e) => Ok(iter_call(e)),
+                SVal::Mark(m) => Ok(m.expr()),
                 SVal::Null => Err(self.err("a NULL marker is used as a value")),
             })
             .collect()
@@ -227,7 +280,7 @@ impl BlockState<'_, '_> {
             // The result of `x.a += v`, which the next store consumes.
             SVal::Expr(Expr::BinOp(_, op, _)) if op.ends_with('=') => true,
             SVal::Expr(e) => is_atomic(self.ctx, e),
-            SVal::Null | SVal::Iter(_) => true,
+            SVal::Null | SVal::Iter(_) | SVal::Mark(_) => true,
         }
     }
 
@@ -541,6 +594,11 @@ impl BlockState<'_, '_> {
                 self.emit(Stmt::Delete(vec![Expr::Attribute(Box::new(obj), n)]));
             }
             Op::PushNull => self.stack.push(SVal::Null),
+            Op::PopTop if matches!(self.stack.last(), Some(SVal::Mark(_))) => {
+                if let Some(SVal::Mark(Mark::WithEnter(m))) = self.stack.pop() {
+                    self.emit(Stmt::Expr(Mark::WithEnter(m).expr()));
+                }
+            }
             Op::PopTop => {
                 let v = self.pop()?;
                 if let SVal::Expr(e) = v {
@@ -811,6 +869,46 @@ impl BlockState<'_, '_> {
                 let v = self.pop_expr()?;
                 self.stack.push(SVal::Iter(v));
             }
+            Op::PushExcInfo => {
+                let v = self.pop()?;
+                self.stack.push(SVal::Mark(Mark::PrevExc));
+                self.stack.push(v);
+            }
+            Op::PopExcept => {
+                self.pop()?;
+                self.emit(Stmt::Expr(Expr::name(markers::POP_EXCEPT)));
+            }
+            Op::CheckExcMatch => {
+                let t = self.pop_expr()?;
+                self.push(Expr::Call(Box::new(Expr::name(markers::EXC_MATCH)), vec![t], vec![]));
+            }
+            Op::Reraise => {
+                self.pop()?;
+                self.emit(Stmt::Expr(Expr::name(markers::RERAISE)));
+            }
+            Op::BeforeWith => {
+                let m = self.pop_expr()?;
+                self.stack.push(SVal::Mark(Mark::WithExit(m.clone())));
+                self.stack.push(SVal::Mark(Mark::WithEnter(m)));
+            }
+            Op::WithExit => {
+                self.pop()?;
+                self.emit(Stmt::Expr(Expr::name(markers::WITH_EXIT)));
+            }
+            Op::WithExceptStart => self.push(Expr::name("__with_suppress__")),
+            Op::Yield => {
+                let v = self.pop_expr()?;
+                let v = if matches!(v, Expr::Const(Constant::None)) { None } else { Some(Box::new(v)) };
+                self.push(Expr::Yield(v));
+            }
+            Op::YieldFrom => {
+                let v = self.pop_expr()?;
+                self.push(Expr::YieldFrom(Box::new(v)));
+            }
+            Op::Await => {
+                let v = self.pop_expr()?;
+                self.push(Expr::Await(Box::new(v)));
+            }
             Op::ForIter(_) | Op::JumpIfOrPop { .. } => unreachable!("terminators are handled by the block walk"),
             Op::MakeFunction { .. }
             | Op::SetFunctionAttribute(_)
@@ -919,11 +1017,12 @@ fn entry_stack(ctx: &mut Ctx<'_>, cfg: &Cfg, ir: &[IrInstr], b: BlockId, exits: 
         let first = &values[0];
         let same = values.iter().all(|v| v == first);
         match first {
-            SVal::Iter(_) if same => {
+            SVal::Iter(_) | SVal::Mark(_) if same => {
                 entry.push(first.clone());
                 continue;
             }
             SVal::Iter(_) => return Err(err("different iterators meet".into())),
+            SVal::Mark(_) => return Err(err("different exception-handling values meet".into())),
             SVal::Expr(e) if same && is_atomic(ctx, e) => {
                 entry.push(first.clone());
                 continue;
@@ -1112,81 +1211,39 @@ fn recover_once(
     let mut out = vec![BlockCode::default(); nblocks];
     let mut exits: Vec<Option<Exit>> = (0..nblocks).map(|_| None).collect();
     let mut entries: Vec<Option<Vec<SVal>>> = vec![None; nblocks];
+    // Blocks reached only through exception edges may hold shapes that recovery
+    // does not know (clean-up code); their errors count only if they are emitted.
+    let mut normal = vec![false; nblocks];
     for b in cfg.reverse_postorder() {
+        normal[b.index()] = true;
+    }
+    for b in cfg.reverse_postorder_with_handlers() {
         let bi = b.index();
-        let block = &cfg.blocks[bi];
-        let stack = match collapse_merge(&ctx, cfg, &idom, b, &exits, &out) {
-            Some((root, stack)) => {
-                out[root.index()].collapsed_to = Some(b);
-                stack
-            }
-            None => {
-                // A JUMP_IF_*_OR_POP whose kept value meets other values here must
-                // name that value before testing it.
-                if let Some(p) = or_pop_root(cfg, ir, b, &exits, spill_or_pop) {
-                    return Ok(Err(p));
+        // A handler is entered with the stack of the blocks it protects, cut to the
+        // range's depth, then `lasti` and the exception.
+        let handler_entry = if normal[bi] && cfg.blocks[bi].preds.iter().any(|p| exits[p.index()].is_some()) {
+            None
+        } else {
+            cfg.blocks.iter().enumerate().find_map(|(p, blk)| {
+                let h = blk.handler.filter(|h| h.target == b)?;
+                let mut st = entries[p].clone()?;
+                st.truncate(h.depth as usize);
+                if h.lasti {
+                    st.push(SVal::Mark(Mark::Lasti));
                 }
-                entry_stack(&mut ctx, cfg, ir, b, &mut exits)?
-            }
+                st.push(SVal::Mark(Mark::Exc));
+                Some(st)
+            })
         };
-        entries[bi] = Some(stack.clone());
-        let last = &ir[block.end - 1];
-        let body_end = if matches!(block.term, Terminator::Branch { .. } | Terminator::Jump(_)) { block.end - 1 } else { block.end };
-        let mut st = BlockState { ctx: &mut ctx, stack, stmts: Vec::new(), ins: &ir[block.start], prev_was_load: false };
-        let mut i = block.start;
-        while i < body_end {
-            st.ins = &ir[i];
-            st.prev_was_load = i > block.start
-                && matches!(ir[i - 1].op, Op::LoadFast(_) | Op::LoadDeref(_) | Op::LoadGlobal(_) | Op::LoadName(_));
-            let skip = st.step(&ir[i].op, &ir[i + 1..body_end])?;
-            i += 1 + skip;
-        }
-        st.ins = last;
-        let mut fall_condition = None;
-        let mut for_loop = None;
-        let mut jump = None;
-        if let Terminator::Branch { jump: target, .. } = block.term {
-            match last.op {
-                Op::ForIter(_) => {
-                    let SVal::Iter(iterable) = st.pop()? else {
-                        return Err(st.err("FOR_ITER on a value that is not an iterator"));
-                    };
-                    jump = Some((target, st.stack.clone()));
-                    let item = st.ctx.fresh_temp();
-                    st.stack.push(SVal::Iter(iterable.clone()));
-                    st.push(Expr::name(&item));
-                    for_loop = Some((iterable, item));
-                }
-                Op::JumpIfOrPop { when, .. } => {
-                    // The value is tested, and kept on the jump edge. When the merge
-                    // below folds into `a and b` it is evaluated once; otherwise (a
-                    // retry with `spill_or_pop`) it is named first.
-                    let mut v = st.pop_expr()?;
-                    if spill_or_pop.contains(&bi) && !is_atomic(st.ctx, &v) {
-                        st.spill_upto(st.stack.len());
-                        let t = st.ctx.fresh_temp();
-                        st.stmts.push(Stmt::Assign(vec![Expr::name(&t)], v));
-                        v = Expr::Name(t);
-                    }
-                    let mut kept = st.stack.clone();
-                    kept.push(SVal::Expr(v.clone()));
-                    jump = Some((target, kept));
-                    fall_condition = Some(if when { Expr::UnaryOp("not", Box::new(v)) } else { v });
-                }
-                _ => {
-                    let v = st.pop_expr()?;
-                    fall_condition = Some(match last.op {
-                        Op::JumpIf { when: false, .. } => v,
-                        Op::JumpIf { when: true, .. } => negate(v),
-                        Op::JumpIfNone { when: true, .. } => Expr::Compare(Box::new(v), vec![("is not", Expr::Const(Constant::None))]),
-                        Op::JumpIfNone { when: false, .. } => Expr::Compare(Box::new(v), vec![("is", Expr::Const(Constant::None))]),
-                        _ => unreachable!("branch terminators are conditional jumps"),
-                    });
-                }
+        match recover_block(&mut ctx, cfg, ir, &idom, b, &mut exits, &mut out, &mut entries, spill_or_pop, handler_entry) {
+            Ok(Some(p)) => return Ok(Err(p)),
+            Ok(None) => {}
+            Err(e) if !normal[bi] => {
+                exits[bi] = None;
+                out[bi] = BlockCode { error: Some(e), ..BlockCode::default() };
             }
+            Err(e) => return Err(e),
         }
-        exits[bi] = Some(Exit { stack: std::mem::take(&mut st.stack), jump, assigns: Vec::new() });
-        out[bi] = BlockCode { stmts: st.stmts, fall_condition, for_loop, collapsed_to: None };
     }
     check_back_edges(&ctx, cfg, ir, &entries, &mut exits)?;
     for (bi, exit) in exits.into_iter().enumerate() {
@@ -1196,6 +1253,102 @@ fn recover_once(
     }
     drop_dead_temps(&mut out);
     Ok(Ok(Recovered { blocks: out, globals_stored: ctx.globals_stored, nonlocals_stored: ctx.nonlocals_stored }))
+}
+
+/// Recovers block `b`: its entry stack (`handler_entry` for a handler), its
+/// statements and exit. `Ok(Some(p))` asks for a retry with `p` in `spill_or_pop`.
+#[allow(clippy::too_many_arguments)]
+fn recover_block(
+    ctx: &mut Ctx<'_>,
+    cfg: &Cfg,
+    ir: &[IrInstr],
+    idom: &[Option<BlockId>],
+    b: BlockId,
+    exits: &mut [Option<Exit>],
+    out: &mut [BlockCode],
+    entries: &mut [Option<Vec<SVal>>],
+    spill_or_pop: &BTreeSet<usize>,
+    handler_entry: Option<Vec<SVal>>,
+) -> Result<Option<usize>, DecompileError> {
+    let bi = b.index();
+    let block = &cfg.blocks[bi];
+    let stack = match collapse_merge(ctx, cfg, idom, b, exits, out) {
+        Some((root, stack)) => {
+            out[root.index()].collapsed_to = Some(b);
+            stack
+        }
+        None => {
+            // A JUMP_IF_*_OR_POP whose kept value meets other values here must
+            // name that value before testing it.
+            if let Some(p) = or_pop_root(cfg, ir, b, exits, spill_or_pop) {
+                return Ok(Some(p));
+            }
+            if let Some(h) = handler_entry {
+                h
+            } else {
+                entry_stack(ctx, cfg, ir, b, exits)?
+            }
+        }
+    };
+    entries[bi] = Some(stack.clone());
+    let last = &ir[block.end - 1];
+    let body_end = if matches!(block.term, Terminator::Branch { .. } | Terminator::Jump(_)) { block.end - 1 } else { block.end };
+    let mut st = BlockState { ctx, stack, stmts: Vec::new(), ins: &ir[block.start], prev_was_load: false };
+    let mut i = block.start;
+    while i < body_end {
+        st.ins = &ir[i];
+        st.prev_was_load = i > block.start
+            && matches!(ir[i - 1].op, Op::LoadFast(_) | Op::LoadDeref(_) | Op::LoadGlobal(_) | Op::LoadName(_));
+        let skip = st.step(&ir[i].op, &ir[i + 1..body_end])?;
+        i += 1 + skip;
+    }
+    st.ins = last;
+    let mut fall_condition = None;
+    let mut for_loop = None;
+    let mut jump = None;
+    if let Terminator::Branch { jump: target, .. } = block.term {
+        match last.op {
+            Op::ForIter(_) => {
+                let SVal::Iter(iterable) = st.pop()? else {
+                    return Err(st.err("FOR_ITER on a value that is not an iterator"));
+                };
+                jump = Some((target, st.stack.clone()));
+                let item = st.ctx.fresh_temp();
+                st.stack.push(SVal::Iter(iterable.clone()));
+                st.push(Expr::name(&item));
+                for_loop = Some((iterable, item));
+            }
+            Op::JumpIfOrPop { when, .. } => {
+                // The value is tested, and kept on the jump edge. When the merge
+                // below folds into `a and b` it is evaluated once; otherwise (a
+                // retry with `spill_or_pop`) it is named first.
+                let mut v = st.pop_expr()?;
+                if spill_or_pop.contains(&bi) && !is_atomic(st.ctx, &v) {
+                    st.spill_upto(st.stack.len());
+                    let t = st.ctx.fresh_temp();
+                    st.stmts.push(Stmt::Assign(vec![Expr::name(&t)], v));
+                    v = Expr::Name(t);
+                }
+                let mut kept = st.stack.clone();
+                kept.push(SVal::Expr(v.clone()));
+                jump = Some((target, kept));
+                fall_condition = Some(if when { Expr::UnaryOp("not", Box::new(v)) } else { v });
+            }
+            _ => {
+                let v = st.pop_expr()?;
+                fall_condition = Some(match last.op {
+                    Op::JumpIf { when: false, .. } => v,
+                    Op::JumpIf { when: true, .. } => negate(v),
+                    Op::JumpIfNone { when: true, .. } => Expr::Compare(Box::new(v), vec![("is not", Expr::Const(Constant::None))]),
+                    Op::JumpIfNone { when: false, .. } => Expr::Compare(Box::new(v), vec![("is", Expr::Const(Constant::None))]),
+                    _ => unreachable!("branch terminators are conditional jumps"),
+                });
+            }
+        }
+    }
+    exits[bi] = Some(Exit { stack: std::mem::take(&mut st.stack), jump, assigns: Vec::new() });
+    out[bi] = BlockCode { stmts: st.stmts, fall_condition, for_loop, collapsed_to: None, error: None };
+    Ok(None)
 }
 
 /// A block that a predecessor of `b` reaches through the jump edge of a

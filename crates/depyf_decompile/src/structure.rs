@@ -20,6 +20,8 @@ use depyf_source::{Expr, Stmt};
 use crate::recover::{negate, Recovered};
 use crate::DecompileError;
 
+mod exceptions;
+
 /// A loop being emitted.
 struct LoopCtx {
     header: BlockId,
@@ -30,6 +32,9 @@ struct LoopCtx {
 
 pub(crate) struct Structurer<'a> {
     pub cfg: &'a Cfg,
+    pub ir: &'a [depyf_ir::IrInstr],
+    /// Handlers of the `try`/`with` statements being emitted.
+    opened: Vec<BlockId>,
     pub rec: &'a Recovered,
     /// Blocks emitted so far, to bound duplication.
     pub emitted: usize,
@@ -45,7 +50,7 @@ pub(crate) struct Structurer<'a> {
 }
 
 impl<'a> Structurer<'a> {
-    pub fn new(cfg: &'a Cfg, rec: &'a Recovered) -> Self {
+    pub fn new(cfg: &'a Cfg, rec: &'a Recovered, ir: &'a [depyf_ir::IrInstr]) -> Self {
         let mut latches = vec![Vec::new(); cfg.blocks.len()];
         for (from, to) in cfg.back_edges() {
             latches[to.index()].push(from);
@@ -72,6 +77,8 @@ impl<'a> Structurer<'a> {
         }
         Structurer {
             cfg,
+            ir,
+            opened: Vec::new(),
             rec,
             emitted: 0,
             limit: 16 * n + 64,
@@ -151,6 +158,13 @@ impl<'a> Structurer<'a> {
                     return Ok(());
                 }
             }
+            if let Some(h) = self.try_start(b) {
+                // A loop whose blocks are all in the `try` is inside it.
+                let loop_first = !entering_loop && !self.latches[b.index()].is_empty() && !self.loop_body(b).iter().all(|x| self.protected_by(*x, h));
+                if !loop_first {
+                    return self.emit_try(out, b, h, stop, entering_loop, err);
+                }
+            }
             if !self.latches[b.index()].is_empty() && !entering_loop {
                 match self.emit_loop(out, b, err)? {
                     Some(next) => {
@@ -166,6 +180,9 @@ impl<'a> Structurer<'a> {
                 return Err(err("control flow too tangled to structure (duplication limit reached)"));
             }
             let code = &self.rec.blocks[b.index()];
+            if let Some(e) = &code.error {
+                return Err(e.clone());
+            }
             out.extend(code.stmts.iter().cloned());
             if let Some(merge) = code.collapsed_to {
                 b = merge;
@@ -178,7 +195,9 @@ impl<'a> Structurer<'a> {
                     let cond = code.fall_condition.clone().ok_or_else(|| err("a loop branch outside its loop header"))?;
                     let (cond, fall, jump) = self.short_circuit(cond, fall, jump);
                     let merge = self.follow(b, fall, jump);
-                    let inner_stop = if self.loops.is_empty() { merge.or(stop) } else { merge };
+                    // Handler code (reached only through exception edges) keeps the stop of
+                    // its `try`.
+                    let inner_stop = if self.loops.is_empty() || self.rpo_index[b.index()] == usize::MAX { merge.or(stop) } else { merge };
                     let mut then_body = Vec::new();
                     self.region_into(&mut then_body, fall, inner_stop, false, err)?;
                     let mut else_body = Vec::new();

@@ -368,6 +368,30 @@ pub enum Op {
     /// `(value -- value)` 3.11+ `COPY_FREE_VARS` / `MAKE_CELL` prologue: no stack
     /// effect, kept so that verification can see the frame set-up.
     FrameSetup,
+    /// `(exc -- prev_exc, exc)` at the start of an exception handler: the exception
+    /// being handled becomes the current one (3.11+ `PUSH_EXC_INFO`; the 3.8-3.10
+    /// block-stack normalizer produces the same shape).
+    PushExcInfo,
+    /// `(prev_exc -- )` restore the previous current exception (`POP_EXCEPT`).
+    PopExcept,
+    /// `(exc, type -- exc, matches)` `except type:` test (`CHECK_EXC_MATCH`).
+    CheckExcMatch,
+    /// `(exc -- )` re-raise the exception (`RERAISE`); ends control flow.
+    Reraise,
+    /// `(manager -- exit, enter_result)` enter a `with` block (`BEFORE_WITH`).
+    BeforeWith,
+    /// `(exit -- )` the normal exit of a `with` block: `exit(None, None, None)` and
+    /// its result discarded.
+    WithExit,
+    /// `(exit, lasti, prev_exc, exc -- exit, lasti, prev_exc, exc, suppress)` the
+    /// exceptional exit of a `with` block (`WITH_EXCEPT_START`).
+    WithExceptStart,
+    /// `(value -- sent)` `yield value` (`YIELD_VALUE` and the `RESUME` after it).
+    Yield,
+    /// `(iterable -- result)` `yield from iterable` (the `SEND` loop).
+    YieldFrom,
+    /// `(awaitable -- result)` `await awaitable` (`GET_AWAITABLE` and its `SEND` loop).
+    Await,
 }
 
 impl Op {
@@ -421,6 +445,11 @@ impl Op {
             Call { argc, layout, .. } => (argc + 1 + u32::from(layout != CallLayout::NoNull), 1),
             CallEx { has_kwargs, layout } => (2 + u32::from(has_kwargs) + u32::from(layout != CallLayout::NoNull), 1),
             Raise(n) => (n, 0),
+            PushExcInfo | BeforeWith => (1, 2),
+            PopExcept | Reraise | WithExit => (1, 0),
+            CheckExcMatch => (2, 2),
+            WithExceptStart => (0, 1),
+            Yield | YieldFrom | Await => (1, 1),
         }
     }
 
@@ -438,6 +467,6 @@ impl Op {
 
     /// Whether control never falls through to the next instruction.
     pub fn is_terminator(&self) -> bool {
-        matches!(self, Op::Jump(_) | Op::Return | Op::Raise(_))
+        matches!(self, Op::Jump(_) | Op::Return | Op::Raise(_) | Op::Reraise)
     }
 }

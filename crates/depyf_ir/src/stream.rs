@@ -21,7 +21,7 @@ pub fn stream(code: &CodeObject, ir: &[IrInstr]) -> Vec<String> {
     let index_of = |offset: u32| kept.iter().position(|i| i.offset >= offset).unwrap_or(kept.len());
     let local = |i: usize| code.co_localsplusnames.get(i).cloned().unwrap_or_default();
     let name = |i: usize| code.co_names.get(i).cloned().unwrap_or_default();
-    kept.iter()
+    let mut out: Vec<String> = kept.iter()
         .map(|ins| match &ins.op {
             Op::LoadConst(i) => match code.co_consts.get(*i) {
                 // A nested code object compares by what it runs, not by its line
@@ -58,7 +58,15 @@ pub fn stream(code: &CodeObject, ir: &[IrInstr]) -> Vec<String> {
             Op::JumpIfNone { when, target } => format!("JumpIfNone({when}, {})", index_of(*target)),
             other => format!("{other:?}"),
         })
-        .collect()
+        .collect();
+    // The protected ranges, in stream indexes (3.11+ exception table).
+    match crate::protected_ranges(code) {
+        Ok(ranges) => out.extend(ranges.iter().map(|r| {
+            format!("Protect({}..{} -> {}, depth {}, lasti {})", index_of(r.start), index_of(r.end), index_of(r.target), r.depth, r.lasti)
+        })),
+        Err(e) => out.push(format!("bad exception table: {}", e.message)),
+    }
+    out
 }
 
 /// A nested code object as verification sees it: its name, signature, flags, local

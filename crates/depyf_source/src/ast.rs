@@ -51,6 +51,12 @@ pub enum Expr {
     /// `def`/`class` statement (a recovery intermediate: recovery turns it into a
     /// statement or fails; printed as `<def name>`, which does not compile).
     Def(Box<Stmt>),
+    /// `yield` / `yield value`.
+    Yield(Option<Box<Expr>>),
+    /// `yield from value`.
+    YieldFrom(Box<Expr>),
+    /// `await value`.
+    Await(Box<Expr>),
 }
 
 /// The kind of a comprehension with one element expression.
@@ -161,6 +167,21 @@ pub enum Stmt {
     Assert(Expr, Option<Expr>),
     /// `target: annotation = value` (simple name targets).
     AnnAssign(Expr, Expr, Option<Expr>),
+    /// `try:` body, `except` handlers, `else:`, `finally:`.
+    Try(Vec<Stmt>, Vec<ExceptHandler>, Vec<Stmt>, Vec<Stmt>),
+    /// `with item [as target], ...:` body.
+    With(Vec<(Expr, Option<Expr>)>, Vec<Stmt>),
+}
+
+/// One `except` clause.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExceptHandler {
+    /// The exception type (a tuple for several); `None` for a bare `except:`.
+    pub typ: Option<Expr>,
+    /// The `as` name.
+    pub name: Option<String>,
+    /// The handler's body.
+    pub body: Vec<Stmt>,
 }
 
 impl Expr {
@@ -233,6 +254,12 @@ impl Expr {
                 gens.iter().for_each(|g| g.walk(f));
             }
             Expr::FString(parts) => fparts_walk(parts, f),
+            Expr::Yield(v) => {
+                if let Some(v) = v {
+                    v.walk(f);
+                }
+            }
+            Expr::YieldFrom(v) | Expr::Await(v) => v.walk(f),
             // The statement is not part of this expression's evaluation.
             Expr::Def(_) => {}
         }
@@ -300,6 +327,12 @@ impl Expr {
                 }
             }
             Expr::FString(parts) => fparts_walk_mut(parts, f),
+            Expr::Yield(v) => {
+                if let Some(v) = v {
+                    v.walk_mut(f);
+                }
+            }
+            Expr::YieldFrom(v) | Expr::Await(v) => v.walk_mut(f),
         }
         f(self);
     }
@@ -349,6 +382,22 @@ impl Arguments {
 }
 
 impl Stmt {
+    /// The statement lists nested in a `try` or `with` (body, handler bodies, else,
+    /// finally); empty for other statements.
+    pub fn bodies_mut(&mut self) -> Vec<&mut Vec<Stmt>> {
+        match self {
+            Stmt::Try(b, hs, e, fin) => {
+                let mut v = vec![b];
+                v.extend(hs.iter_mut().map(|h| &mut h.body));
+                v.push(e);
+                v.push(fin);
+                v
+            }
+            Stmt::With(_, b) => vec![b],
+            _ => Vec::new(),
+        }
+    }
+
     /// Calls `f` on every expression of this statement and of nested statements
     /// (bodies of `if`/`for`/`def`/`class` included), outermost first.
     pub fn walk_exprs(&self, f: &mut dyn FnMut(&Expr)) {
@@ -405,6 +454,26 @@ impl Stmt {
                 if let Some(v) = v {
                     v.walk(f);
                 }
+            }
+            Stmt::Try(b, hs, e, fin) => {
+                body(b, f);
+                for h in hs {
+                    if let Some(t) = &h.typ {
+                        t.walk(f);
+                    }
+                    body(&h.body, f);
+                }
+                body(e, f);
+                body(fin, f);
+            }
+            Stmt::With(items, b) => {
+                for (e, t) in items {
+                    e.walk(f);
+                    if let Some(t) = t {
+                        t.walk(f);
+                    }
+                }
+                body(b, f);
             }
             Stmt::Return(None) | Stmt::Pass | Stmt::Break | Stmt::Continue | Stmt::Import(..) | Stmt::ImportFrom(..) | Stmt::Global(_) | Stmt::Nonlocal(_) => {}
         }

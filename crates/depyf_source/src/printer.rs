@@ -49,6 +49,8 @@ fn prec(e: &Expr) -> u8 {
         Expr::BinOp(_, op, _) => binop_prec(op),
         Expr::Const(c) if is_negative_number(c) => P_FACTOR,
         Expr::Starred(_) => P_BOR,
+        Expr::Yield(_) | Expr::YieldFrom(_) => 0,
+        Expr::Await(_) => P_POWER + 1,
         _ => P_ATOM,
     }
 }
@@ -300,6 +302,21 @@ fn expr(out: &mut String, e: &Expr, _ctx: u8) {
         }
         // Recovery checks `fstring` first; the fallback does not compile.
         Expr::FString(parts) => out.push_str(&fstring(parts).unwrap_or_else(|| "<f-string without a quoting>".into())),
+        Expr::Yield(v) => {
+            out.push_str("yield");
+            if let Some(v) = v {
+                out.push(' ');
+                yield_value(out, v);
+            }
+        }
+        Expr::YieldFrom(v) => {
+            out.push_str("yield from ");
+            paren(out, v, P_TEST);
+        }
+        Expr::Await(v) => {
+            out.push_str("await ");
+            paren(out, v, P_POWER + 1);
+        }
         Expr::Def(s) => {
             let name = match &**s {
                 Stmt::FunctionDef(n, ..) | Stmt::ClassDef(n, ..) => n.as_str(),
@@ -601,11 +618,32 @@ fn target(out: &mut String, t: &Expr) {
     }
 }
 
+fn yield_value(out: &mut String, v: &Expr) {
+    match v {
+        Expr::Tuple(items) if !items.is_empty() => {
+            comma_list(out, items);
+            if items.len() == 1 {
+                out.push(',');
+            }
+        }
+        _ => paren(out, v, P_TEST),
+    }
+}
+
+/// A statement-level value: `yield` needs no parentheses there.
+fn top_value(out: &mut String, e: &Expr) {
+    if matches!(e, Expr::Yield(_) | Expr::YieldFrom(_)) {
+        expr(out, e, 0);
+    } else {
+        paren(out, e, P_TEST);
+    }
+}
+
 fn stmt(out: &mut String, s: &Stmt, level: usize) {
     indent(out, level);
     match s {
         Stmt::Expr(e) => {
-            paren(out, e, P_TEST);
+            top_value(out, e);
             out.push('\n');
         }
         Stmt::Assign(targets, value) => {
@@ -620,14 +658,14 @@ fn stmt(out: &mut String, s: &Stmt, level: usize) {
                         out.push(',');
                     }
                 }
-                _ => paren(out, value, P_TEST),
+                _ => top_value(out, value),
             }
             out.push('\n');
         }
         Stmt::AugAssign(t, op, v) => {
             target(out, t);
             let _ = write!(out, " {op} ");
-            paren(out, v, P_TEST);
+            top_value(out, v);
             out.push('\n');
         }
         Stmt::Delete(targets) => {
@@ -805,7 +843,48 @@ fn stmt(out: &mut String, s: &Stmt, level: usize) {
             }
             out.push('\n');
         }
-
+        Stmt::Try(body, handlers, orelse, finalbody) => {
+            out.push_str("try:\n");
+            block(out, body, level + 1);
+            for h in handlers {
+                indent(out, level);
+                out.push_str("except");
+                if let Some(t) = &h.typ {
+                    out.push(' ');
+                    paren(out, t, P_TEST);
+                    if let Some(n) = &h.name {
+                        let _ = write!(out, " as {n}");
+                    }
+                }
+                out.push_str(":\n");
+                block(out, &h.body, level + 1);
+            }
+            if !orelse.is_empty() {
+                indent(out, level);
+                out.push_str("else:\n");
+                block(out, orelse, level + 1);
+            }
+            if !finalbody.is_empty() || handlers.is_empty() {
+                indent(out, level);
+                out.push_str("finally:\n");
+                block(out, finalbody, level + 1);
+            }
+        }
+        Stmt::With(items, body) => {
+            out.push_str("with ");
+            for (i, (e, t)) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                paren(out, e, P_TEST);
+                if let Some(t) = t {
+                    out.push_str(" as ");
+                    paren(out, t, P_TEST);
+                }
+            }
+            out.push_str(":\n");
+            block(out, body, level + 1);
+        }
     }
 }
 

@@ -400,7 +400,7 @@ impl BlockState<'_, '_> {
                 Ok(Expr::Lambda(args, Box::new(e)))
             }
             "<listcomp>" | "<setcomp>" | "<dictcomp>" | "<genexpr>" => crate::definitions::comprehension(code, &options),
-            _ if code.co_flags & (co_flags::GENERATOR | co_flags::COROUTINE | co_flags::ASYNC_GENERATOR) != 0 => {
+            _ if code.co_flags & (co_flags::COROUTINE | co_flags::ASYNC_GENERATOR) != 0 => {
                 Err(self.err(format!("the nested function {} is a generator or coroutine (not supported yet)", code.co_qualname)))
             }
             _ => {

@@ -166,3 +166,11 @@ fn dispatch_version(code: &CodeObject, ins: &[depyf_bytecode::Instruction], leni
         }),
     }
 }
+
+/// The protected ranges of `code`, in the shape of the 3.11+ exception table
+/// (half-open byte ranges, handler offset, stack depth kept, whether `lasti` is
+/// pushed). Versions before 3.11 have none yet: their block-stack ops fail
+/// normalization instead.
+pub fn protected_ranges(code: &CodeObject) -> Result<Vec<depyf_bytecode::ExceptionTableEntry>, IrError> {
+    depyf_bytecode::parse_exception_table(code).map_err(|e| IrError::from_bytecode(code, e))
+}

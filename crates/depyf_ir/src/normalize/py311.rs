@@ -9,7 +9,17 @@ use crate::{BinOp, CallLayout, CmpOp, Op, UnaryOp};
 pub(super) fn normalize(code: &CodeObject, ins: &[Instruction]) -> Result<Vec<IrInstr>, IrError> {
     let mut out = Vec::with_capacity(ins.len());
     let mut kwnames: Option<usize> = None;
-    for i in ins {
+    // Instructions folded into the op before them (the `SEND` loop of `yield from`
+    // and `await`, the call of a `with` block's normal exit): they emit `Nop`.
+    let mut folded = 0usize;
+    for (at, i) in ins.iter().enumerate() {
+        if folded > 0 {
+            folded -= 1;
+            out.push(IrInstr { offset: i.offset, op: Op::Nop, line: i.line_number, opname: i.opname });
+            continue;
+        }
+        let names = |k: usize| -> Vec<&str> { ins[at + 1..].iter().take(k).map(|x| x.opname).collect() };
+        let is_none = |x: &Instruction| matches!(x.argval, Argval::Const(c) if matches!(code.co_consts.get(c), Some(Constant::None)));
         let arg = i.oparg.unwrap_or(0);
         let idx = || match i.argval {
             depyf_bytecode::Argval::Const(x)
@@ -22,6 +32,41 @@ pub(super) fn normalize(code: &CodeObject, ins: &[Instruction]) -> Result<Vec<Ir
         match i.opname {
             "NOP" | "RESUME" | "PRECALL" | "CACHE" | "EXTENDED_ARG" => push(Op::Nop),
             "MAKE_CELL" | "COPY_FREE_VARS" => push(Op::FrameSetup),
+            // A generator's frame set-up: `RETURN_GENERATOR` and the `POP_TOP` of its
+            // result.
+            "RETURN_GENERATOR" => {
+                if names(1) == ["POP_TOP"] {
+                    folded = 1;
+                }
+                push(Op::Nop)
+            }
+            "PUSH_EXC_INFO" => push(Op::PushExcInfo),
+            "POP_EXCEPT" => push(Op::PopExcept),
+            "CHECK_EXC_MATCH" => push(Op::CheckExcMatch),
+            "RERAISE" => push(Op::Reraise),
+            "BEFORE_WITH" => push(Op::BeforeWith),
+            "WITH_EXCEPT_START" => push(Op::WithExceptStart),
+            "YIELD_VALUE" => push(Op::Yield),
+            // `yield from x` / `await x`: GET_YIELD_FROM_ITER / GET_AWAITABLE, then
+            // LOAD_CONST None, SEND, YIELD_VALUE, RESUME, JUMP_BACKWARD_NO_INTERRUPT.
+            "GET_YIELD_FROM_ITER" | "GET_AWAITABLE"
+                if names(5) == ["LOAD_CONST", "SEND", "YIELD_VALUE", "RESUME", "JUMP_BACKWARD_NO_INTERRUPT"] && is_none(&ins[at + 1]) =>
+            {
+                folded = 5;
+                push(if i.opname == "GET_AWAITABLE" { Op::Await } else { Op::YieldFrom })
+            }
+            // The normal exit of a `with` block: `exit(None, None, None)`.
+            "LOAD_CONST"
+                if is_none(i)
+                    && names(5) == ["LOAD_CONST", "LOAD_CONST", "PRECALL", "CALL", "POP_TOP"]
+                    && is_none(&ins[at + 1])
+                    && is_none(&ins[at + 2])
+                    && ins[at + 3].oparg == Some(2)
+                    && (at == 0 || ins[at - 1].opname != "PUSH_NULL") =>
+            {
+                folded = 5;
+                push(Op::WithExit)
+            }
             "KW_NAMES" => {
                 kwnames = Some(idx());
                 push(Op::Nop);

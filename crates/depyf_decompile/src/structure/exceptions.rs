@@ -1,0 +1,304 @@
+//! `try`/`except`/`else`/`finally` and `with` from protected ranges.
+//!
+//! A protected range whose handler starts with [`Op::PushExcInfo`] opens a `try`
+//! (or, when the handler goes on with [`Op::WithExceptStart`], a `with`) at the
+//! first block it covers that structuring reaches. The body is every block
+//! reachable from there through normal edges whose chain of handlers (the block's
+//! handler, that handler's handler, ...) contains the range's handler; it must have
+//! at most one exit. Handlers are structured from their first block up to the
+//! `after` block: the first block that the handler code reaches and that lies past
+//! the handler's own clean-up block (CPython lays handlers out after the body and
+//! the code after the `try` after them).
+//!
+//! Recovery leaves marker statements (see `recover::markers`): `except T` tests
+//! read `if __exc_match__(T):`, `as e` is `e = __exc__`, `POP_EXCEPT` and
+//! `RERAISE` are expression statements, `with` enter and exit are
+//! `__with_enter__(m)` and `__with_exit__`. This module turns them back into
+//! statements; none survives.
+//!
+//! Shapes not recognized fail with a `DecompileError` naming them.
+
+use depyf_cfg::BlockId;
+use depyf_ir::Op;
+use depyf_source::{print_body, ExceptHandler, Expr, Stmt};
+
+use super::{ends_control, Structurer};
+use crate::recover::markers;
+use crate::DecompileError;
+
+fn is_marker(s: &Stmt, name: &str) -> bool {
+    matches!(s, Stmt::Expr(Expr::Name(n)) if n == name)
+}
+
+fn marker_call<'e>(e: &'e Expr, name: &str) -> Option<&'e Expr> {
+    match e {
+        Expr::Call(f, args, kws) if f.is_name(name) && args.len() == 1 && kws.is_empty() => Some(&args[0]),
+        _ => None,
+    }
+}
+
+impl Structurer<'_> {
+    /// The handlers an exception raised in `b` goes through, innermost first.
+    pub(super) fn handler_chain(&self, b: BlockId) -> Vec<BlockId> {
+        let mut out = Vec::new();
+        let mut cur = self.cfg.blocks[b.index()].handler;
+        while let Some(h) = cur {
+            if out.contains(&h.target) || out.len() > 64 {
+                break;
+            }
+            out.push(h.target);
+            cur = self.cfg.blocks[h.target.index()].handler;
+        }
+        out
+    }
+
+    fn first_ops(&self, h: BlockId, n: usize) -> Vec<&Op> {
+        let blk = &self.cfg.blocks[h.index()];
+        self.ir[blk.start..blk.end].iter().map(|i| &i.op).filter(|o| !matches!(o, Op::Nop)).take(n).collect()
+    }
+
+    fn is_exc_entry(&self, h: BlockId) -> bool {
+        matches!(self.first_ops(h, 1).as_slice(), [Op::PushExcInfo])
+    }
+
+    fn is_with_handler(&self, h: BlockId) -> bool {
+        matches!(self.first_ops(h, 2).as_slice(), [Op::PushExcInfo, Op::WithExceptStart])
+    }
+
+    /// The outermost `try`/`with` handler protecting `b` that is not open yet.
+    pub(super) fn try_start(&self, b: BlockId) -> Option<BlockId> {
+        self.handler_chain(b).into_iter().rev().filter(|h| self.is_exc_entry(*h)).find(|h| !self.opened.contains(h))
+    }
+
+    pub(super) fn protected_by(&self, x: BlockId, h: BlockId) -> bool {
+        self.handler_chain(x).contains(&h)
+    }
+
+    /// Blocks of the current loop's header and follow: flow to them is
+    /// `continue`/`break`, not part of a region.
+    fn loop_edge(&self, x: BlockId) -> bool {
+        self.loops.last().is_some_and(|l| l.header == x || l.follow == Some(x))
+    }
+
+    /// Normal-edge successors of the body of `h` starting at `b` that lie outside it.
+    fn body_exits(&self, b: BlockId, h: BlockId) -> Vec<BlockId> {
+        let mut seen = vec![false; self.cfg.blocks.len()];
+        let mut work = vec![b];
+        let mut exits = Vec::new();
+        seen[b.index()] = true;
+        while let Some(x) = work.pop() {
+            for s in self.cfg.blocks[x.index()].succs() {
+                if self.loop_edge(s) {
+                    continue;
+                }
+                if !self.protected_by(s, h) {
+                    if !exits.contains(&s) {
+                        exits.push(s);
+                    }
+                } else if !seen[s.index()] {
+                    seen[s.index()] = true;
+                    work.push(s);
+                }
+            }
+        }
+        exits.sort();
+        exits
+    }
+
+    /// Blocks reachable from `b` through normal edges (not past the current loop's
+    /// header or follow).
+    fn reach(&self, b: BlockId) -> Vec<bool> {
+        let mut seen = vec![false; self.cfg.blocks.len()];
+        let mut work = vec![b];
+        seen[b.index()] = true;
+        while let Some(x) = work.pop() {
+            if self.loop_edge(x) {
+                continue;
+            }
+            for s in self.cfg.blocks[x.index()].succs() {
+                if !seen[s.index()] {
+                    seen[s.index()] = true;
+                    work.push(s);
+                }
+            }
+        }
+        seen
+    }
+
+    /// Emits the `try` or `with` whose handler is `h` and whose body starts at `b`,
+    /// then the rest of the region up to `stop`.
+    pub(super) fn emit_try(
+        &mut self,
+        out: &mut Vec<Stmt>,
+        b: BlockId,
+        h: BlockId,
+        stop: Option<BlockId>,
+        entering_loop: bool,
+        err: &dyn Fn(&str) -> DecompileError,
+    ) -> Result<(), DecompileError> {
+        let exits = self.body_exits(b, h);
+        if exits.len() > 1 {
+            return Err(err("a try or with body with several exits"));
+        }
+        let e1 = exits.first().copied();
+        self.opened.push(h);
+        let mut body = Vec::new();
+        let r = self.region_into(&mut body, b, e1.or(stop), entering_loop, err);
+        self.opened.pop();
+        r?;
+        if self.is_with_handler(h) {
+            return self.finish_with(out, body, e1, stop, err);
+        }
+        // The handler's own clean-up block: code after the `try` lies past it.
+        let cleanup = self.cfg.blocks[h.index()].handler.map_or(h, |c| c.target);
+        let rh = self.reach(h);
+        let after = (cleanup.index() + 1..self.cfg.blocks.len()).find(|&x| rh[x]).map(|x| BlockId(x as u32));
+        let after = match (after, stop) {
+            (Some(a), Some(s)) if a > s => Some(s),
+            (a, _) => a,
+        };
+        let hstmts = self.region(h, after.or(stop), err)?;
+        let top_pop = hstmts.iter().any(|s| is_marker(s, markers::POP_EXCEPT));
+        if !top_pop && hstmts.last().is_some_and(|s| is_marker(s, markers::RERAISE)) && !matches!(hstmts.first(), Some(Stmt::If(c, ..)) if marker_call(c, markers::EXC_MATCH).is_some()) {
+            // `finally`: the handler runs it and re-raises; the normal exit runs a
+            // copy of it first.
+            let fbody: Vec<Stmt> = hstmts[..hstmts.len() - 1].to_vec();
+            let Some(e1) = e1 else { return Err(err("a try/finally body that never exits normally")) };
+            let mut rest = Vec::new();
+            self.region_into(&mut rest, e1, stop, false, err)?;
+            let n = fbody.len();
+            if rest.len() < n || print_body(&rest[..n], 0) != print_body(&fbody, 0) {
+                return Err(err("the normal exit of a try/finally does not run the finally body"));
+            }
+            let fbody = if fbody.is_empty() { vec![Stmt::Pass] } else { fbody };
+            let stmt = match body.as_slice() {
+                [Stmt::Try(b2, hs, e2, f2)] if f2.is_empty() && !hs.is_empty() => Stmt::Try(b2.clone(), hs.clone(), e2.clone(), fbody),
+                _ => Stmt::Try(body, Vec::new(), Vec::new(), fbody),
+            };
+            out.push(stmt);
+            out.extend(rest.into_iter().skip(n));
+            return Ok(());
+        }
+        let handlers = parse_handlers(hstmts).ok_or_else(|| err("an exception handler of an unknown shape"))?;
+        let body = if body.is_empty() { vec![Stmt::Pass] } else { body };
+        match (e1, after) {
+            (Some(e), Some(a)) if e != a && !self.loop_edge(e) => {
+                let orelse = self.region(e, Some(a), err)?;
+                out.push(Stmt::Try(body, handlers, orelse, Vec::new()));
+                self.region_into(out, a, stop, false, err)
+            }
+            (Some(e), _) => {
+                out.push(Stmt::Try(body, handlers, Vec::new(), Vec::new()));
+                self.region_into(out, e, stop, false, err)
+            }
+            (None, Some(a)) => {
+                out.push(Stmt::Try(body, handlers, Vec::new(), Vec::new()));
+                self.region_into(out, a, stop, false, err)
+            }
+            (None, None) => {
+                out.push(Stmt::Try(body, handlers, Vec::new(), Vec::new()));
+                Ok(())
+            }
+        }
+    }
+
+    fn finish_with(&mut self, out: &mut Vec<Stmt>, mut body: Vec<Stmt>, e1: Option<BlockId>, stop: Option<BlockId>, err: &dyn Fn(&str) -> DecompileError) -> Result<(), DecompileError> {
+        let (mgr, target) = match body.first() {
+            Some(Stmt::Assign(t, v)) if t.len() == 1 => (marker_call(v, markers::WITH_ENTER).cloned(), Some(t[0].clone())),
+            Some(Stmt::Expr(v)) => (marker_call(v, markers::WITH_ENTER).cloned(), None),
+            _ => (None, None),
+        };
+        let Some(mgr) = mgr else { return Err(err("a with body that does not start by entering its manager")) };
+        body.remove(0);
+        let Some(e1) = e1 else { return Err(err("a with body that never exits normally")) };
+        let mut rest = Vec::new();
+        self.region_into(&mut rest, e1, stop, false, err)?;
+        if !rest.first().is_some_and(|s| is_marker(s, markers::WITH_EXIT)) {
+            return Err(err("a with body whose normal exit does not call __exit__"));
+        }
+        rest.remove(0);
+        let mut items = vec![(mgr, target)];
+        let body = match body.as_slice() {
+            [Stmt::With(inner, b)] => {
+                items.extend(inner.iter().cloned());
+                b.clone()
+            }
+            _ => body,
+        };
+        out.push(Stmt::With(items, body));
+        out.extend(rest);
+        Ok(())
+    }
+}
+
+/// Splits a handler chain (`if __exc_match__(T): ... else: ...`, a bare handler,
+/// or the final re-raise) into `except` clauses.
+fn parse_handlers(mut rest: Vec<Stmt>) -> Option<Vec<ExceptHandler>> {
+    let mut out = Vec::new();
+    loop {
+        let (typ, then, tail) = match rest.as_slice() {
+            [Stmt::If(c, then, els)] if marker_call(c, markers::EXC_MATCH).is_some() => (marker_call(c, markers::EXC_MATCH).cloned(), then.clone(), els.clone()),
+            [Stmt::If(c, then, els), tail @ ..] if els.is_empty() && ends_control(then) && marker_call(c, markers::EXC_MATCH).is_some() => {
+                (marker_call(c, markers::EXC_MATCH).cloned(), then.clone(), tail.to_vec())
+            }
+            [s] if is_marker(s, markers::RERAISE) => break,
+            [] => break,
+            _ => (None, std::mem::take(&mut rest), Vec::new()),
+        };
+        let bare = typ.is_none();
+        out.push(handler(typ, then)?);
+        if bare {
+            break;
+        }
+        rest = tail;
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+fn handler(typ: Option<Expr>, mut body: Vec<Stmt>) -> Option<ExceptHandler> {
+    let mut name = None;
+    if let Some(Stmt::Assign(t, v)) = body.first() {
+        if let ([Expr::Name(n)], true) = (t.as_slice(), v.is_name(markers::EXC)) {
+            name = Some(n.clone());
+            body.remove(0);
+        }
+    }
+    if name.is_some() && typ.is_none() {
+        return None;
+    }
+    clean(&mut body, name.as_deref());
+    let mut bad = false;
+    for s in &body {
+        s.walk_exprs(&mut |e| bad |= e.is_name(markers::EXC));
+    }
+    if bad {
+        return None;
+    }
+    Some(ExceptHandler { typ, name, body })
+}
+
+/// Drops `POP_EXCEPT` markers and the `name = None; del name` after them.
+fn clean(body: &mut Vec<Stmt>, name: Option<&str>) {
+    let mut i = 0;
+    while i < body.len() {
+        if is_marker(&body[i], markers::POP_EXCEPT) {
+            body.remove(i);
+            if let Some(n) = name {
+                let unbind = matches!(body.get(i), Some(Stmt::Assign(t, Expr::Const(depyf_bytecode::Constant::None))) if matches!(t.as_slice(), [Expr::Name(m)] if m == n))
+                    && matches!(body.get(i + 1), Some(Stmt::Delete(t)) if matches!(t.as_slice(), [Expr::Name(m)] if m == n));
+                if unbind {
+                    body.drain(i..i + 2);
+                }
+            }
+            continue;
+        }
+        match &mut body[i] {
+            Stmt::If(_, a, b) | Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => {
+                clean(a, name);
+                clean(b, name);
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+}
