@@ -102,7 +102,8 @@ fn arguments(code: &CodeObject) -> Arguments {
     let kwonly = take(code.co_kwonlyargcount as usize);
     let vararg = (code.co_flags & co_flags::VARARGS != 0).then(|| take(1).remove(0));
     let kwarg = (code.co_flags & co_flags::VARKEYWORDS != 0).then(|| take(1).remove(0));
-    Arguments { posonly, args, vararg, kwonly, kwarg, ..Default::default() }
+    let is_async = code.co_flags & (co_flags::COROUTINE | co_flags::ASYNC_GENERATOR) != 0;
+    Arguments { is_async, posonly, args, vararg, kwonly, kwarg, ..Default::default() }
 }
 
 /// Recovers the body of `code` as statements (no header).
@@ -111,10 +112,6 @@ fn arguments(code: &CodeObject) -> Arguments {
 /// (loops, exception handling, nested functions are not supported by this version)
 /// or malformed bytecode.
 pub fn recover_body(code: &CodeObject, options: &Options) -> Result<Vec<Stmt>, DecompileError> {
-    let flags = co_flags::COROUTINE | co_flags::ASYNC_GENERATOR | co_flags::ITERABLE_COROUTINE;
-    if code.co_flags & flags != 0 {
-        return Err(DecompileError::new(code, 0, "", "coroutines and async generators are not supported yet"));
-    }
     let ir = normalize(code)?;
     let cfg = build_cfg(code, &ir)?;
     let naming = recover::Naming { const_prefix: &options.const_prefix };

@@ -102,6 +102,8 @@ pub struct Keyword {
 /// Parameters of a function definition.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Arguments {
+    /// Whether the function is `async def` (a coroutine or async generator).
+    pub is_async: bool,
     /// Positional-only parameters (before `/`).
     pub posonly: Vec<String>,
     /// Positional-or-keyword parameters.

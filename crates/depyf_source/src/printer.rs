@@ -793,7 +793,7 @@ fn stmt(out: &mut String, s: &Stmt, level: usize) {
             let _ = writeln!(out, "nonlocal {}", names.join(", "));
         }
         Stmt::FunctionDef(name, args, body) => {
-            let _ = write!(out, "def {name}(");
+            let _ = write!(out, "{}def {name}(", if args.is_async { "async " } else { "" });
             arguments(out, args, true);
             out.push(')');
             if let Some(r) = &args.returns {

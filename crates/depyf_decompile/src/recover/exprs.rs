@@ -7,7 +7,7 @@
 //! them into `def`/`class`/`assert` statements, and fails the code object if any is
 //! left, so a marker never reaches printed source.
 
-use depyf_bytecode::{co_flags, local_kind, CodeObject, Constant};
+use depyf_bytecode::{local_kind, CodeObject, Constant};
 use depyf_ir::{CallLayout, IrInstr, Op};
 use depyf_source::{Expr, FPart, Stmt};
 
@@ -400,9 +400,6 @@ impl BlockState<'_, '_> {
                 Ok(Expr::Lambda(args, Box::new(e)))
             }
             "<listcomp>" | "<setcomp>" | "<dictcomp>" | "<genexpr>" => crate::definitions::comprehension(code, &options),
-            _ if code.co_flags & (co_flags::COROUTINE | co_flags::ASYNC_GENERATOR) != 0 => {
-                Err(self.err(format!("the nested function {} is a generator or coroutine (not supported yet)", code.co_qualname)))
-            }
             _ => {
                 let body = crate::recover_body(code, &options)?;
                 Ok(Expr::Def(Box::new(Stmt::FunctionDef(code.co_name.clone(), *args, body))))
