@@ -315,6 +315,8 @@ impl<'a> Structurer<'a> {
             .iter()
             .flat_map(|b| self.cfg.blocks[b.index()].succs())
             .filter(|s| !body_set.contains(s))
+            // Handler code that re-raises is no way out of the loop.
+            .filter(|s| self.rpo_index[s.index()] != usize::MAX || !matches!(self.cfg.blocks[s.index()].term, Terminator::Raise))
             .collect();
         exits.sort();
         exits.dedup();

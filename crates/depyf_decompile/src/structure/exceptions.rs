@@ -91,7 +91,7 @@ impl Structurer<'_> {
                 if self.loop_edge(s) {
                     continue;
                 }
-                if !self.protected_by(s, h) {
+                if !self.protected_by(s, h) && !self.is_return_tail(s) {
                     if !exits.contains(&s) {
                         exits.push(s);
                     }
@@ -103,6 +103,17 @@ impl Structurer<'_> {
         }
         exits.sort();
         exits
+    }
+
+    /// A block that only returns (after a `with` exit), reached from one place:
+    /// CPython puts the `RETURN_VALUE` of a `return` in a `try`/`with` body outside
+    /// the protected range, so it belongs to the body.
+    fn is_return_tail(&self, s: BlockId) -> bool {
+        let blk = &self.cfg.blocks[s.index()];
+        let ops: Vec<&Op> = self.ir[blk.start..blk.end].iter().map(|i| &i.op).filter(|o| !matches!(o, Op::Nop)).collect();
+        blk.preds.len() == 1
+            && matches!(ops.last(), Some(Op::Return))
+            && ops.iter().all(|o| matches!(o, Op::Return | Op::WithExit | Op::Swap(2) | Op::LoadConst(_) | Op::LoadSmallInt(_)))
     }
 
     /// Blocks reachable from `b` through normal edges (not past the current loop's
@@ -146,6 +157,7 @@ impl Structurer<'_> {
         let r = self.region_into(&mut body, b, e1.or(stop), entering_loop, err);
         self.opened.pop();
         r?;
+        fold_returns(&mut body, self.is_with_handler(h));
         if self.is_with_handler(h) {
             return self.finish_with(out, body, e1, stop, err);
         }
@@ -210,9 +222,11 @@ impl Structurer<'_> {
         };
         let Some(mgr) = mgr else { return Err(err("a with body that does not start by entering its manager")) };
         body.remove(0);
-        let Some(e1) = e1 else { return Err(err("a with body that never exits normally")) };
-        let mut rest = Vec::new();
-        self.region_into(&mut rest, e1, stop, false, err)?;
+        let mut rest = vec![Stmt::Expr(Expr::name(markers::WITH_EXIT))];
+        if let Some(e1) = e1 {
+            rest.clear();
+            self.region_into(&mut rest, e1, stop, false, err)?;
+        }
         if !rest.first().is_some_and(|s| is_marker(s, markers::WITH_EXIT)) {
             return Err(err("a with body whose normal exit does not call __exit__"));
         }
@@ -298,6 +312,40 @@ fn clean(body: &mut Vec<Stmt>, name: Option<&str>) {
                 clean(b, name);
             }
             _ => {}
+        }
+        i += 1;
+    }
+}
+
+/// `__temp = v; [__with_exit__;] return __temp` is `return v` (the value of a
+/// `return` in a `try`/`with` body crosses into its return tail), and the exit
+/// marker before a `return` of a `with` body is the `with` block's own.
+fn fold_returns(body: &mut Vec<Stmt>, with: bool) {
+    if with {
+        let mut j = 0;
+        while j < body.len() {
+            if is_marker(&body[j], markers::WITH_EXIT) && matches!(body.get(j + 1), Some(Stmt::Return(_))) {
+                body.remove(j);
+            } else {
+                j += 1;
+            }
+        }
+    }
+    let mut i = 0;
+    while i < body.len() {
+        match &mut body[i] {
+            Stmt::If(_, a, b) | Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => {
+                fold_returns(a, with);
+                fold_returns(b, with);
+            }
+            _ => {}
+        }
+        if let (Some(Stmt::Assign(t, v)), Some(Stmt::Return(Some(Expr::Name(r))))) = (body.get(i), body.get(i + 1)) {
+            if matches!(t.as_slice(), [Expr::Name(n)] if n == r && n.starts_with("__temp_")) {
+                let v = v.clone();
+                body.drain(i..i + 2);
+                body.insert(i, Stmt::Return(Some(v)));
+            }
         }
         i += 1;
     }
