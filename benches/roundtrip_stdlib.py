@@ -48,12 +48,13 @@ def stdlib_files():
     return out
 
 
-def functions(code):
-    """Every function-like code object nested in `code` (not the module itself)."""
+def functions(code, parents=()):
+    """Every function-like code object nested in `code` (not the module itself),
+    with the chain of code objects that enclose it (outermost first)."""
     for c in code.co_consts:
         if isinstance(c, types.CodeType):
-            yield c
-            yield from functions(c)
+            yield c, parents
+            yield from functions(c, parents + (c,))
 
 
 BLOCK_OPS = {"SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH", "SETUP_EXCEPT"}
@@ -112,22 +113,39 @@ def import_bound_names(tree):
     return names
 
 
-def in_context(code, source, imports):
+def is_class_body(code):
+    return code.co_flags & 0x3 == 0 and code.co_name != "<module>"
+
+
+def in_context(code, source, imports, parents):
     """`source` placed where the original function lived: after the module's
-    import bindings, inside a function that defines its free variables, and inside a
-    class when it uses `__class__` (zero-argument super())."""
+    import bindings, inside classes and functions named like its enclosing ones (so
+    qualified names match), with its free variables defined in the nearest enclosing
+    function (or a stand-in one)."""
     prefix = "".join(f"import {n}\n" for n in sorted(imports))
     free = [n for n in code.co_freevars if n != "__class__"]
+    chain = [p for p in parents if not p.co_name.startswith("<")]
     body = source
-    if "__class__" in code.co_freevars:
+    defined = False
+    for p in reversed(chain):
+        if is_class_body(p):
+            body = f"class {p.co_name}:\n" + textwrap.indent(body, "    ")
+        else:
+            params = ", ".join(p.co_varnames[: p.co_argcount])
+            assigns = ""
+            if free and not defined:
+                assigns = "    " + " = ".join(free) + " = None\n"
+                defined = True
+            body = f"def {p.co_name}({params}):\n" + assigns + textwrap.indent(body, "    ")
+    if "__class__" in code.co_freevars and not any(is_class_body(p) for p in chain):
         body = "class __depyf_class__:\n" + textwrap.indent(body, "    ")
-    if free:
+    if free and not defined:
         body = "def __depyf_outer__():\n    " + " = ".join(free) + " = None\n" + textwrap.indent(body, "    ")
     return prefix + body
 
 
 def find_code(code, name, firstlineno=None):
-    for c in functions(code):
+    for c, _ in functions(code):
         if c.co_name == name:
             return c
     return None
@@ -157,7 +175,7 @@ def main():
             imports = import_bound_names(ast.parse(src))
         except (SyntaxError, ValueError, UnicodeDecodeError):
             continue
-        for code in functions(module):
+        for code, parents in functions(module):
             kinds = ["all"] + (["scope"] if in_scope(code) else [])
             for k in kinds:
                 stats[k]["functions"] += 1
@@ -175,7 +193,7 @@ def main():
             for k in kinds:
                 stats[k]["decompiled"] += 1
             try:
-                recompiled = compile(in_context(code, res.source, imports), "<depyf>", "exec", dont_inherit=True)
+                recompiled = compile(in_context(code, res.source, imports, parents), "<depyf>", "exec", dont_inherit=True)
             except SyntaxError as e:
                 failures["recompile"].append(f"{path}:{code.co_firstlineno} {code.co_name}: {e}")
                 continue

@@ -209,22 +209,26 @@ pub fn decompile(code: &CodeObject, options: &Options) -> Result<Decompiled, Dec
 /// number a 3.13+ class body stores in `__firstlineno__`.
 fn canonical_temps(text: &str) -> String {
     let kept: Vec<&str> = text.lines().filter(|l| !l.trim_start().starts_with("__firstlineno__ = ")).collect();
-    let text = &(kept.join("\n") + "\n");
+    let text = kept.join("\n") + "\n";
     let mut map: Vec<(String, String)> = Vec::new();
     let mut out = String::with_capacity(text.len());
     let bytes = text.as_bytes();
     let mut i = 0;
     while i < text.len() {
-        if text[i..].starts_with("__temp_") && (i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_')) {
+        let boundary = i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
+        if boundary && text[i..].starts_with("__temp_") {
             let mut j = i + "__temp_".len();
             while j < text.len() && bytes[j].is_ascii_digit() {
                 j += 1;
+            }
+            if text[j..].starts_with("__") {
+                j += 2;
             }
             let old = &text[i..j];
             let new = match map.iter().find(|(o, _)| o == old) {
                 Some((_, n)) => n.clone(),
                 None => {
-                    let n = format!("__temp_{}", map.len());
+                    let n = format!("__temp_{}__", map.len());
                     map.push((old.to_string(), n.clone()));
                     n
                 }
@@ -282,7 +286,7 @@ mod tests {
 
     #[test]
     fn temps_are_renumbered_by_first_use() {
-        assert_eq!(canonical_temps("__temp_7 = a\nb = __temp_3 + __temp_7"), "__temp_0 = a\nb = __temp_1 + __temp_0\n");
+        assert_eq!(canonical_temps("__temp_7__ = a\nb = __temp_3__ + __temp_7__"), "__temp_0__ = a\nb = __temp_1__ + __temp_0__\n");
         assert_eq!(canonical_temps("x__temp_7"), "x__temp_7\n");
         assert_eq!(canonical_temps("__firstlineno__ = 81\nx = 1\n"), "x = 1\n");
     }

@@ -131,7 +131,8 @@ impl Ctx<'_> {
     fn fresh_temp(&mut self) -> String {
         let n = self.temp_counter;
         self.temp_counter += 1;
-        format!("__temp_{n}")
+        // A dunder-style name: private-name mangling leaves it alone inside classes.
+        format!("__temp_{n}__")
     }
 
     fn local_name(&self, i: usize) -> String {
@@ -208,6 +209,9 @@ pub(crate) fn negate(e: Expr) -> Expr {
                 None => Expr::UnaryOp("not", Box::new(Expr::Compare(l, vec![(op, r)]))),
             }
         }
+        // De Morgan: `not (a and b)` is `not a or not b`, one canonical form for the
+        // conditions that short-circuit jumps express either way.
+        Expr::BoolOp(is_and, items) => Expr::BoolOp(!is_and, items.into_iter().map(negate).collect()),
         other => Expr::UnaryOp("not", Box::new(other)),
     }
 }
@@ -279,6 +283,9 @@ impl BlockState<'_, '_> {
         match &self.stack[i] {
             // The result of `x.a += v`, which the next store consumes.
             SVal::Expr(Expr::BinOp(_, op, _)) if op.ends_with('=') => true,
+            // A global's load has no effect, and no statement runs before the copies
+            // or the reordered values are used (statements spill first).
+            SVal::Expr(Expr::Name(_)) => true,
             SVal::Expr(e) => is_atomic(self.ctx, e),
             SVal::Null | SVal::Iter(_) | SVal::Mark(_) => true,
         }

@@ -246,6 +246,17 @@ impl<'a> Structurer<'a> {
         b
     }
 
+    /// Whether `a` and `b` lead to the same code: the same block, or two terminal
+    /// blocks (return/raise) with the same statements, as when CPython copies a
+    /// small exit block into each jump to it.
+    fn same_exit(&self, a: BlockId, b: BlockId) -> bool {
+        if a == b {
+            return true;
+        }
+        let terminal = |x: BlockId| matches!(self.cfg.blocks[x.index()].term, Terminator::Return | Terminator::Raise);
+        terminal(a) && terminal(b) && self.rec.blocks[a.index()].stmts == self.rec.blocks[b.index()].stmts
+    }
+
     /// Merges chains of tests into one condition with `and`/`or` (how CPython
     /// compiles `if a and b:` / `if a or b:`): `cond` leads to `fall`, else `jump`.
     fn short_circuit(&self, mut cond: Expr, mut fall: BlockId, mut jump: BlockId) -> (Expr, BlockId, BlockId) {
@@ -254,12 +265,12 @@ impl<'a> Structurer<'a> {
             jump = self.skip_bare(jump);
             if let Some((c2, f2, j2)) = self.bare_test(fall) {
                 let (f2, j2) = (self.skip_bare(f2), self.skip_bare(j2));
-                if j2 == jump {
+                if self.same_exit(j2, jump) {
                     cond = and_or(true, cond, c2);
                     fall = f2;
                     continue;
                 }
-                if f2 == jump {
+                if self.same_exit(f2, jump) {
                     cond = and_or(false, negate(cond), c2);
                     fall = jump;
                     jump = j2;
@@ -268,12 +279,12 @@ impl<'a> Structurer<'a> {
             }
             if let Some((c2, f2, j2)) = self.bare_test(jump) {
                 let (f2, j2) = (self.skip_bare(f2), self.skip_bare(j2));
-                if f2 == fall {
+                if self.same_exit(f2, fall) {
                     cond = and_or(false, cond, c2);
                     jump = j2;
                     continue;
                 }
-                if j2 == fall {
+                if self.same_exit(j2, fall) {
                     cond = and_or(false, cond, negate(c2));
                     jump = f2;
                     continue;
