@@ -52,11 +52,42 @@ class DumpRecord:
     code: types.CodeType = None
     source_path: str = None
     const_prefix: str = ""
+    compile_id: tuple = None  # Dynamo's (frame_id, frame_compile_id), when known
+    source: str = None  # the decompiled source, when decompilation succeeded
+    bytecode_files: list = dataclasses.field(default_factory=list)
 
 
 def _safe_name(name):
     """``name`` reduced to characters that are safe in a file name."""
     return re.sub(r"[^A-Za-z0-9_]", "_", name) or "code"
+
+
+# Files a session writes; a new session removes them first, so a folder shows one run.
+_OWN_FILES = re.compile(
+    r"^(__transformed_code_\d+_for_|__original_source_for_|full_code_for_|__compiled_fn_)"
+    r".*\.(py|pyc|txt)$|^index\.(md|json)$"
+)
+
+
+def check_writable(dump_dir):
+    """Create ``dump_dir`` if needed and prove that files can be written in it.
+
+    In: a path. Out: its absolute form. Raises ``OSError`` naming the folder when it
+    cannot be created or written (reported on entry of ``prepare_debug`` rather than
+    in the middle of a compile)."""
+    path = os.path.abspath(dump_dir)
+    try:
+        os.makedirs(path, exist_ok=True)
+        probe = os.path.join(path, f".depyf_write_test_{os.getpid()}")
+        with open(probe, "w", encoding="utf-8") as fh:
+            fh.write("")
+        os.remove(probe)
+    except OSError as exc:
+        raise OSError(
+            exc.errno, f"depyf.prepare_debug: cannot write the dump folder {path!r}: "
+            f"{exc.strerror or exc}"
+        ) from exc
+    return path
 
 
 def _one_line(text):
@@ -89,20 +120,37 @@ class DumpSession:
     removed so the directory only shows this session.
     """
 
-    def __init__(self, dump_dir, globals_getter, log_bytecode=False):
-        self.dump_dir = os.path.abspath(dump_dir)
-        os.makedirs(self.dump_dir, exist_ok=True)
+    def __init__(self, dump_dir, globals_getter, log_bytecode=False, compile_id_getter=None):
+        self.dump_dir = check_writable(dump_dir)
         for entry in os.listdir(self.dump_dir):
-            if entry.endswith(".py") and entry.startswith(
-                ("__transformed_code_", "__original_source_")
-            ):
-                os.remove(os.path.join(self.dump_dir, entry))
+            if _OWN_FILES.match(entry):
+                try:
+                    os.remove(os.path.join(self.dump_dir, entry))
+                except OSError:
+                    pass
         self.globals_getter = globals_getter
+        self.compile_id_getter = compile_id_getter or (lambda: None)
         self.log_bytecode = log_bytecode
         self.records = []
+        self.problems = []  # one line per exception of depyf caught in this session
         self._lock = threading.Lock()
         self._warned = False
         self._source_files = {}  # id(original code) -> path or None
+        self._per_name = {}  # co_name -> number of dumps so far
+
+    def report_problem(self, what, exc):
+        """Record an exception of depyf (never raised to the program) and warn once per
+        session. In: a short description and the exception. Out: None."""
+        line = f"{what}: {type(exc).__name__}: {exc}"
+        self.problems.append(line)
+        if not self._warned:
+            self._warned = True
+            warnings.warn(
+                f"depyf.prepare_debug: {line}; Dynamo keeps its own code. Further problems "
+                f"are only written into the dump (see index.md in {self.dump_dir}).",
+                RuntimeWarning,
+                stacklevel=3,
+            )
 
     @property
     def files(self):
@@ -125,6 +173,10 @@ class DumpSession:
         change what the user's program does (Dynamo would otherwise abandon the compile).
         """
         with self._lock:
+            # Numbered per function name, not per session: a program that compiles one
+            # more function elsewhere keeps the names (and breakpoints) of the others.
+            number = self._per_name.get(transformed.co_name, 0)
+            self._per_name[transformed.co_name] = number + 1
             record = DumpRecord(
                 index=len(self.records),
                 name=transformed.co_name,
@@ -132,28 +184,26 @@ class DumpSession:
                 transformed=transformed,
                 path=os.path.join(
                     self.dump_dir,
-                    f"__transformed_code_{len(self.records)}_for_"
-                    f"{_safe_name(transformed.co_name)}.py",
+                    f"__transformed_code_{number}_for_{_safe_name(transformed.co_name)}.py",
                 ),
                 const_prefix=f"__const_{next(_PREFIXES)}",
             )
             self.records.append(record)
             try:
-                return self._handle(record)
+                record.compile_id = self.compile_id_getter()
+            except Exception:  # noqa: BLE001 - only used for names in the index
+                record.compile_id = None
+            try:
+                result = self._handle(record)
+                if self.log_bytecode:
+                    self._write_bytecode(record, record.code)
+                return result
             except (KeyboardInterrupt, SystemExit):
                 raise
             except BaseException as exc:  # noqa: BLE001 - must never reach the user
                 record.verdict, record.linked, record.code = "error", False, None
                 record.reason = f"depyf failed: {type(exc).__name__}: {exc}"
-                if not self._warned:
-                    self._warned = True
-                    warnings.warn(
-                        f"depyf.prepare_debug: {record.reason} (while dumping {record.name}"
-                        f" to {record.path}); Dynamo keeps its own code. Further errors "
-                        "are only written into the dump files.",
-                        RuntimeWarning,
-                        stacklevel=2,
-                    )
+                self.report_problem(f"while dumping {record.name} to {record.path}", exc)
                 try:
                     self._write(record, source=None, opaque={}, footer=_format_exc(exc))
                 except Exception:
@@ -173,6 +223,7 @@ class DumpSession:
             self._write(record, source=None, opaque={}, footer=_describe_error(exc))
             return None
         source = result.source
+        record.source = source
         opaque = {
             name: transformed.co_consts[index]
             for name, index in dict(result.opaque_constants).items()
@@ -214,6 +265,38 @@ class DumpSession:
             record.linked, record.code = True, code
         self._write(record, source=source, opaque=opaque, footer="")
         return record.code
+
+    def _write_bytecode(self, record, recompiled):
+        """``log_bytecode=True``: the original, transformed and recompiled code objects as
+        ``.pyc`` files (loadable with ``marshal.loads(data[16:])``) beside the dump, and
+        their disassembly as text. A code object that marshal cannot write (Dynamo puts
+        arbitrary objects in ``co_consts``) gets only the text, which says so."""
+        import importlib.util
+        import marshal
+
+        stem = record.path[: -len(".py")]
+        for kind, code in (
+            ("original", record.original),
+            ("transformed", record.transformed),
+            ("recompiled", recompiled),
+        ):
+            if code is None:
+                continue
+            note = ""
+            try:
+                data = marshal.dumps(code)
+            except ValueError as exc:
+                note = f"# not written as .pyc: marshal cannot write it ({exc})\n"
+            else:
+                path = f"{stem}.{kind}.pyc"
+                with open(path, "wb") as fh:
+                    fh.write(importlib.util.MAGIC_NUMBER + b"\x00" * 12 + data)
+                record.bytecode_files.append(path)
+            path = f"{stem}.{kind}.txt"
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(f"# {kind} bytecode of {code.co_name} ({_where(code)})\n{note}")
+                fh.write(_dis(code))
+            record.bytecode_files.append(path)
 
     def _write_original_source(self, original):
         """Write the original function's source beside the dumps (once per code object)

@@ -7,6 +7,7 @@ adapt. Importing it imports torch.
 
 import contextlib
 import os
+import re
 import sys
 
 import torch
@@ -142,3 +143,145 @@ def is_resume_function(code):
     """Whether ``code`` is a Dynamo resume function (named ``torch_dynamo_resume_in_<fn>_at_
     <line>`` since pytorch/pytorch#118201)."""
     return code.co_name.startswith(RESUME_PREFIX)
+
+
+# The oldest torch that depyf supports: guards as a C++ tree (entry.guard_manager, torch
+# 2.6) and the structured trace records used for graphs; tested with 2.14.1 and 2.15.
+MIN_TORCH = (2, 6)
+
+
+def torch_version():
+    """``torch.__version__`` as a tuple of ints (major, minor), e.g. ``(2, 15)``."""
+    match = re.match(r"(\d+)\.(\d+)", str(torch.__version__))
+    return (int(match.group(1)), int(match.group(2))) if match else (0, 0)
+
+
+def check_supported():
+    """Raise ``RuntimeError`` on entry when this torch is too old for depyf's hooks.
+
+    In: nothing. Out: None. Checked: the version against :data:`MIN_TORCH`, and the
+    presence of every private API used below, so an unsupported torch fails here with
+    a message rather than in the middle of a compile."""
+    missing = []
+    if torch_version() < MIN_TORCH:
+        missing.append(f"torch >= {MIN_TORCH[0]}.{MIN_TORCH[1]}")
+    if not hasattr(convert_frame, "register_bytecode_hook"):
+        missing.append("torch._dynamo.convert_frame.register_bytecode_hook")
+    try:
+        from torch._logging._internal import trace_log  # noqa: F401
+    except ImportError:
+        missing.append("torch._logging._internal.trace_log")
+    if missing:
+        raise RuntimeError(
+            f"depyf does not support torch {torch.__version__}: it needs "
+            + ", ".join(missing) + " (tested with torch 2.14.1 and 2.15)"
+        )
+
+
+def current_compile_id():
+    """Dynamo's compile id of the compile in progress as ``(frame_id, frame_compile_id)``,
+    or None. Relies on torch 2.15 ``torch/_guards.py``
+    ``CompileContext.current_compile_id()`` returning a ``CompileId`` with those fields."""
+    from torch._guards import CompileContext
+
+    cid = CompileContext.current_compile_id()
+    if cid is None or getattr(cid, "frame_id", None) is None:
+        return None
+    return (cid.frame_id, cid.frame_compile_id)
+
+
+@contextlib.contextmanager
+def structured_trace(handler):
+    """Attach ``handler`` to torch's structured trace logger inside the block.
+
+    torch 2.15 ``torch/_logging/_internal.py``: ``trace_structured`` emits a record
+    (attributes ``metadata``, a dict with the compile id fields, and ``payload``, a str)
+    only when ``trace_log`` has handlers; ``trace_log`` does not propagate. Records that
+    carry no payload cost a dict each, so the overhead is small."""
+    from torch._logging._internal import trace_log
+
+    old_level = trace_log.level
+    trace_log.addHandler(handler)
+    if trace_log.level > 10 or trace_log.level == 0:
+        trace_log.setLevel(10)  # DEBUG
+    try:
+        yield
+    finally:
+        trace_log.removeHandler(handler)
+        trace_log.setLevel(old_level)
+
+
+def guard_parts(guard_manager):
+    """The verbose guard strings of a cache entry's guard tree, in tree order.
+
+    torch >= 2.6: ``GuardManagerWrapper.root`` with ``get_leaf_guards()``,
+    ``get_child_managers()`` and ``get_epilogue_lambda_guards()``, each leaf with
+    ``verbose_code_parts()`` (torch 2.15 ``torch/_dynamo/guards.py``). Falls back to the
+    wrapper's ``code_parts`` list."""
+    parts = []
+    root = getattr(guard_manager, "root", None)
+    if root is None:
+        return list(getattr(guard_manager, "code_parts", None) or [])
+
+    def visit(node):
+        for leaf in node.get_leaf_guards():
+            parts.extend(str(p) for p in leaf.verbose_code_parts())
+        for child in node.get_child_managers():
+            visit(child)
+
+    visit(root)
+    for leaf in getattr(root, "get_epilogue_lambda_guards", lambda: [])():
+        parts.extend(str(p) for p in leaf.verbose_code_parts())
+    return parts
+
+
+def entries_of(code):
+    """Dynamo's cache entries for ``code`` as :class:`depyf.explain._fullcode.Entry`,
+    newest first (torch 2.15 ``_debug_get_cache_entry_list``; an entry has ``code``,
+    ``guard_manager`` and ``compile_id``)."""
+    from torch._dynamo.eval_frame import _debug_get_cache_entry_list
+
+    from depyf.explain._fullcode import Entry
+
+    out = []
+    for entry in _debug_get_cache_entry_list(code):
+        cid = getattr(entry, "compile_id", None)
+        key = (cid.frame_id, cid.frame_compile_id) if getattr(cid, "frame_id", None) is not None else None
+        try:
+            parts = guard_parts(entry.guard_manager)
+        except Exception as exc:  # noqa: BLE001 - a torch change must not lose the dump
+            parts = [f"(guards not readable: {type(exc).__name__}: {exc})"]
+        out.append(Entry(entry.code, parts, key))
+    return out
+
+
+def rank_subfolder():
+    """The per-process subfolder for a dump shared by several processes, or None.
+
+    ``rank_<RANK>`` when torchrun (or the user) set ``RANK``, or torch.distributed is
+    initialized; ``<process name>`` (e.g. ``SpawnProcess-1``, numbered in start order by
+    ``multiprocessing``, as used by ``torch.multiprocessing.spawn``) in a child process;
+    None in a single plain process."""
+    import multiprocessing
+
+    rank = os.environ.get("RANK")
+    try:
+        import torch.distributed as dist
+
+        if dist.is_available() and dist.is_initialized():
+            rank = str(dist.get_rank())
+    except Exception:  # noqa: BLE001
+        pass
+    if rank is not None:
+        return f"rank_{rank}"
+    if multiprocessing.parent_process() is not None:
+        return re.sub(r"[^A-Za-z0-9_.-]", "_", multiprocessing.current_process().name)
+    return None
+
+
+def innermost_fn(fn):
+    """The user's function under ``torch.compile`` wrappers (torch 2.15
+    ``torch/_dynamo/eval_frame.py`` ``innermost_fn``)."""
+    from torch._dynamo.eval_frame import innermost_fn as inner
+
+    return inner(fn)
