@@ -3,7 +3,7 @@
 The public API is the one of the original pure-Python depyf, so code written for it keeps
 working:
 
-- :func:`decompile` turns a function, bound method, wrapped callable or code object into
+- :func:`decompile` (and the original's class API ``Decompiler(code).decompile()``) turns a function, bound method, wrapped callable or code object into
   Python source (never imports torch);
 - :func:`prepare_debug` dumps every code object that PyTorch's Dynamo makes into readable
   ``.py`` files and, where the recompiled file is verified, makes Dynamo run it;
@@ -15,11 +15,20 @@ The torch glue lives in :mod:`depyf.explain` and is imported only when one of it
 points is called, so ``import depyf`` never imports torch.
 """
 
-from depyf._api import decompile
+from depyf._api import Decompiler, decompile
 from depyf._core import DecompilationError
+
+try:
+    from importlib.metadata import version as _version
+
+    __version__ = _version("depyf")
+except Exception:  # noqa: BLE001 - running from a source tree without metadata
+    __version__ = "0.0.0"
 
 __all__ = [
     "DecompilationError",
+    "Decompiler",
+    "__version__",
     "debug",
     "decompile",
     "install",

@@ -4,6 +4,7 @@ Torch-free on purpose: ``import depyf`` and ``depyf.decompile`` must never impor
 """
 
 import keyword
+import os
 import re
 import types
 
@@ -87,3 +88,67 @@ def _def_name(co_name):
         return co_name
     name = re.sub(r"\W", "_", co_name)
     return name if name.isidentifier() and not keyword.iskeyword(name) else f"_{name}"
+
+
+class Decompiler:
+    """The original depyf's class API: ``Decompiler(code).decompile()``.
+
+    In (constructor): a code object or anything :func:`code_of` accepts (the original
+    took a code object or a callable). ``decompile(indentation=4, temp_prefix="__temp_",
+    overwite_fn_name=None)`` (the original's parameter names, misspelling included)
+    returns the source of a complete ``def``; ``indentation`` re-indents the body,
+    ``temp_prefix`` is accepted for compatibility (the core names its temporaries
+    ``tmp_<n>``), ``overwite_fn_name`` replaces the function's name. Raises
+    ``depyf.DecompilationError`` like :func:`decompile`.
+    """
+
+    def __init__(self, code):
+        self.code = code_of(code)
+
+    def decompile(self, indentation=4, temp_prefix="__temp_", overwite_fn_name=None):
+        name = overwite_fn_name or _def_name(self.code.co_name)
+        source = _core.decompile(self.code, name).source
+        if indentation != 4:
+            source = _reindent(source, indentation)
+        return source
+
+    @staticmethod
+    def decompile_and_compile_like(
+        code_to_decompile, reference_code, indentation=4, temp_prefix="__temp_",
+        filepath_template=None,
+    ):
+        """Decompile ``code_to_decompile`` and compile it into a code object with
+        ``reference_code``'s frame layout (arguments, cell and free variables), as the
+        original did for Dynamo. ``filepath_template`` (``"...%s..."`` or ``"...{}..."``)
+        names the file the source is written to and that becomes ``co_filename``; without
+        it nothing is written. Raises ``depyf.DecompilationError`` or
+        ``depyf._recompile.RecompileError``."""
+        from depyf._recompile import compile_like
+
+        source = Decompiler(code_to_decompile).decompile(
+            indentation=indentation, overwite_fn_name=reference_code.co_name
+        )
+        filename = "noname"
+        if filepath_template is not None:
+            index = 0
+            while True:
+                filename = (
+                    filepath_template % index if "%" in filepath_template
+                    else filepath_template.format(index)
+                )
+                if not os.path.exists(filename):
+                    break
+                index += 1
+            with open(filename, "w", encoding="utf-8") as fh:
+                fh.write(source)
+        return compile_like(source, filename, reference_code)
+
+
+def _reindent(source, width):
+    """Re-indent 4-space-indented ``source`` with ``width`` spaces per level."""
+    out = []
+    for line in source.splitlines(True):
+        stripped = line.lstrip(" ")
+        levels, rest = divmod(len(line) - len(stripped), 4)
+        out.append(" " * (levels * width + rest) + stripped)
+    return "".join(out)

@@ -104,6 +104,24 @@ def cell_loads(code):
     return names
 
 
+def global_loads(code):
+    """Names that ``code`` (and the code objects nested in its constants) reads as
+    globals or builtins (``LOAD_GLOBAL``/``LOAD_NAME``), as a set. Raises nothing.
+
+    A safety net beside ``_core.compare``: a recompiled file that reads a global which
+    Dynamo's code never reads would fail with ``NameError`` (or read something else), so
+    :mod:`depyf.explain` does not link it, whatever the verdict."""
+    names = set()
+    stack = [code]
+    while stack:
+        current = stack.pop()
+        for ins in dis.get_instructions(current):
+            if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
+                names.add(ins.argval)
+        stack.extend(c for c in current.co_consts if isinstance(c, types.CodeType))
+    return names
+
+
 def _is_identifier(name):
     return name.isidentifier() and not keyword.iskeyword(name)
 
@@ -177,6 +195,13 @@ def _dead_reference(free, cells, line):
     if free:
         body.append(ast.Expr(value=names(free)))
     if cells:
+        # An assignment makes each name local to the def (the lambda alone would find a
+        # global when the source never assigns it); the lambda's reference makes it a cell.
+        body.append(ast.Assign(
+            targets=[ast.Tuple(elts=[ast.Name(id=v, ctx=ast.Store()) for v in cells],
+                               ctx=ast.Store())],
+            value=ast.Tuple(elts=[ast.Constant(value=None) for _ in cells], ctx=ast.Load()),
+        ))
         no_args = ast.arguments(
             posonlyargs=[], args=[], vararg=None, kwonlyargs=[],
             kw_defaults=[], kwarg=None, defaults=[],

@@ -17,7 +17,7 @@ import types
 import warnings
 
 from depyf import _core
-from depyf._recompile import RecompileError, cell_loads, compile_like
+from depyf._recompile import RecompileError, cell_loads, compile_like, global_loads
 
 LINKED_VERDICTS = ("identical", "equivalent")
 RESUME_PREFIX = "torch_dynamo_resume_in_"
@@ -258,6 +258,13 @@ class DumpSession:
             record.reason = (
                 f"Dynamo's code passes the cells of {cell_loads(transformed)!r}, the "
                 f"recompiled file those of {cell_loads(code)!r} (values instead of cells)"
+            )
+        elif global_loads(code) - global_loads(transformed) - set(opaque):
+            # A safety net beside compare: a global that Dynamo's code never reads is a
+            # name the decompiler made up (NameError at run time, or another value).
+            extra = sorted(global_loads(code) - global_loads(transformed) - set(opaque))
+            record.reason = (
+                f"the recompiled file reads globals that Dynamo's code does not: {extra}"
             )
         elif not record.reason:
             if opaque:

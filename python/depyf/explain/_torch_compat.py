@@ -62,6 +62,25 @@ def compiling_frame_globals():
     return None
 
 
+def compiling_frame_locals():
+    """The locals of the frame Dynamo is compiling right now, or None (same search as
+    :func:`compiling_frame_globals`; torch 2.15 ``_compile``'s ``locals`` argument)."""
+    frame = sys._getframe(1)
+    target = os.path.normcase(os.path.abspath(convert_frame.__file__))
+    while frame is not None:
+        code = frame.f_code
+        if code.co_name == "_compile" and (
+            os.path.normcase(os.path.abspath(code.co_filename)) == target
+        ):
+            value = frame.f_locals.get("locals")
+            if isinstance(value, dict):
+                return value
+            inner = frame.f_locals.get("frame")
+            return getattr(inner, "f_locals", None)
+        frame = frame.f_back
+    return None
+
+
 @contextlib.contextmanager
 def no_compile_caches():
     """Context manager: turn off the caches that would skip graph generation.
