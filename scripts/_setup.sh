@@ -26,6 +26,10 @@ if ! "$PY" -c "import torch, numpy" >/dev/null 2>&1; then
     echo "== installing torch (and numpy, which it warns without) from PyPI (large download, first run only)"
     "$PY" -m pip install --quiet torch numpy
 fi
+if ! "$PY" -c "import transformers, torchvision" >/dev/null 2>&1; then
+    echo "== installing transformers and torchvision (models of the end-to-end torch suite)"
+    "$PY" -m pip install --quiet transformers torchvision torch
+fi
 if ! "$PY" -c "import pytest" >/dev/null 2>&1 || [ ! -x "$VENV/bin/maturin" ]; then
     echo "== installing maturin and pytest"
     "$PY" -m pip install --quiet "maturin>=1.5,<2" "pytest>=7"

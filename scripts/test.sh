@@ -1,21 +1,45 @@
 #!/usr/bin/env bash
-# The tests: set up .venv and build depyf (as scripts/main.sh), then the Rust tests and
-# pytest (torch tests included: torch is installed by the set-up, so none may skip).
-# Extra arguments go to pytest. Exits non-zero on any failure.
+# The tests: set up .venv and build depyf (as scripts/main.sh), then the Rust tests,
+# pytest on the set-up Python (torch tests included: torch is installed by the set-up, so
+# none may skip) with the whole end-to-end torch suite, and the representative subset of
+# that suite (marker torch_subset) on each other target Python (scripts/_torch_pythons.sh;
+# DEPYF_TORCH_PYTHONS="" skips them, e.g. "3.12 3.13" picks some). Prints the overhead
+# benchmark and the wall time. Extra arguments go to the first pytest. Exits non-zero on
+# any failure.
 set -euo pipefail
+START=$(date +%s)
 . "$(dirname "${BASH_SOURCE[0]}")/_setup.sh"
 
 echo "== cargo test --workspace"
 cargo test --workspace --quiet </dev/null
 
-echo "== pytest"
+echo "== pytest ($("$PY" -c 'import sys, torch; print(sys.version.split()[0], "torch", torch.__version__)'))"
 # One Inductor compile worker: the subprocess pool costs more than it saves on 2 cores.
 export TORCHINDUCTOR_COMPILE_THREADS="${TORCHINDUCTOR_COMPILE_THREADS:-1}"
 export DEPYF_FAIL_ON_SKIP=1
+STATS="$ROOT/target/torch_suite_stats.jsonl"
+mkdir -p "$ROOT/target" && rm -f "$STATS"
+export DEPYF_SUITE_STATS="$STATS"
 status=0
-"$PY" -m pytest -ra "$@" </dev/null || status=$?
+"$PY" -m pytest -ra -p no:cacheprovider "$@" </dev/null || status=$?
 if [ "$status" -eq 5 ]; then
     echo "error: pytest collected no tests (exit 5); treating that as a failure" >&2
-    exit 1
+    status=1
 fi
+
+. "$ROOT/scripts/_torch_pythons.sh"
+for version in ${DEPYF_TORCH_PYTHONS-3.10 3.12 3.13 3.14 3.15}; do
+    echo "== torch suite subset on Python $version"
+    if ! torch_python_venv "$version"; then
+        echo "error: could not set up Python $version with torch" >&2
+        status=1
+        continue
+    fi
+    "$TORCH_VENV/bin/python" -m pytest -q -ra -p no:cacheprovider -m torch_subset \
+        tests/torch/test_programs.py </dev/null || status=1
+done
+
+echo "== prepare_debug overhead (same runs)"
+[ -f "$STATS" ] && "$PY" scripts/torch_overhead.py "$STATS" || true
+echo "== wall time: $(( $(date +%s) - START )) s"
 exit "$status"

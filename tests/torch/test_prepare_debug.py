@@ -7,6 +7,7 @@ is a failure, so the import is not guarded).
 """
 
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -60,7 +61,7 @@ def test_every_transformed_code_is_dumped(dumped):
     for record in session.records:
         assert os.path.isfile(record.path)
         name = os.path.basename(record.path)
-        assert name == f"__transformed_code_{record.index}_for_{record.name}.py"
+        assert re.fullmatch(rf"__transformed_code_\d+_for_{record.name}\.py", name), name
         with open(record.path, encoding="utf-8") as fh:
             head = fh.read(2000)
         assert head.startswith("# depyf: "), head
