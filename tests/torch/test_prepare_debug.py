@@ -235,11 +235,6 @@ def test_closure_outputs_equal_eager(closure_dump, monkeypatch):
         _assert_close(_run_closure())
 
 
-@pytest.mark.xfail(
-    reason="depyf._core decompiles LOAD_CLOSURE (push the cell) as a plain name (its "
-    "value) and compare accepts it; the hook's cell check then refuses to link",
-    strict=False,
-)
 def test_closure_all_linked(closure_dump):
     session, _ = closure_dump
     assert all(r.linked for r in session.records), [
