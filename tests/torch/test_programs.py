@@ -29,10 +29,6 @@ PY = f"{sys.version_info[0]}.{sys.version_info[1]}"
 LINKED = ("identical", "equivalent")
 # program -> {python version or "*": why some transformed code is not linked}
 KNOWN_UNLINKED = {
-    "gb_inside_with": {
-        "*": "decompiler: exception handling (try/except/with) is not supported yet; "
-        "Dynamo's code for a graph break inside `with` sets up a with block",
-    },
     "function_created_in_transformed_code": {
         "*": "decompiler: a code-object constant passed to a call (Dynamo's "
         "_create_nested_fn(<code add>, ...)) is printed as a bare name `__code_add` that "
