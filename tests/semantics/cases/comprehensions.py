@@ -1,0 +1,117 @@
+"""Comprehensions: list, set, dict, generator expressions; conditions, nested loops,
+closures over locals, unpacking targets, walrus, comprehensions in class bodies."""
+
+from _sem import case
+
+
+@case((5,),)
+def list_comp(n):
+    return [x * x for x in range(n)]
+
+
+@case((10,),)
+def list_comp_condition(n):
+    return [x for x in range(n) if x % 2 if x > 2]
+
+
+@case((3,),)
+def list_comp_nested_loops(n):
+    return [(i, j) for i in range(n) for j in range(i) if i != j]
+
+
+@case((3,),)
+def list_comp_nested_comp(n):
+    return [[i * j for j in range(n)] for i in range(n)]
+
+
+@case(("hello",),)
+def set_comp(s):
+    return sorted({c.upper() for c in s}), {len(w) for w in s.split("l")} == {1, 0, 1}
+
+
+@case((["a", "bb", "ccc"],),)
+def dict_comp(words):
+    return {w: len(w) for w in words}, {k: v for k, v in zip(words, range(3)) if v}
+
+
+@case((4,),)
+def generator_expr(n):
+    g = (x + 1 for x in range(n))
+    return next(g), list(g), sum(x for x in range(n) if x)
+
+
+@case((3,),)
+def comp_closure_over_local(n):
+    k = n * 10
+    return [x + k for x in range(n)], {x: k for x in range(2)}
+
+
+@case(([(1, 2), (3, 4)],),)
+def comp_unpacking_target(pairs):
+    return [a + b for a, b in pairs], {b: a for a, b in pairs}, [x for (x, _), in [(p,) for p in pairs]]
+
+
+@case(([[1, 2], [3]],),)
+def comp_flatten(rows):
+    return [x for row in rows for x in row], [x for row in rows if len(row) > 1 for x in row]
+
+
+@case((4,),)
+def comp_walrus(n):
+    return [y for x in range(n) if (y := x * 3) % 2 == 0], [last := x for x in range(n)], last
+
+
+@case((3,),)
+def comp_in_class_body(n):
+    class C:
+        vals = [i * 2 for i in range(n)]
+        sq = {i: i * i for i in range(n)}
+    return C.vals, C.sq
+
+
+@case((3,),)
+def comp_shadowing(n):
+    x = "outer"
+    ys = [x for x in range(n)]
+    return x, ys
+
+
+@case((2,),)
+def comp_lambda_capture(n):
+    fs = [lambda: i for i in range(n)]
+    gs = [lambda i=i: i for i in range(n)]
+    return [f() for f in fs], [g() for g in gs]
+
+
+@case(([3, -1, 2],),)
+def comp_conditional_element(xs):
+    return [x if x > 0 else 0 for x in xs], ["p" if x > 0 else "n" if x < 0 else "z" for x in xs]
+
+
+@case((3,),)
+def comp_nested_generator_in_call(n):
+    return max(sum(j for j in range(i)) for i in range(n + 2)), any(x > n for x in range(5))
+
+
+@case((5,),)
+def comp_iter_is_expression(n):
+    xs = list(range(n))
+    return [x for x in xs[1:-1]], [x for x in sorted(xs, reverse=True)[:2]], [c for c in "ab" * 2]
+
+
+@case(([1, 2],),)
+def comp_starred_element(xs):
+    return [(*xs, i) for i in range(2)], [[i, *xs] for i in range(1)]
+
+
+@case((3,),)
+def comp_dict_nested(n):
+    return {i: {j: i * j for j in range(i)} for i in range(n)}
+
+
+@case((4,),)
+def comp_async_free_generator_send(n):
+    g = (x * 2 for x in range(n))
+    out = [next(g)]
+    out.extend(g)
+    return out

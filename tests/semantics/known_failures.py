@@ -1,0 +1,418 @@
+"""Cases of the semantic suite that fail today, per CPython version, with the reason.
+
+tests/test_semantics.py marks these xfail(strict=True): when the decompiler learns a
+case it XPASSes, which fails the run, and the entry must go. Keys of the inner dicts are
+space-separated versions ("3.12 3.13") or "all". "wrong code" marks recompiled code that
+runs differently (the worst kind); the other reasons are DecompilationErrors of
+constructs not supported yet, quoted from the error.
+"""
+
+KNOWN_FAILURES = {
+    'access.mixed_attr_subscript': {
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'access.nested_subscripts': {
+        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+    },
+    'access.slice_loads': {
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'access.slice_stores': {
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'access.slice_with_variables': {
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'access.string_slicing': {
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'access.subscript_delete': {
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'access.subscript_loads': {
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'access.subscript_of_call': {
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'access.subscript_stores': {
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'assign.augmented_slices': {
+        '3.8 3.9 3.10 3.11': 'wrong code: `xs[1:3] += [9]` prints the slice as a temporary `__temp_0 = 1:3` (SyntaxError)',
+    },
+    'assign.augmented_subscripts': {
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'assign.global_mutation_without_decl': {
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'assign.unpack_dict_items': {
+        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
+    },
+    'assign.unpack_in_for': {
+        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
+    },
+    'assign.unpack_starred_in_for': {
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'calls.builtin_keyword_calls': {
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'calls.call_all_shapes': {
+        '3.8': 'BUILD_TUPLE_UNPACK_WITH_CALL: not supported by the decompiler yet',
+    },
+    'calls.call_generator_arg': {
+        '3.12 3.13 3.14': 'generator expressions with an exception table are not supported yet',
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'calls.call_kw_and_star_order': {
+        '3.8': 'BUILD_TUPLE_UNPACK_WITH_CALL: not supported by the decompiler yet',
+    },
+    'calls.call_star_args': {
+        '3.8': 'BUILD_TUPLE_UNPACK_WITH_CALL: not supported by the decompiler yet',
+    },
+    'calls.call_star_kwargs': {
+        '3.8': 'BUILD_MAP_UNPACK_WITH_CALL: not supported by the decompiler yet',
+    },
+    'calls.call_with_conditional_args': {
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'calls.nested_calls': {
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'classes.Child.explicit_super': {
+        '3.12 3.13 3.14 3.15': 'LOAD_SUPER_ATTR: two-argument super() attribute load: not supported by the decompiler yet',
+    },
+    'classes.Child.private_attr': {
+        '3.12 3.13 3.14 3.15': 'generator expressions with an exception table are not supported yet',
+    },
+    'classes.class_annotations': {
+        '3.13': '`<build_class>` in a shape that is not recognized',
+        '3.14 3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'classes.class_body_control_flow': {
+        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+    },
+    'classes.class_body_uses_closure': {
+        '3.13': '`<build_class>` in a shape that is not recognized',
+        '3.14': '`<locals>` in a shape that is not recognized',
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'classes.class_dataclass': {
+        '3.13': '`<build_class>` in a shape that is not recognized',
+        '3.14 3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'classes.class_decorated': {
+        '3.13 3.14': '`<build_class>` in a shape that is not recognized',
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'classes.class_docstring_and_dunders': {
+        '3.13': '`<build_class>` in a shape that is not recognized',
+        '3.14': '`<locals>` in a shape that is not recognized',
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'classes.class_dunder_class': {
+        '3.13': '`<build_class>` in a shape that is not recognized',
+        '3.14 3.15': '`<locals>` in a shape that is not recognized',
+    },
+    'classes.class_init_and_attributes': {
+        '3.13': '`<build_class>` in a shape that is not recognized',
+        '3.14': '`<locals>` in a shape that is not recognized',
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'classes.class_init_subclass': {
+        '3.13': '`<build_class>` in a shape that is not recognized',
+        '3.14': '`<locals>` in a shape that is not recognized',
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'classes.class_keywords_metaclass': {
+        '3.13': '`<build_class>` in a shape that is not recognized',
+        '3.14 3.15': '`<locals>` in a shape that is not recognized',
+    },
+    'classes.class_nested': {
+        '3.13': '`<build_class>` in a shape that is not recognized',
+        '3.14': '`<locals>` in a shape that is not recognized',
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'classes.class_private_names': {
+        '3.13': '`<build_class>` in a shape that is not recognized',
+        '3.14': '`<locals>` in a shape that is not recognized',
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'classes.class_property': {
+        '3.13': '`<build_class>` in a shape that is not recognized',
+        '3.14': '`<locals>` in a shape that is not recognized',
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'classes.class_simple': {
+        '3.13': '`<build_class>` in a shape that is not recognized',
+        '3.14': '`<locals>` in a shape that is not recognized',
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'classes.class_static_and_classmethod': {
+        '3.13': '`<build_class>` in a shape that is not recognized',
+        '3.14': '`<locals>` in a shape that is not recognized',
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'classes.class_super_zero_arg': {
+        '3.13': '`<build_class>` in a shape that is not recognized',
+        '3.14': '`<locals>` in a shape that is not recognized',
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'classes.class_with_bases': {
+        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+    },
+    'comprehensions.comp_async_free_generator_send': {
+        '3.12 3.13 3.14 3.15': 'generator expressions with an exception table are not supported yet',
+    },
+    'comprehensions.comp_closure_over_local': {
+        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+    },
+    'comprehensions.comp_conditional_element': {
+        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+    },
+    'comprehensions.comp_dict_nested': {
+        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+    },
+    'comprehensions.comp_flatten': {
+        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+    },
+    'comprehensions.comp_in_class_body': {
+        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+    },
+    'comprehensions.comp_iter_is_expression': {
+        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+    },
+    'comprehensions.comp_lambda_capture': {
+        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+    },
+    'comprehensions.comp_nested_generator_in_call': {
+        '3.12 3.13': 'generator expressions with an exception table are not supported yet',
+        '3.14 3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'comprehensions.comp_shadowing': {
+        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+    },
+    'comprehensions.comp_starred_element': {
+        '3.8': 'BUILD_TUPLE_UNPACK: not supported by the decompiler yet',
+        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+    },
+    'comprehensions.comp_unpacking_target': {
+        '3.8 3.9 3.10 3.11': 'a comprehension body of an unknown shape',
+        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+    },
+    'comprehensions.comp_walrus': {
+        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+    },
+    'comprehensions.dict_comp': {
+        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+    },
+    'comprehensions.generator_expr': {
+        '3.12 3.13 3.14 3.15': 'generator expressions with an exception table are not supported yet',
+    },
+    'comprehensions.list_comp': {
+        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+    },
+    'comprehensions.list_comp_condition': {
+        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+    },
+    'comprehensions.list_comp_nested_comp': {
+        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+    },
+    'comprehensions.list_comp_nested_loops': {
+        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+    },
+    'comprehensions.set_comp': {
+        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+    },
+    'constants.complex_constants': {
+        '3.8 3.9 3.10 3.11 3.12 3.13': 'wrong code: the constant -0j prints as `(-0.0 + -0.0j)`, which is (-0+0j)',
+        '3.14 3.15': 'wrong code: the constant 1e400j prints as `(1e309*1j)`, which is (nan+infj)',
+    },
+    'constants.displays_with_unpacking': {
+        '3.8': 'BUILD_LIST_UNPACK: not supported by the decompiler yet',
+    },
+    'constants.list_dict_set_displays': {
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'constants.singleton_constants': {
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'constants.string_constants': {
+        '3.8': 'wrong code: the .pyc reader replaces the lone surrogate in "\\ud800" by U+FFFD (silently)',
+    },
+    'control.for_continue': {
+        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
+    },
+    'control.for_else_break': {
+        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
+    },
+    'control.for_else_no_break': {
+        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
+    },
+    'control.for_loop': {
+        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
+    },
+    'control.for_over_dict_and_modify': {
+        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+    },
+    'control.for_return_inside': {
+        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
+    },
+    'control.for_target_attribute_and_subscript': {
+        '3.13 3.14': '`<build_class>` in a shape that is not recognized',
+        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
+    },
+    'control.if_without_else_returns': {
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'control.loop_variable_after_loop': {
+        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
+    },
+    'control.nested_loops': {
+        '3.8 3.9 3.12 3.13 3.14': 'control flow too tangled to structure (duplication limit reached)',
+        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
+    },
+    'control.nested_loops_with_else': {
+        '3.8 3.9 3.10 3.11 3.12 3.13 3.14': 'control flow too tangled to structure (duplication limit reached)',
+        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
+    },
+    'control.raise_from_none': {
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'control.while_else': {
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'control.while_in_for': {
+        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
+    },
+    'expressions.conditional_in_expr': {
+        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+    },
+    'expressions.lambda_closure': {
+        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+    },
+    'expressions.lambda_conditional_body': {
+        '3.8 3.9 3.10 3.11 3.14': 'a lambda body that is not one expression',
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'expressions.membership_identity': {
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'expressions.tuple_expressions': {
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'expressions.unary_chain': {
+        'all': 'wrong code: `not not b` prints as `b` (the bool conversion is lost)',
+    },
+    'expressions.walrus_in_comprehension': {
+        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+    },
+    'fstrings.fstring_in_loop': {
+        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
+    },
+    'fstrings.fstring_simple': {
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'fstrings.fstring_subscripts': {
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'functions.annotations_nested': {
+        '3.12 3.13': 'generator expressions with an exception table are not supported yet',
+        '3.14 3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'functions.closure_counter': {
+        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
+    },
+    'functions.closure_default_binding': {
+        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+    },
+    'functions.closure_late_binding': {
+        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+    },
+    'functions.closure_over_parameter_and_local': {
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'functions.decorator_functools': {
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'functions.decorator_with_args': {
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'functions.function_attributes': {
+        'all': 'wrong code: the docstring of a nested function is dropped',
+    },
+    'functions.generator_expression_closure': {
+        '3.12 3.13 3.14': 'generator expressions with an exception table are not supported yet',
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'functions.nonlocal_in_nested_levels': {
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'functions.return_none_forms': {
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'imports.from_import': {
+        '3.15': 'IMPORT_NAME: lazy import: not supported by the decompiler yet',
+    },
+    'imports.from_import_as': {
+        '3.15': 'IMPORT_NAME: lazy import: not supported by the decompiler yet',
+    },
+    'imports.from_import_dotted_module': {
+        '3.15': 'IMPORT_NAME: lazy import: not supported by the decompiler yet',
+    },
+    'imports.from_import_missing_name': {
+        '3.15': 'IMPORT_NAME: lazy import: not supported by the decompiler yet',
+    },
+    'imports.import_as': {
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'imports.import_dotted': {
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'imports.import_dotted_as': {
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'imports.import_global_declared': {
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'imports.import_in_nested_function': {
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'imports.import_inside_branch': {
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'imports.import_missing': {
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'imports.import_plain': {
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'py312_fstrings.fstring_backslash_in_expression': {
+        '3.12': "FORMAT_VALUE: an f-string field that needs a backslash, '#' or every kind of quote",
+        '3.13 3.14 3.15': "FORMAT_SIMPLE: an f-string field that needs a backslash, '#' or every kind of quote",
+    },
+    'py312_fstrings.type_alias_statement': {
+        '3.12 3.13 3.14': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
+        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'py312_fstrings.type_params_generic_function': {
+        '3.12 3.13 3.14 3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
+    },
+    'py314_templates.deferred_annotation_class_body': {
+        '3.14 3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'py314_templates.deferred_annotation_forward_reference': {
+        '3.14 3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    },
+    'py314_templates.tstring_conversion_and_spec': {
+        '3.14 3.15': 'BUILD_INTERPOLATION: not supported by the decompiler yet',
+    },
+    'py314_templates.tstring_self_documenting': {
+        '3.14 3.15': 'BUILD_INTERPOLATION: not supported by the decompiler yet',
+    },
+    'py314_templates.tstring_simple': {
+        '3.14 3.15': 'BUILD_INTERPOLATION: not supported by the decompiler yet',
+    },
+}
