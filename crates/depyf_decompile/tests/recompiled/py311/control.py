@@ -44,14 +44,31 @@ def loops(n):
         out.append(j)
     return out
 
+# depyf-function: exceptions
+def exceptions(path):
+    try:
+        try:
+            f = open(path)
+        except (OSError, ValueError) as e:
+            print(e, file=sys.stderr)
+            raise RuntimeError('bad') from e
+        except Exception:
+            print('done')
+            return None
+        with f:
+            __temp_0__ = f.read()
+    finally:
+        print('done')
+    return __temp_0__
+
 # depyf-function: ternary
 def ternary(a, b):
     assert a is not None, 'a is required'
     if a < b < 10:
-        __temp_0 = a
+        __temp_0__ = a
     else:
-        __temp_0 = b
-    return __temp_0
+        __temp_0__ = b
+    return __temp_0__
 
 # depyf-function: Point
 class Point:
