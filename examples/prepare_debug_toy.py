@@ -36,6 +36,12 @@ def main(argv=None):
         state = "linked" if record.linked else "not linked"
         print(f"  {os.path.basename(record.path)}  ({record.verdict}, {state})")
 
+    others = sorted(
+        f for f in os.listdir(session.dump_dir)
+        if f.startswith(("__compiled_fn_", "full_code_for_", "index."))
+    )
+    print("  " + "\n  ".join(others))
+
     main_record = next(r for r in session.records if r.name == "toy_example")
     print(f"\n==== {main_record.path} ====")
     with open(main_record.path, encoding="utf-8") as fh:
