@@ -1,5 +1,13 @@
 //! The library behind the `depyf` command: every subcommand returns its output in
 //! memory; `main` only parses flags and prints.
+//!
+//! - `depyf dis`: [`dis_file`].
+//! - `depyf decompile`: [`decompile::collect_inputs`] finds the `.pyc` files,
+//!   [`decompile::decompile_inputs`] decompiles them in parallel (and, with `--verify`,
+//!   checks them through [`verify`]) into a [`decompile::BatchOutput`].
+
+pub mod decompile;
+pub mod verify;
 
 use std::fmt;
 use std::path::{Path, PathBuf};

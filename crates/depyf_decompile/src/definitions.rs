@@ -164,7 +164,8 @@ pub(crate) fn comprehension(code: &CodeObject, options: &Options) -> Result<Expr
     get_iter.op = Op::GetIter;
     ir.insert(loads[0] + 1, get_iter);
     let cfg = Cfg::build(&ir).map_err(|e| err(&e.to_string()))?;
-    let naming = recover::Naming { const_prefix: &options.const_prefix };
+    let failures = std::cell::RefCell::default();
+    let naming = recover::Naming { const_prefix: &options.const_prefix, stub_failures: false, failures: &failures };
     let rec = recover::recover(code, &ir, &cfg, &naming)?;
     let mut st = structure::Structurer::new(&cfg, &rec, &ir);
     let at = |m: &str| DecompileError::new(code, 0, "", m);

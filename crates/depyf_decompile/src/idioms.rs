@@ -132,13 +132,15 @@ pub(crate) fn merge_tails(body: &mut Vec<Stmt>) {
     let mut i = body.len();
     while i > 0 {
         i -= 1;
-        let tail: Vec<Stmt> = body[i + 1..].to_vec();
+        // Borrowed, not cloned: cloning every suffix made this quadratic in the
+        // size of the body (half of all decompile time on a stdlib).
+        let (head, tail) = body.split_at_mut(i + 1);
         if tail.is_empty() || !matches!(tail.last(), Some(Stmt::Return(_) | Stmt::Raise(..))) {
             continue;
         }
-        if let Stmt::If(_, a, b) = &mut body[i] {
-            strip_suffix(a, &tail);
-            strip_suffix(b, &tail);
+        if let Stmt::If(_, a, b) = &mut head[i] {
+            strip_suffix(a, tail);
+            strip_suffix(b, tail);
         }
     }
 }

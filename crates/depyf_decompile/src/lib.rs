@@ -48,12 +48,25 @@ pub struct Options {
     /// Prefix of the names that stand for constants without a literal form; the name
     /// of `co_consts[i]` is `<prefix>_<i>`.
     pub const_prefix: String,
+    /// A nested function (or method) that cannot be decompiled becomes a stub,
+    /// `def name(params): raise RuntimeError('depyf could not decompile ...')`, listed
+    /// in [`Decompiled::failures`], instead of failing the whole code object.
+    pub stub_failures: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { function_name: None, const_prefix: "__const".into() }
+        Options { function_name: None, const_prefix: "__const".into(), stub_failures: false }
     }
+}
+
+/// A nested function replaced by a stub (see [`Options::stub_failures`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    /// `co_qualname` of the function.
+    pub qualname: String,
+    /// Why it could not be decompiled.
+    pub reason: String,
 }
 
 /// A decompiled code object.
@@ -65,6 +78,9 @@ pub struct Decompiled {
     pub body: Vec<Stmt>,
     /// Names used for constants without a literal form, with their `co_consts` index.
     pub opaque_constants: Vec<(String, usize)>,
+    /// Nested functions replaced by stubs, in the order they were met (empty unless
+    /// [`Options::stub_failures`] is set).
+    pub failures: Vec<Failure>,
 }
 
 /// Whether recompiled code matches the original.
@@ -112,9 +128,18 @@ fn arguments(code: &CodeObject) -> Arguments {
 /// (loops, exception handling, nested functions are not supported by this version)
 /// or malformed bytecode.
 pub fn recover_body(code: &CodeObject, options: &Options) -> Result<Vec<Stmt>, DecompileError> {
+    recover_body_in(code, options, &std::cell::RefCell::default())
+}
+
+/// [`recover_body`], adding the stubbed nested functions to `failures`.
+pub(crate) fn recover_body_in(
+    code: &CodeObject,
+    options: &Options,
+    failures: &std::cell::RefCell<Vec<Failure>>,
+) -> Result<Vec<Stmt>, DecompileError> {
     let ir = normalize(code)?;
     let cfg = build_cfg(code, &ir)?;
-    let naming = recover::Naming { const_prefix: &options.const_prefix };
+    let naming = recover::Naming { const_prefix: &options.const_prefix, stub_failures: options.stub_failures, failures };
     let rec = recover::recover(code, &ir, &cfg, &naming)?;
     let mut st = structure::Structurer::new(&cfg, &rec, &ir);
     let at = |m: &str| DecompileError::new(code, 0, "", m);
@@ -171,9 +196,10 @@ pub fn decompile(code: &CodeObject, options: &Options) -> Result<Decompiled, Dec
             gens[0].iter = Expr::name("_iter_");
         }
         let body = vec![Stmt::Expr(comp)];
-        return Ok(Decompiled { source: print_body(&body, 0), body, opaque_constants: Vec::new() });
+        return Ok(Decompiled { source: print_body(&body, 0), body, opaque_constants: Vec::new(), failures: Vec::new() });
     }
-    let body = recover_body(code, options)?;
+    let failures = std::cell::RefCell::default();
+    let mut body = recover_body_in(code, options, &failures)?;
     let source = if code.co_name == "<module>" {
         print_body(&body, 0)
     } else if let Some(e) = (code.co_name == "<lambda>").then(|| definitions::lambda_body(&body)).flatten() {
@@ -190,8 +216,12 @@ pub fn decompile(code: &CodeObject, options: &Options) -> Result<Decompiled, Dec
         print_body(&[class], 0)
     } else {
         let name = options.function_name.clone().unwrap_or_else(|| code.co_name.clone());
-        let def = Stmt::FunctionDef(name, arguments(code), body.clone());
-        print_body(&[def], 0)
+        // The body moves into the `def` for printing and back out (no deep clone).
+        let def = [Stmt::FunctionDef(name, arguments(code), body)];
+        let source = print_body(&def, 0);
+        let [Stmt::FunctionDef(_, _, b)] = def else { unreachable!("built above") };
+        body = b;
+        source
     };
     let opaque_constants = code
         .co_consts
@@ -201,7 +231,16 @@ pub fn decompile(code: &CodeObject, options: &Options) -> Result<Decompiled, Dec
         .map(|(i, _)| (format!("{}_{i}", options.const_prefix), i))
         .filter(|(n, _)| source.contains(n.as_str()))
         .collect();
-    Ok(Decompiled { source, body, opaque_constants })
+    Ok(Decompiled { source, body, opaque_constants, failures: failures.into_inner() })
+}
+
+/// The stub that stands for `code` when it cannot be decompiled: `def name(params):`
+/// raising `RuntimeError('depyf could not decompile <qualname>: <reason>')` (see
+/// [`Options::stub_failures`]).
+pub fn stub_source(code: &CodeObject, reason: &str) -> String {
+    let msg = format!("depyf could not decompile {}: {reason}", code.co_qualname);
+    let exc = Expr::Call(Box::new(Expr::name("RuntimeError")), vec![Expr::Const(Constant::Str(msg))], vec![]);
+    print_body(&[Stmt::FunctionDef(code.co_name.clone(), arguments(code), vec![Stmt::Raise(Some(exc), None)])], 0)
 }
 
 /// Renames `__temp_<n>` by order of first appearance so that two recoveries compare

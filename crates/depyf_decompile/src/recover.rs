@@ -117,6 +117,10 @@ pub(crate) struct Recovered {
 pub(crate) struct Naming<'a> {
     /// Prefix of names standing for constants without a literal form.
     pub const_prefix: &'a str,
+    /// Whether nested functions that fail become stubs (`Options::stub_failures`).
+    pub stub_failures: bool,
+    /// Where the stubbed functions are listed.
+    pub failures: &'a std::cell::RefCell<Vec<crate::Failure>>,
 }
 
 struct Ctx<'a> {
@@ -1190,7 +1194,10 @@ fn drop_dead_temps(blocks: &mut [BlockCode]) {
 /// Recovers every block of `cfg` (which must have no back edges).
 pub(crate) fn recover(code: &CodeObject, ir: &[IrInstr], cfg: &Cfg, naming: &Naming<'_>) -> Result<Recovered, DecompileError> {
     let mut spill_or_pop = BTreeSet::new();
+    let stubs_before = naming.failures.borrow().len();
     loop {
+        // A retry recovers nested functions again: list their stubs once.
+        naming.failures.borrow_mut().truncate(stubs_before);
         match recover_once(code, ir, cfg, naming, &spill_or_pop)? {
             Ok(r) => return Ok(r),
             Err(root) => {

@@ -46,7 +46,7 @@ impl DecompileResult {
 fn decompile(py: Python<'_>, code: &Bound<'_, PyAny>, name: Option<String>, const_prefix: Option<String>) -> PyResult<DecompileResult> {
     let version = code::running_version(py)?;
     let c = code::read_code(py, code, version)?;
-    let options = Options { function_name: name, const_prefix: const_prefix.unwrap_or_else(|| "__const".into()) };
+    let options = Options { function_name: name, const_prefix: const_prefix.unwrap_or_else(|| "__const".into()), ..Options::default() };
     let out = py.detach(|| decompile_code(&c, &options)).map_err(|e| errors::to_py(py, &e))?;
     Ok(DecompileResult { source: out.source, opaque_constants: out.opaque_constants.into_iter().collect() })
 }
@@ -63,7 +63,7 @@ fn compare(py: Python<'_>, original: &Bound<'_, PyAny>, recompiled: &Bound<'_, P
     let version = code::running_version(py)?;
     let a = code::read_code(py, original, version)?;
     let b = code::read_code(py, recompiled, version)?;
-    let options = Options { function_name: None, const_prefix: const_prefix.unwrap_or_else(|| "__const".into()) };
+    let options = Options { function_name: None, const_prefix: const_prefix.unwrap_or_else(|| "__const".into()), ..Options::default() };
     let (verdict, detail) = py.detach(|| compare_code(&a, &b, &options));
     Ok((verdict.as_str().to_string(), detail))
 }

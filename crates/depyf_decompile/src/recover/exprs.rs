@@ -56,6 +56,17 @@ fn tuple_items(e: Expr) -> Option<Vec<Expr>> {
     }
 }
 
+/// The body of a stub for `code`, which failed with `e` (`Options::stub_failures`):
+/// `raise RuntimeError('depyf could not decompile <qualname>: <reason>')`. Records the
+/// failure.
+fn stub_body(code: &CodeObject, e: &DecompileError, failures: &std::cell::RefCell<Vec<crate::Failure>>) -> Vec<Stmt> {
+    let reason = e.to_string();
+    let msg = format!("depyf could not decompile {}: {reason}", code.co_qualname);
+    failures.borrow_mut().push(crate::Failure { qualname: code.co_qualname.clone(), reason });
+    let exc = Expr::Call(Box::new(Expr::name("RuntimeError")), vec![Expr::Const(Constant::Str(msg))], vec![]);
+    vec![Stmt::Raise(Some(exc), None)]
+}
+
 impl BlockState<'_, '_> {
     /// Interprets one op of this module's kind; returns how many following ops it
     /// consumed (as `step` does).
@@ -353,7 +364,11 @@ impl BlockState<'_, '_> {
     }
 
     fn options(&self) -> crate::Options {
-        crate::Options { function_name: None, const_prefix: self.ctx.naming.const_prefix.to_string() }
+        crate::Options {
+            function_name: None,
+            const_prefix: self.ctx.naming.const_prefix.to_string(),
+            stub_failures: self.ctx.naming.stub_failures,
+        }
     }
 
     fn make_function(&mut self, flags: u32, qualname: bool, next: &[IrInstr]) -> Result<usize, DecompileError> {
@@ -388,9 +403,10 @@ impl BlockState<'_, '_> {
     /// iterable, or a `def`/`class` body waiting for its name.
     fn function_value(&mut self, code: &CodeObject, is_class: bool) -> Result<Expr, DecompileError> {
         let options = self.options();
+        let failures = self.ctx.naming.failures;
         let args = Box::new(crate::arguments(code));
         if is_class {
-            let body = crate::definitions::class_body(code, crate::recover_body(code, &options)?);
+            let body = crate::definitions::class_body(code, crate::recover_body_in(code, &options, failures)?);
             return Ok(Expr::Def(Box::new(Stmt::ClassDef(code.co_name.clone(), vec![], vec![], body))));
         }
         match code.co_name.as_str() {
@@ -401,7 +417,11 @@ impl BlockState<'_, '_> {
             }
             "<listcomp>" | "<setcomp>" | "<dictcomp>" | "<genexpr>" => crate::definitions::comprehension(code, &options),
             _ => {
-                let body = crate::recover_body(code, &options)?;
+                let body = match crate::recover_body_in(code, &options, failures) {
+                    Ok(body) => body,
+                    Err(e) if options.stub_failures => stub_body(code, &e, failures),
+                    Err(e) => return Err(e),
+                };
                 Ok(Expr::Def(Box::new(Stmt::FunctionDef(code.co_name.clone(), *args, body))))
             }
         }

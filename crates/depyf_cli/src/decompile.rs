@@ -1,0 +1,450 @@
+//! `depyf decompile`: .pyc files and trees to Python source, in parallel, with a
+//! per-file report. Everything is returned in memory ([`BatchOutput`]); the binary
+//! only writes it.
+//!
+//! The input is only ever read as bytes: it is never imported or executed. With
+//! `--verify` the *decompiled* source is compiled (never run) by a matching CPython.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use depyf_bytecode::{co_flags, pyc, CodeObject, Constant, PythonVersion};
+use depyf_decompile::{decompile, stub_source, Failure, Options};
+use rayon::prelude::*;
+
+use crate::verify::{self, Interpreters, VerifyReport};
+
+/// One input file and where its source goes, relative to the output directory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Input {
+    /// The `.pyc` file as given or found.
+    pub path: PathBuf,
+    /// Relative path of the `.py` file that mirrors it (`pkg/__pycache__/m.cpython-312.pyc`
+    /// becomes `pkg/m.py`).
+    pub output: PathBuf,
+}
+
+/// What the caller can choose.
+#[derive(Clone, Debug, Default)]
+pub struct DecompileConfig {
+    /// Recompile each result with the matching interpreter and compare per function.
+    pub verify: bool,
+    /// Interpreters given explicitly (`--python 3.12=/usr/bin/python3.12`); others are
+    /// looked up on `PATH` and through pyenv.
+    pub pythons: Vec<(PythonVersion, PathBuf)>,
+    /// Worker threads (0: one per core).
+    pub jobs: usize,
+}
+
+/// The outcome for one file.
+#[derive(Clone, Debug, Default)]
+pub struct FileReport {
+    /// The input file.
+    pub input: PathBuf,
+    /// Relative output path (see [`Input::output`]).
+    pub output: PathBuf,
+    /// The CPython version from the magic number, when it is a supported one.
+    pub version: Option<PythonVersion>,
+    /// The decompiled source (`None` when the file could not be read at all).
+    pub source: Option<String>,
+    /// Number of function code objects in the file (every code object but the module).
+    pub functions: usize,
+    /// Code objects that became stubs, with the reason (`<module>` when the module body
+    /// itself failed and only its functions and classes were written).
+    pub failures: Vec<Failure>,
+    /// Why nothing could be decompiled: unreadable, corrupt or truncated file,
+    /// unsupported version.
+    pub error: Option<String>,
+    /// Seconds spent reading and decompiling (not verifying).
+    pub seconds: f64,
+    /// The `--verify` result.
+    pub verify: Option<VerifyReport>,
+}
+
+/// The outcome of a whole run.
+#[derive(Clone, Debug, Default)]
+pub struct BatchOutput {
+    /// One report per input, in input order.
+    pub files: Vec<FileReport>,
+    /// Remarks about the run as a whole (e.g. no interpreter for a version).
+    pub notes: Vec<String>,
+    /// Wall-clock seconds of the run.
+    pub seconds: f64,
+}
+
+/// Why no work was done at all.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+/// Versions that `.pyc` magic numbers name but this decompiler does not read, for a
+/// clear message. From the magic-number history in CPython's
+/// `Lib/importlib/_bootstrap_external.py`.
+const OLD_MAGIC_RANGES: &[(u16, u16, &str)] = &[
+    (20121, 20121, "1.5"),
+    (50428, 50428, "1.6"),
+    (50823, 50823, "2.0"),
+    (60202, 60202, "2.1"),
+    (60717, 60717, "2.2"),
+    (62011, 62021, "2.3"),
+    (62041, 62061, "2.4"),
+    (62071, 62131, "2.5"),
+    (62151, 62161, "2.6"),
+    (62171, 62211, "2.7"),
+    (3000, 3131, "3.0"),
+    (3141, 3151, "3.1"),
+    (3160, 3180, "3.2"),
+    (3190, 3230, "3.3"),
+    (3250, 3310, "3.4"),
+    (3320, 3351, "3.5"),
+    (3360, 3379, "3.6"),
+    (3390, 3399, "3.7"),
+];
+
+/// `unsupported version X.Y` for a `.pyc` header whose magic names a version outside
+/// 3.8-3.15; `None` for a supported magic or a header that is no `.pyc` header.
+pub fn unsupported_version(data: &[u8]) -> Option<String> {
+    if data.len() < 4 || &data[2..4] != b"\r\n" {
+        return None;
+    }
+    let magic = u16::from_le_bytes([data[0], data[1]]);
+    if pyc::version_for_magic(magic).is_some() {
+        return None;
+    }
+    let newest = pyc::MAGIC_RANGES.iter().map(|r| r.1).max().unwrap_or(0);
+    Some(match OLD_MAGIC_RANGES.iter().find(|(lo, hi, _)| (*lo..=*hi).contains(&magic)) {
+        Some((_, _, v)) => format!("unsupported version {v} (magic number {magic}; depyf reads 3.8-3.15)"),
+        None if magic > newest && magic < 4000 => {
+            format!("unsupported version newer than 3.15 (magic number {magic}; depyf reads 3.8-3.15)")
+        }
+        None => format!("unsupported version (unknown magic number {magic}; depyf reads 3.8-3.15)"),
+    })
+}
+
+/// Finds the inputs: files as given, and every `*.pyc` under directories (sorted).
+///
+/// Errors: a path that does not exist or cannot be listed, or two inputs that would be
+/// written to the same output file.
+pub fn collect_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, UsageError> {
+    let mut found: Vec<(PathBuf, PathBuf)> = Vec::new(); // (path, path relative to its argument)
+    for p in paths {
+        let meta = std::fs::metadata(p).map_err(|e| UsageError(format!("{}: {e}", p.display())))?;
+        if meta.is_dir() {
+            let mut files = Vec::new();
+            walk(p, &mut files).map_err(|e| UsageError(format!("{}: {e}", p.display())))?;
+            for f in files {
+                let rel = f.strip_prefix(p).unwrap_or(&f).to_path_buf();
+                found.push((f, rel));
+            }
+        } else {
+            let name = p.file_name().map(PathBuf::from).unwrap_or_else(|| p.clone());
+            found.push((p.clone(), name));
+        }
+    }
+    // Short names (`m.py` for `__pycache__/m.cpython-312.pyc`) where they are unique;
+    // the full stem (`m.cpython-312.py`) where several versions of a module meet.
+    let short: Vec<PathBuf> = found.iter().map(|(_, rel)| output_path(rel, true)).collect();
+    let mut count: HashMap<&Path, usize> = HashMap::new();
+    for s in &short {
+        *count.entry(s.as_path()).or_default() += 1;
+    }
+    let mut seen: HashMap<PathBuf, PathBuf> = HashMap::new();
+    let mut inputs = Vec::with_capacity(found.len());
+    for ((path, rel), s) in found.iter().zip(&short) {
+        let output = if count[s.as_path()] == 1 { s.clone() } else { output_path(rel, false) };
+        if let Some(other) = seen.insert(output.clone(), path.clone()) {
+            return Err(UsageError(format!(
+                "{} and {} would both be written to {}; give them in separate runs",
+                other.display(),
+                path.display(),
+                output.display()
+            )));
+        }
+        inputs.push(Input { path: path.clone(), output });
+    }
+    Ok(inputs)
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?.map(|e| e.map(|e| e.path())).collect::<Result<_, _>>()?;
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            walk(&p, out)?;
+        } else if p.extension().is_some_and(|e| e == "pyc") {
+            out.push(p);
+        }
+    }
+    Ok(())
+}
+
+/// The `.py` path mirroring `rel`: `__pycache__` dropped, `.pyc` made `.py`, and with
+/// `short` the cache tag too (`m.cpython-312.opt-1.pyc` -> `m.py`).
+fn output_path(rel: &Path, short: bool) -> PathBuf {
+    let file = rel.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut parent = rel.parent().map(Path::to_path_buf).unwrap_or_default();
+    let in_cache = parent.file_name().is_some_and(|n| n == "__pycache__");
+    if in_cache {
+        parent.pop();
+    }
+    let stem = file.strip_suffix(".pyc").unwrap_or(&file);
+    let stem = if short && in_cache { stem.split('.').next().unwrap_or(stem) } else { stem };
+    parent.join(format!("{stem}.py"))
+}
+
+/// Number of code objects nested in `code` (at any depth).
+pub fn count_functions(code: &CodeObject) -> usize {
+    code.co_consts
+        .iter()
+        .map(|c| match c {
+            Constant::Code(inner) => 1 + count_functions(inner),
+            _ => 0,
+        })
+        .sum()
+}
+
+/// Decompiled source of a module, and the functions that became stubs.
+pub struct ModuleSource {
+    /// The source, starting with a comment line that names the input and version.
+    pub source: String,
+    /// Stubbed code objects.
+    pub failures: Vec<Failure>,
+}
+
+fn options() -> Options {
+    Options { stub_failures: true, ..Options::default() }
+}
+
+/// Decompiles a module code object. Functions that fail become stubs; if the module
+/// body itself fails, its functions and classes are still written one by one after a
+/// comment that says why (decorators, defaults and base classes are then missing), and
+/// `<module>` is listed as a failure.
+pub fn decompile_module(code: &CodeObject, name: &str) -> ModuleSource {
+    let mut source = format!("# depyf: decompiled from {name} (CPython {})\n", code.version);
+    match decompile(code, &options()) {
+        Ok(d) => {
+            source.push_str(&d.source);
+            ModuleSource { source, failures: d.failures }
+        }
+        Err(e) => {
+            let reason = e.to_string();
+            source.push_str(&format!(
+                "# depyf could not decompile the module body: {}\n# Its functions and classes follow one by one, without decorators, defaults or bases.\n",
+                reason.replace('\n', " ")
+            ));
+            let mut failures = vec![Failure { qualname: "<module>".into(), reason }];
+            source.push_str(&skeleton(code, &mut failures));
+            ModuleSource { source, failures }
+        }
+    }
+}
+
+/// The functions and classes directly inside `code`, each decompiled on its own.
+fn skeleton(code: &CodeObject, failures: &mut Vec<Failure>) -> String {
+    let mut out = String::new();
+    for c in &code.co_consts {
+        let Constant::Code(c) = c else { continue };
+        if c.co_name.starts_with('<') {
+            continue; // lambdas and comprehensions belong to an expression
+        }
+        out.push('\n');
+        if c.co_flags & co_flags::OPTIMIZED == 0 {
+            // A class body.
+            let inner = skeleton(c, failures);
+            out.push_str(&format!("class {}:\n", c.co_name));
+            if inner.trim().is_empty() {
+                out.push_str("    pass\n");
+            }
+            for line in inner.lines() {
+                if line.is_empty() {
+                    out.push('\n');
+                } else {
+                    out.push_str(&format!("    {line}\n"));
+                }
+            }
+            continue;
+        }
+        let opts = Options { function_name: Some(c.co_name.clone()), ..options() };
+        match decompile(c, &opts) {
+            Ok(d) => {
+                failures.extend(d.failures);
+                out.push_str(&d.source);
+            }
+            Err(e) => {
+                let reason = e.to_string();
+                out.push_str(&stub_source(c, &reason));
+                failures.push(Failure { qualname: c.co_qualname.clone(), reason });
+            }
+        }
+    }
+    out
+}
+
+/// Decompiles one `.pyc` file held in memory (`name` is used in the header comment).
+pub fn decompile_bytes(data: &[u8], name: &str) -> FileReport {
+    let mut report = FileReport::default();
+    if let Some(msg) = unsupported_version(data) {
+        report.error = Some(msg);
+        return report;
+    }
+    let pyc = match pyc::read_pyc(data) {
+        Ok(p) => p,
+        Err(e) => {
+            report.error = Some(format!("corrupt or truncated .pyc: {e}"));
+            return report;
+        }
+    };
+    report.version = Some(pyc.header.version);
+    report.functions = count_functions(&pyc.code);
+    let m = decompile_module(&pyc.code, name);
+    report.source = Some(m.source);
+    report.failures = m.failures;
+    report
+}
+
+/// Reads and decompiles one input; with `verify`, recompiles and compares the result.
+pub fn decompile_input(input: &Input, verify: Option<&Interpreters>) -> FileReport {
+    let start = Instant::now();
+    let name = input.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut report = match std::fs::read(&input.path) {
+        Ok(data) => {
+            let mut r = decompile_bytes(&data, &name);
+            r.seconds = start.elapsed().as_secs_f64();
+            if let (Some(interpreters), Some(version), Some(source)) = (verify, r.version, &r.source) {
+                r.verify = Some(verify::verify_file(&data, version, source, interpreters));
+            }
+            r
+        }
+        Err(e) => FileReport { error: Some(format!("cannot read: {e}")), seconds: start.elapsed().as_secs_f64(), ..FileReport::default() },
+    };
+    report.input = input.path.clone();
+    report.output = input.output.clone();
+    report
+}
+
+/// Decompiles every input in parallel; `on_done` is called once per finished file
+/// (for a progress bar).
+pub fn decompile_inputs(inputs: &[Input], config: &DecompileConfig, on_done: &(dyn Fn(&FileReport) + Sync)) -> BatchOutput {
+    let start = Instant::now();
+    let interpreters = Interpreters::new(&config.pythons);
+    let run = || -> Vec<FileReport> {
+        inputs
+            .par_iter()
+            .map(|input| {
+                let report = decompile_input(input, config.verify.then_some(&interpreters));
+                on_done(&report);
+                report
+            })
+            .collect()
+    };
+    let files = if config.jobs > 0 {
+        match rayon::ThreadPoolBuilder::new().num_threads(config.jobs).build() {
+            Ok(pool) => pool.install(run),
+            Err(_) => run(),
+        }
+    } else {
+        run()
+    };
+    let mut notes = Vec::new();
+    if config.verify {
+        notes.extend(interpreters.missing_notes());
+    }
+    BatchOutput { files, notes, seconds: start.elapsed().as_secs_f64() }
+}
+
+impl BatchOutput {
+    /// 2 if a file could not be read or decompiled at all (unreadable, corrupt,
+    /// unsupported version); else 1 if a function became a stub or, with `--verify`,
+    /// recompiled differently; else 0.
+    pub fn exit_code(&self) -> u8 {
+        if self.files.iter().any(|f| f.error.is_some()) {
+            2
+        } else if self.files.iter().any(|f| !f.failures.is_empty() || f.verify.as_ref().is_some_and(VerifyReport::is_bad)) {
+            1
+        } else {
+            0
+        }
+    }
+
+    /// Total number of functions.
+    pub fn functions(&self) -> usize {
+        self.files.iter().map(|f| f.functions).sum()
+    }
+
+    /// Total number of stubbed code objects.
+    pub fn failed(&self) -> usize {
+        self.files.iter().map(|f| f.failures.len()).sum()
+    }
+
+    /// The `--json` summary; with `with_source` each file carries its source too.
+    pub fn to_json(&self, with_source: bool) -> serde_json::Value {
+        use serde_json::json;
+        let files: Vec<serde_json::Value> = self
+            .files
+            .iter()
+            .map(|f| {
+                let mut v = json!({
+                    "path": f.input.to_string_lossy(),
+                    "output": f.output.to_string_lossy(),
+                    "version": f.version.map(|v| v.to_string()),
+                    "functions": f.functions,
+                    "failures": f.failures.iter().map(|x| json!({"qualname": x.qualname, "reason": x.reason})).collect::<Vec<_>>(),
+                    "error": f.error,
+                    "seconds": f.seconds,
+                });
+                if let Some(r) = &f.verify {
+                    v["verify"] = r.to_json();
+                }
+                if with_source {
+                    v["source"] = json!(f.source);
+                }
+                v
+            })
+            .collect();
+        let functions = self.functions();
+        json!({
+            "files": files,
+            "totals": {
+                "files": self.files.len(),
+                "files_with_errors": self.files.iter().filter(|f| f.error.is_some()).count(),
+                "functions": functions,
+                "failed": self.failed(),
+                "seconds": self.seconds,
+                "functions_per_second": if self.seconds > 0.0 { functions as f64 / self.seconds } else { 0.0 },
+            },
+            "notes": self.notes,
+            "exit_code": self.exit_code(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn output_paths_mirror_the_tree() {
+        assert_eq!(output_path(Path::new("a/__pycache__/m.cpython-312.pyc"), true), Path::new("a/m.py"));
+        assert_eq!(output_path(Path::new("a/__pycache__/m.cpython-312.pyc"), false), Path::new("a/m.cpython-312.py"));
+        assert_eq!(output_path(Path::new("__pycache__/m.cpython-38.opt-1.pyc"), true), Path::new("m.py"));
+        assert_eq!(output_path(Path::new("x/m.pyc"), true), Path::new("x/m.py"));
+        assert_eq!(output_path(Path::new("x/m.cpython-312.pyc"), true), Path::new("x/m.cpython-312.py"));
+    }
+
+    #[test]
+    fn old_versions_are_named() {
+        assert_eq!(unsupported_version(b"\x42\x0d\r\n").unwrap(), "unsupported version 3.7 (magic number 3394; depyf reads 3.8-3.15)");
+        assert!(unsupported_version(b"\x03\xf3\r\n").unwrap().starts_with("unsupported version 2.7"));
+        assert!(unsupported_version(b"\x74\x0e\r\n").unwrap().starts_with("unsupported version newer than 3.15"));
+        assert_eq!(unsupported_version(b"\xcb\x0d\r\n"), None);
+        assert_eq!(unsupported_version(b"PK\x03\x04"), None);
+    }
+}

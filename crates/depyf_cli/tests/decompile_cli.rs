@@ -1,0 +1,206 @@
+//! `depyf decompile`: the library's output map, and the binary's flags and exit codes,
+//! over the committed `.pyc` fixtures (no interpreter needed, except for the one
+//! `--verify` test that uses a matching CPython when one is installed).
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use depyf_cli::decompile::{collect_inputs, decompile_bytes, decompile_inputs, DecompileConfig, FileReport};
+
+fn fixture(version: &str, name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/pyc").join(version).join(name)
+}
+
+fn copy(from: PathBuf, to: &Path) {
+    std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+    std::fs::copy(from, to).unwrap();
+}
+
+/// A tree with several versions, `__pycache__` and legacy layouts, and a module that
+/// exists for two versions.
+fn mixed_tree(root: &Path) {
+    copy(fixture("py38", "basics.pyc"), &root.join("a/__pycache__/basics.cpython-38.pyc"));
+    copy(fixture("py312", "basics.pyc"), &root.join("a/__pycache__/basics.cpython-312.pyc"));
+    copy(fixture("py311", "extended_arg.pyc"), &root.join("a/__pycache__/extended_arg.cpython-311.pyc"));
+    copy(fixture("py310", "functions.pyc"), &root.join("b/functions.pyc"));
+    copy(fixture("py314", "basics.pyc"), &root.join("c/__pycache__/basics.cpython-314.pyc"));
+    copy(fixture("py39", "extended_arg.pyc"), &root.join("c/__pycache__/extended_arg.cpython-39.pyc"));
+}
+
+fn depyf() -> Command {
+    Command::cargo_bin("depyf").unwrap()
+}
+
+fn stdout_json(out: &std::process::Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+#[test]
+fn inputs_mirror_the_tree() {
+    let dir = tempfile::tempdir().unwrap();
+    mixed_tree(dir.path());
+    let inputs = collect_inputs(&[dir.path().to_path_buf()]).unwrap();
+    let outputs: Vec<String> = inputs.iter().map(|i| i.output.to_string_lossy().replace('\\', "/")).collect();
+    assert_eq!(
+        outputs,
+        ["a/basics.cpython-312.py", "a/basics.cpython-38.py", "a/extended_arg.py", "b/functions.py", "c/basics.py", "c/extended_arg.py"]
+    );
+}
+
+#[test]
+fn library_returns_sources_versions_and_stubs_in_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    mixed_tree(dir.path());
+    let inputs = collect_inputs(&[dir.path().to_path_buf()]).unwrap();
+    let out = decompile_inputs(&inputs, &DecompileConfig { jobs: 2, ..DecompileConfig::default() }, &|_: &FileReport| {});
+    let versions: Vec<String> = out.files.iter().map(|f| f.version.unwrap().to_string()).collect();
+    assert_eq!(versions, ["3.12", "3.8", "3.11", "3.10", "3.14", "3.9"]);
+    let functions = &out.files[3];
+    let src = functions.source.as_deref().unwrap();
+    assert!(src.starts_with("# depyf: decompiled from functions.pyc (CPython 3.10)\n"), "{src}");
+    assert!(src.contains("def gen(n):\n    raise RuntimeError('depyf could not decompile gen: "), "{src}");
+    assert!(functions.failures.iter().any(|f| f.qualname == "gen"), "{:?}", functions.failures);
+    assert!(functions.functions > functions.failures.len());
+    assert_eq!(out.exit_code(), 1);
+}
+
+#[test]
+fn corrupt_truncated_and_unsupported_files_are_reported_per_file() {
+    let good = std::fs::read(fixture("py312", "basics.pyc")).unwrap();
+    let r = decompile_bytes(&good[..good.len() / 2], "t.pyc");
+    assert!(r.error.as_deref().unwrap().starts_with("corrupt or truncated .pyc: at byte offset"), "{:?}", r.error);
+    let r = decompile_bytes(&good[..10], "t.pyc");
+    assert!(r.error.as_deref().unwrap().contains("16-byte .pyc header"), "{:?}", r.error);
+    let mut junk = good[..16].to_vec();
+    junk.extend_from_slice(b"\xff\xfe not marshal data");
+    assert!(decompile_bytes(&junk, "j.pyc").error.unwrap().starts_with("corrupt or truncated .pyc"));
+    let mut old = good.clone();
+    old[..2].copy_from_slice(&3394u16.to_le_bytes());
+    assert_eq!(decompile_bytes(&old, "o.pyc").error.unwrap(), "unsupported version 3.7 (magic number 3394; depyf reads 3.8-3.15)");
+}
+
+#[test]
+fn one_file_goes_to_stdout_and_exits_0() {
+    let out = depyf().args(["decompile"]).arg(fixture("py312", "basics.pyc")).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("# depyf: decompiled from basics.pyc (CPython 3.12)\n"), "{text}");
+    // No progress bar or escape codes when stderr is not a terminal.
+    assert!(!String::from_utf8_lossy(&out.stderr).contains('\x1b'));
+}
+
+#[test]
+fn stubs_exit_1_and_are_listed() {
+    let out = depyf().args(["decompile"]).arg(fixture("py311", "functions.pyc")).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("functions.pyc: stub for gen: "), "{err}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("raise RuntimeError('depyf could not decompile gen: "));
+}
+
+#[test]
+fn output_dir_mirrors_the_tree_and_bad_files_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("tree");
+    mixed_tree(&tree);
+    let good = std::fs::read(fixture("py313", "basics.pyc")).unwrap();
+    std::fs::write(tree.join("a/__pycache__/truncated.cpython-313.pyc"), &good[..40]).unwrap();
+    let mut old = good.clone();
+    old[..2].copy_from_slice(&3394u16.to_le_bytes());
+    std::fs::write(tree.join("c/old.pyc"), old).unwrap();
+    let out_dir = dir.path().join("out");
+    let out = depyf().args(["decompile", "-o"]).arg(&out_dir).arg(&tree).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("truncated.cpython-313.pyc: corrupt or truncated .pyc: at byte offset"), "{err}");
+    assert!(err.contains("old.pyc: unsupported version 3.7"), "{err}");
+    assert!(out.stdout.is_empty());
+    for f in ["a/basics.cpython-38.py", "a/basics.cpython-312.py", "a/extended_arg.py", "b/functions.py", "c/basics.py", "c/extended_arg.py"] {
+        let text = std::fs::read_to_string(out_dir.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
+        assert!(text.starts_with("# depyf: decompiled from "), "{f}: {text}");
+    }
+    assert!(!out_dir.join("a/truncated.py").exists());
+    assert!(!out_dir.join("c/old.py").exists());
+}
+
+#[test]
+fn json_summary() {
+    let out = depyf().args(["decompile", "--json"]).arg(fixture("py312", "basics.pyc")).arg(fixture("py38", "functions.pyc")).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let j = stdout_json(&out);
+    let files = j["files"].as_array().unwrap();
+    assert_eq!(files.len(), 2);
+    assert_eq!(files[0]["version"], "3.12");
+    assert_eq!(files[1]["version"], "3.8");
+    assert!(files[1]["functions"].as_u64().unwrap() > 0);
+    assert!(files[0]["seconds"].as_f64().unwrap() >= 0.0);
+    assert!(files[0]["source"].as_str().unwrap().starts_with("# depyf: decompiled from basics.pyc"));
+    let failures = files[1]["failures"].as_array().unwrap();
+    assert!(failures.iter().any(|f| f["qualname"] == "gen" && f["reason"].as_str().unwrap().contains("generator")), "{failures:?}");
+    assert_eq!(j["totals"]["files"], 2);
+    assert_eq!(j["exit_code"], 1);
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    depyf().args(["decompile", "no/such/file.pyc"]).assert().code(2);
+    depyf().args(["decompile"]).assert().code(2);
+    depyf().args(["decompile", "--python", "3.12"]).arg(fixture("py312", "basics.pyc")).assert().code(2);
+}
+
+#[test]
+fn verify_without_an_interpreter_says_so_and_carries_on() {
+    let empty = tempfile::tempdir().unwrap();
+    let out = depyf()
+        .env("PATH", empty.path())
+        .env("PYENV_ROOT", empty.path())
+        .env("HOME", empty.path())
+        .args(["decompile", "--verify", "--json"])
+        .arg(fixture("py312", "basics.pyc"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--verify skipped for CPython 3.12 files: no CPython 3.12 interpreter"), "{err}");
+    let j = stdout_json(&out);
+    assert!(j["files"][0]["verify"]["interpreter"].is_null());
+    assert!(j["files"][0]["source"].as_str().is_some());
+}
+
+/// A CPython 3.12 to verify with: `python3.12` on PATH or in pyenv.
+fn python312() -> Option<PathBuf> {
+    depyf_cli::verify::find_interpreter(depyf_bytecode::PythonVersion::PY312, &[]).ok()
+}
+
+#[test]
+fn verify_with_an_interpreter_compares_every_function() {
+    let Some(python) = python312() else {
+        eprintln!("skipped: no CPython 3.12 installed");
+        return;
+    };
+    let mut arg = std::ffi::OsString::from("3.12=");
+    arg.push(&python);
+    let out = depyf().args(["decompile", "--verify", "--json", "--python"]).arg(arg).arg(fixture("py312", "basics.pyc")).arg(fixture("py312", "functions.pyc")).output().unwrap();
+    let j = stdout_json(&out);
+    let basics = &j["files"][0]["verify"];
+    assert_eq!(basics["interpreter"].as_str().map(PathBuf::from), Some(python));
+    assert!(basics["error"].is_null(), "{basics}");
+    let checked = basics["identical"].as_u64().unwrap() + basics["equivalent"].as_u64().unwrap();
+    assert_eq!(checked, j["files"][0]["functions"].as_u64().unwrap(), "{basics}");
+    let functions = &j["files"][1]["verify"];
+    assert!(functions["failed"].as_array().unwrap().iter().any(|f| f == "gen"), "{functions}");
+    assert!(functions["identical"].as_u64().unwrap() > 0, "{functions}");
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn verify_with_a_wrong_interpreter_is_not_used() {
+    let Some(python) = python312() else { return };
+    let mut arg = std::ffi::OsString::from("3.11=");
+    arg.push(&python);
+    let out = depyf().args(["decompile", "--verify", "--python"]).arg(arg).arg(fixture("py311", "basics.pyc")).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--verify skipped for CPython 3.11 files: --python 3.11="), "{err}");
+    assert!(err.contains("is CPython 3.12"), "{err}");
+    assert_eq!(out.status.code(), Some(0));
+}
