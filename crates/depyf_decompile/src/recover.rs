@@ -997,17 +997,39 @@ struct Exit {
 
 /// Decides the entry stack of `b` from its predecessors' exit stacks, and records the
 /// assignments each predecessor must make.
-fn entry_stack(ctx: &mut Ctx<'_>, cfg: &Cfg, ir: &[IrInstr], b: BlockId, exits: &mut [Option<Exit>]) -> Result<Vec<SVal>, DecompileError> {
+/// `Ok(Err(p))` asks for a recovery attempt in which branch block `p` names its
+/// stack values before its test: `p` would otherwise assign a delayed value for one
+/// of its edges in code that runs on both (evaluating it twice on one path).
+fn entry_stack(
+    ctx: &mut Ctx<'_>,
+    cfg: &Cfg,
+    ir: &[IrInstr],
+    b: BlockId,
+    exits: &mut [Option<Exit>],
+    spill_before_branch: &BTreeSet<usize>,
+    pending: &mut BTreeSet<usize>,
+) -> Result<Result<Vec<SVal>, usize>, DecompileError> {
     let block = &cfg.blocks[b.index()];
     // Predecessors along back edges are not recovered yet: the loop header's entry is
     // decided by the others, and `check_back_edges` holds the back edges to it.
     let preds: Vec<usize> = block.preds.iter().map(|p| p.index()).filter(|p| exits[*p].is_some()).collect();
     if preds.is_empty() {
-        return Ok(Vec::new());
+        return Ok(Ok(Vec::new()));
     }
     let at = &ir[block.start];
     let err = |m: String| DecompileError::new(ctx.code, at.offset, at.opname, m);
     let stacks: Vec<Vec<SVal>> = preds.iter().map(|&p| edge_stack(exits[p].as_ref().expect("seen"), b).clone()).collect();
+    if let ([p], [stack], 1) = (preds.as_slice(), stacks.as_slice(), block.preds.len()) {
+        // One way in: the values go on as they are. If they are delayed and cross a
+        // branch, that branch must fold into an expression or name them first
+        // (checked when recovery ends).
+        if matches!(cfg.blocks[*p].term, Terminator::Branch { .. })
+            && stack.iter().any(|v| matches!(v, SVal::Expr(e) if !is_atomic(ctx, e)))
+        {
+            pending.insert(*p);
+        }
+        return Ok(Ok(stack.clone()));
+    }
     let depth = stacks[0].len();
     let mut entry = Vec::with_capacity(depth);
     for (i, st) in stacks.iter().enumerate() {
@@ -1040,6 +1062,12 @@ fn entry_stack(ctx: &mut Ctx<'_>, cfg: &Cfg, ir: &[IrInstr], b: BlockId, exits: 
             }
             _ => {}
         }
+        for (&p, v) in preds.iter().zip(&values) {
+            let branch = matches!(cfg.blocks[p].term, Terminator::Branch { .. });
+            if branch && !spill_before_branch.contains(&p) && matches!(v, SVal::Expr(e) if !is_atomic(ctx, e)) {
+                return Ok(Err(p));
+            }
+        }
         let name = ctx.fresh_temp();
         for (&p, v) in preds.iter().zip(values) {
             let e = match v {
@@ -1050,7 +1078,7 @@ fn entry_stack(ctx: &mut Ctx<'_>, cfg: &Cfg, ir: &[IrInstr], b: BlockId, exits: 
         }
         entry.push(SVal::Expr(Expr::Name(name)));
     }
-    Ok(entry)
+    Ok(Ok(entry))
 }
 
 fn edge_stack(exit: &Exit, to: BlockId) -> &Vec<SVal> {
@@ -1202,7 +1230,7 @@ pub(crate) fn recover(code: &CodeObject, ir: &[IrInstr], cfg: &Cfg, naming: &Nam
             Ok(r) => return Ok(r),
             Err(root) => {
                 if !spill_or_pop.insert(root) {
-                    return Err(DecompileError::new(code, 0, "", "a value kept by JUMP_IF_*_OR_POP cannot be placed"));
+                    return Err(DecompileError::new(code, 0, "", "stack values at a branch cannot be placed"));
                 }
             }
         }
@@ -1231,6 +1259,9 @@ fn recover_once(
     for b in cfg.reverse_postorder() {
         normal[b.index()] = true;
     }
+    // Branch blocks that passed delayed values on to a successor: unless the branch
+    // folds into an expression, those values must be named before its test.
+    let mut pending = BTreeSet::new();
     for b in cfg.reverse_postorder_with_handlers() {
         let bi = b.index();
         // A handler is entered with the stack of the blocks it protects, cut to the
@@ -1249,7 +1280,7 @@ fn recover_once(
                 Some(st)
             })
         };
-        match recover_block(&mut ctx, cfg, ir, &idom, b, &mut exits, &mut out, &mut entries, spill_or_pop, handler_entry) {
+        match recover_block(&mut ctx, cfg, ir, &idom, b, &mut exits, &mut out, &mut entries, spill_or_pop, &mut pending, handler_entry) {
             Ok(Some(p)) => return Ok(Err(p)),
             Ok(None) => {}
             Err(e) if !normal[bi] => {
@@ -1258,6 +1289,9 @@ fn recover_once(
             }
             Err(e) => return Err(e),
         }
+    }
+    if let Some(&p) = pending.iter().find(|&&p| out[p].collapsed_to.is_none() && !spill_or_pop.contains(&p)) {
+        return Ok(Err(p));
     }
     check_back_edges(&ctx, cfg, ir, &entries, &mut exits)?;
     for (bi, exit) in exits.into_iter().enumerate() {
@@ -1282,6 +1316,7 @@ fn recover_block(
     out: &mut [BlockCode],
     entries: &mut [Option<Vec<SVal>>],
     spill_or_pop: &BTreeSet<usize>,
+    pending: &mut BTreeSet<usize>,
     handler_entry: Option<Vec<SVal>>,
 ) -> Result<Option<usize>, DecompileError> {
     let bi = b.index();
@@ -1300,7 +1335,10 @@ fn recover_block(
             if let Some(h) = handler_entry {
                 h
             } else {
-                entry_stack(ctx, cfg, ir, b, exits)?
+                match entry_stack(ctx, cfg, ir, b, exits, spill_or_pop, pending)? {
+                    Ok(stack) => stack,
+                    Err(p) => return Ok(Some(p)),
+                }
             }
         }
     };
@@ -1337,8 +1375,10 @@ fn recover_block(
                 // below folds into `a and b` it is evaluated once; otherwise (a
                 // retry with `spill_or_pop`) it is named first.
                 let mut v = st.pop_expr()?;
-                if spill_or_pop.contains(&bi) && !is_atomic(st.ctx, &v) {
+                if spill_or_pop.contains(&bi) {
                     st.spill_upto(st.stack.len());
+                }
+                if spill_or_pop.contains(&bi) && !is_atomic(st.ctx, &v) {
                     let t = st.ctx.fresh_temp();
                     st.stmts.push(Stmt::Assign(vec![Expr::name(&t)], v));
                     v = Expr::Name(t);
@@ -1350,6 +1390,11 @@ fn recover_block(
             }
             _ => {
                 let v = st.pop_expr()?;
+                if spill_or_pop.contains(&bi) {
+                    // Values under the condition reach successors that assign them
+                    // on one edge only: name them once, before the test.
+                    st.spill_upto(st.stack.len());
+                }
                 fall_condition = Some(match last.op {
                     Op::JumpIf { when: false, .. } => v,
                     Op::JumpIf { when: true, .. } => negate(v),
