@@ -28,6 +28,8 @@ pub mod co_flags {
     pub const VARKEYWORDS: u32 = 0x08;
     /// A nested function.
     pub const NESTED: u32 = 0x10;
+    /// The function has a docstring in `co_consts[0]` (3.14+).
+    pub const HAS_DOCSTRING: u32 = 0x0400_0000;
     /// A generator function.
     pub const GENERATOR: u32 = 0x20;
     /// A coroutine (`async def`); CPython `Include/cpython/code.h` `CO_COROUTINE`.
@@ -158,6 +160,23 @@ impl CodeObject {
             n += 1;
         }
         n as usize
+    }
+
+    /// The docstring of a function: `co_consts[0]` when it is a str and the function
+    /// has one (3.14+: the `CO_HAS_DOCSTRING` flag; before: the compiler puts the
+    /// docstring or `None` first in every function's constants). `None` for
+    /// lambdas, comprehensions, class and module bodies.
+    pub fn docstring(&self) -> Option<&str> {
+        if self.co_flags & co_flags::OPTIMIZED == 0 || self.co_name.starts_with('<') {
+            return None;
+        }
+        if self.version >= PythonVersion::PY314 && self.co_flags & co_flags::HAS_DOCSTRING == 0 {
+            return None;
+        }
+        match self.co_consts.first() {
+            Some(Constant::Str(s)) => Some(s),
+            _ => None,
+        }
     }
 
     /// Number of `LOCAL` slots (`co_nlocals`).

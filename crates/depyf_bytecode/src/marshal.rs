@@ -271,7 +271,7 @@ impl Reader<'_> {
             b'u' | b't' => {
                 let n = self.length("a str length", 1)?;
                 let b = self.take(n, "str data")?;
-                Constant::Str(decode_utf8_surrogatepass(b))
+                str_constant(b)
             }
             b'a' | b'A' => {
                 let n = self.length("an ASCII str length", 1)?;
@@ -519,13 +519,50 @@ fn join_reprs(items: &[Constant], v: PythonVersion) -> String {
     items.iter().map(|c| constant_repr(c, v)).collect::<Vec<_>>().join(", ")
 }
 
-/// Decodes UTF-8 as CPython's `surrogatepass` handler does, except that lone surrogates
-/// (which a Rust `String` cannot hold) and other invalid sequences become U+FFFD.
-fn decode_utf8_surrogatepass(b: &[u8]) -> String {
-    match std::str::from_utf8(b) {
-        Ok(s) => s.to_owned(),
-        Err(_) => String::from_utf8_lossy(b).into_owned(),
+/// A str constant from marshal's UTF-8 (`surrogatepass`) bytes. A Rust `String`
+/// cannot hold lone surrogates, so such a str becomes `Constant::Opaque` with type
+/// `str` whose `repr` is the Python literal (`'\ud800'`), which printers use as is.
+fn str_constant(b: &[u8]) -> Constant {
+    if let Ok(s) = std::str::from_utf8(b) {
+        return Constant::Str(s.to_owned());
     }
+    let mut lit = String::from("'");
+    let mut i = 0;
+    while i < b.len() {
+        // A surrogate code point in generalized UTF-8: ED A0..BF 80..BF.
+        if b[i] == 0xED && i + 2 < b.len() && (0xA0..=0xBF).contains(&b[i + 1]) && (0x80..=0xBF).contains(&b[i + 2]) {
+            let cp = 0xD000 | (u32::from(b[i + 1] & 0x3F) << 6) | u32::from(b[i + 2] & 0x3F);
+            lit.push_str(&format!("\\u{cp:04x}"));
+            i += 3;
+            continue;
+        }
+        let len = match b[i] {
+            0x00..=0x7F => 1,
+            0xC0..=0xDF => 2,
+            0xE0..=0xEF => 3,
+            _ => 4,
+        };
+        let chunk = &b[i..(i + len).min(b.len())];
+        match std::str::from_utf8(chunk) {
+            Ok(t) => {
+                for c in t.chars() {
+                    match c {
+                        '\\' => lit.push_str("\\\\"),
+                        '\'' => lit.push_str("\\'"),
+                        '\n' => lit.push_str("\\n"),
+                        '\r' => lit.push_str("\\r"),
+                        '\t' => lit.push_str("\\t"),
+                        c if (c as u32) < 0x20 || c as u32 == 0x7f => lit.push_str(&format!("\\x{:02x}", c as u32)),
+                        c => lit.push(c),
+                    }
+                }
+            }
+            Err(_) => lit.push_str(&format!("\\x{:02x}", b[i])),
+        }
+        i += chunk.len().max(1);
+    }
+    lit.push('\'');
+    Constant::Opaque { index: 0, type_name: "str".into(), repr: lit }
 }
 
 /// Parses the text of an old-style marshal float (`repr(float)` text, `inf`, `nan`).

@@ -166,6 +166,9 @@ pub(crate) fn recover_body_in(
             _ => {}
         }
     }
+    if let Some(doc) = code.docstring() {
+        body.insert(0, Stmt::Expr(Expr::Const(Constant::Str(doc.to_string()))));
+    }
     let mut decls = Vec::new();
     if !globals.is_empty() && code.co_name != "<module>" {
         decls.push(Stmt::Global(globals.into_iter().collect()));

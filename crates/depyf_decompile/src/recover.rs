@@ -154,6 +154,8 @@ impl Ctx<'_> {
 
     fn constant(&self, i: usize) -> Expr {
         match &self.code.co_consts[i] {
+            // A str with lone surrogates has a literal (made by the reader).
+            c @ Constant::Opaque { type_name, repr, .. } if type_name == "str" && repr.starts_with('\'') => Expr::Const(c.clone()),
             Constant::Opaque { index, .. } => Expr::Name(format!("{}_{index}", self.naming.const_prefix)),
             c => Expr::Const(c.clone()),
         }
@@ -290,6 +292,11 @@ impl BlockState<'_, '_> {
             // A global's load has no effect, and no statement runs before the copies
             // or the reordered values are used (statements spill first).
             SVal::Expr(Expr::Name(_)) => true,
+            // BUILD_SLICE of plain operands runs no code (`xs[1:3] += v` copies it).
+            SVal::Expr(Expr::Slice(a, b, c)) => [a, b, c]
+                .into_iter()
+                .flatten()
+                .all(|x| matches!(**x, Expr::Name(_) | Expr::Const(_))),
             SVal::Expr(e) => is_atomic(self.ctx, e),
             SVal::Null | SVal::Iter(_) | SVal::Mark(_) => true,
         }
@@ -689,7 +696,12 @@ impl BlockState<'_, '_> {
             }
             Op::Unary(u) => {
                 let v = self.pop_expr()?;
-                let e = if u == UnaryOp::Not { negate(v) } else { Expr::UnaryOp(unary_symbol(u), Box::new(v)) };
+                // `not not x` is bool(x), not x: only fold negations of other forms.
+                let e = match (u, v) {
+                    (UnaryOp::Not, v @ Expr::UnaryOp("not", _)) => Expr::UnaryOp("not", Box::new(v)),
+                    (UnaryOp::Not, v) => negate(v),
+                    (u, v) => Expr::UnaryOp(unary_symbol(u), Box::new(v)),
+                };
                 self.push(e);
             }
             Op::Binary(b, inplace) => {

@@ -23,6 +23,8 @@ const P_TERM: u8 = 11;
 const P_FACTOR: u8 = 12;
 const P_POWER: u8 = 13;
 const P_ATOM: u8 = 15;
+/// Context of a subscript's index, the one place where `a:b` is a slice.
+const P_SUBSCRIPT: u8 = 16;
 
 fn binop_prec(op: &str) -> u8 {
     match op {
@@ -60,7 +62,7 @@ fn is_negative_number(c: &Constant) -> bool {
         Constant::Int(v) => *v < 0,
         Constant::BigInt(s) => s.starts_with('-'),
         Constant::Float(f) => f.is_sign_negative() && !f.is_nan(),
-        Constant::Complex(re, im) => *re != 0.0 || re.is_sign_negative() || im.is_sign_negative(),
+        Constant::Complex(re, im) => complex_literal(*re, *im).starts_with('-'),
         _ => false,
     }
 }
@@ -112,14 +114,14 @@ fn expr(out: &mut String, e: &Expr, _ctx: u8) {
             paren(out, v, P_ATOM);
             out.push('[');
             match &**idx {
-                Expr::Slice(..) => expr(out, idx, P_TUPLE),
+                Expr::Slice(..) => expr(out, idx, P_SUBSCRIPT),
                 Expr::Tuple(items) if !items.is_empty() && items.iter().any(|i| matches!(i, Expr::Slice(..))) => {
                     for (i, it) in items.iter().enumerate() {
                         if i > 0 {
                             out.push_str(", ");
                         }
                         match it {
-                            Expr::Slice(..) => expr(out, it, P_TUPLE),
+                            Expr::Slice(..) => expr(out, it, P_SUBSCRIPT),
                             _ => paren(out, it, P_TEST),
                         }
                     }
@@ -127,6 +129,18 @@ fn expr(out: &mut String, e: &Expr, _ctx: u8) {
                 _ => paren(out, idx, P_TEST),
             }
             out.push(']');
+        }
+        Expr::Slice(..) if _ctx != P_SUBSCRIPT => {
+            // Outside a subscript a slice is the call that builds the same object.
+            let Expr::Slice(a, b, c) = e else { unreachable!("matched") };
+            let none = Expr::Const(Constant::None);
+            let mut parts = vec![a.as_deref().unwrap_or(&none).clone(), b.as_deref().unwrap_or(&none).clone()];
+            if let Some(c) = c {
+                parts.push((**c).clone());
+            }
+            out.push_str("slice(");
+            comma_list(out, &parts);
+            out.push(')');
         }
         Expr::Slice(a, b, c) => {
             if let Some(a) = a {
@@ -500,6 +514,33 @@ fn bytes_literal(b: &[u8]) -> String {
     out
 }
 
+/// A complex literal that evaluates to exactly `complex(re, im)`, signed zeros,
+/// infinities and NaNs included: `2.0j`, `-2.0j` (which is `complex(-0.0, -2.0)`),
+/// `(1.0 + 2.0j)`, `(1.0 - 2.0j)`, else a `complex(re, im)` call.
+fn complex_literal(re: f64, im: f64) -> String {
+    let imag = |x: f64| -> Option<String> { (!x.is_nan()).then(|| format!("{}j", float_literal(x.abs()))) };
+    let zero = |x: f64| x == 0.0;
+    if zero(re) && !re.is_sign_negative() && !im.is_sign_negative() {
+        if let Some(i) = imag(im) {
+            return i;
+        }
+    }
+    if zero(re) && re.is_sign_negative() && im.is_sign_negative() {
+        if let Some(i) = imag(im) {
+            return format!("-{i}");
+        }
+    }
+    // `re + imj` adds re to complex(0.0, im): exact unless re is -0.0 (becomes
+    // +0.0) or im is -0.0 with a subtraction (0.0 - 0.0 is +0.0).
+    if !re.is_nan() && !(zero(re) && re.is_sign_negative()) && !(zero(im) && im.is_sign_negative()) {
+        if let Some(i) = imag(im) {
+            let op = if im.is_sign_negative() { "-" } else { "+" };
+            return format!("({} {op} {i})", float_literal(re));
+        }
+    }
+    format!("complex({}, {})", float_literal(re), float_literal(im))
+}
+
 /// The Python literal of a constant, e.g. `'a\\n'`, `(1,)`, `1e309`, `frozenset({1})`.
 /// Code objects and opaque objects have no literal: they print as a placeholder name
 /// (`__code_<name>` / `__const_<index>`), which callers replace before printing.
@@ -511,14 +552,7 @@ pub fn constant_literal(c: &Constant) -> String {
         Constant::Int(v) => v.to_string(),
         Constant::BigInt(s) => s.clone(),
         Constant::Float(f) => float_literal(*f),
-        Constant::Complex(re, im) => {
-            let imag = if im.is_finite() { format!("{}j", float_literal(*im)) } else { format!("({}*1j)", float_literal(*im)) };
-            if *re == 0.0 && !re.is_sign_negative() {
-                imag
-            } else {
-                format!("({} + {})", float_literal(*re), imag)
-            }
-        }
+        Constant::Complex(re, im) => complex_literal(*re, *im),
         Constant::Str(s) => str_literal(s),
         Constant::Bytes(b) => bytes_literal(b),
         Constant::Tuple(items) => {
@@ -538,6 +572,8 @@ pub fn constant_literal(c: &Constant) -> String {
             }
         }
         Constant::Code(code) => format!("__code_{}", code.co_name),
+        // A str whose literal the reader already wrote (lone surrogates).
+        Constant::Opaque { type_name, repr, .. } if type_name == "str" => repr.clone(),
         Constant::Opaque { index, .. } => format!("__const_{index}"),
     }
 }
