@@ -38,9 +38,6 @@ KNOWN_FAILURES = {
     'access.subscript_stores': {
         '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
     },
-    'assign.augmented_slices': {
-        '3.8 3.9 3.10 3.11': 'wrong code: `xs[1:3] += [9]` prints the slice as a temporary `__temp_0 = 1:3` (SyntaxError)',
-    },
     'assign.augmented_subscripts': {
         '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
     },
@@ -226,10 +223,6 @@ KNOWN_FAILURES = {
     'comprehensions.set_comp': {
         '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
     },
-    'constants.complex_constants': {
-        '3.8 3.9 3.10 3.11 3.12 3.13': 'wrong code: the constant -0j prints as `(-0.0 + -0.0j)`, which is (-0+0j)',
-        '3.14 3.15': 'wrong code: the constant 1e400j prints as `(1e309*1j)`, which is (nan+infj)',
-    },
     'constants.displays_with_unpacking': {
         '3.8': 'BUILD_LIST_UNPACK: not supported by the decompiler yet',
     },
@@ -238,9 +231,6 @@ KNOWN_FAILURES = {
     },
     'constants.singleton_constants': {
         '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'constants.string_constants': {
-        '3.8': 'wrong code: the .pyc reader replaces the lone surrogate in "\\ud800" by U+FFFD (silently)',
     },
     'control.for_continue': {
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
@@ -304,7 +294,7 @@ KNOWN_FAILURES = {
         '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
     },
     'expressions.unary_chain': {
-        'all': 'wrong code: `not not b` prints as `b` (the bool conversion is lost)',
+        '3.13 3.14 3.15': 'wrong code: `not not b` prints as `b` (the bool conversion is lost)',
     },
     'expressions.walrus_in_comprehension': {
         '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
@@ -339,9 +329,6 @@ KNOWN_FAILURES = {
     },
     'functions.decorator_with_args': {
         '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'functions.function_attributes': {
-        'all': 'wrong code: the docstring of a nested function is dropped',
     },
     'functions.generator_expression_closure': {
         '3.12 3.13 3.14': 'generator expressions with an exception table are not supported yet',
