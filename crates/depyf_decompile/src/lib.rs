@@ -230,7 +230,7 @@ pub fn decompile(code: &CodeObject, options: &Options) -> Result<Decompiled, Dec
         .co_consts
         .iter()
         .enumerate()
-        .filter(|(_, c)| matches!(c, Constant::Opaque { .. }))
+        .filter(|(_, c)| matches!(c, Constant::Opaque { .. } | Constant::Code(_)))
         .map(|(i, _)| (format!("{}_{i}", options.const_prefix), i))
         .filter(|(n, _)| source.contains(n.as_str()))
         .collect();

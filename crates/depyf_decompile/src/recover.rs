@@ -309,8 +309,13 @@ impl BlockState<'_, '_> {
             if let SVal::Expr(e) = &self.stack[i] {
                 if !is_atomic(self.ctx, e) {
                     let t = self.ctx.fresh_temp();
-                    let e = e.clone();
-                    self.stmts.push(Stmt::Assign(vec![Expr::Name(t.clone())], e));
+                    // `t = (n := v)` compiles exactly like `n = t = v`, which is the
+                    // form recovery reads back: write that one.
+                    let stmt = match e.clone() {
+                        Expr::NamedExpr(n, v) => Stmt::Assign(vec![Expr::Name(n), Expr::Name(t.clone())], *v),
+                        e => Stmt::Assign(vec![Expr::Name(t.clone())], e),
+                    };
+                    self.stmts.push(stmt);
                     self.stack[i] = SVal::Expr(Expr::Name(t));
                 }
             }
@@ -524,7 +529,18 @@ impl BlockState<'_, '_> {
         match *op {
             Op::Nop | Op::FrameSetup => {}
             Op::LoadConst(i) => {
-                let c = ctx.constant(i);
+                // A code object that no MAKE_FUNCTION consumes (Dynamo passes them to
+                // `_create_nested_fn`) has no literal: it is named like an opaque
+                // constant, for the caller to bind.
+                let made_into_function = match next {
+                    [IrInstr { op: Op::MakeFunction { .. }, .. }, ..] => true,
+                    [IrInstr { op: Op::LoadConst(_), .. }, IrInstr { op: Op::MakeFunction { qualname: true, .. }, .. }, ..] => true,
+                    _ => false,
+                };
+                let c = match &ctx.code.co_consts[i] {
+                    Constant::Code(_) if !made_into_function => Expr::Name(format!("{}_{i}", ctx.naming.const_prefix)),
+                    _ => ctx.constant(i),
+                };
                 self.push(c);
             }
             Op::LoadFast(i) if ctx.code.co_localspluskinds[i] & (local_kind::CELL | local_kind::FREE) != 0 => {
