@@ -285,6 +285,16 @@ impl BlockState<'_, '_> {
 
     /// Whether the stack value at `i` can be evaluated later or twice unchanged
     /// (NULL markers and iterators are never re-evaluated).
+    /// Whether reordering the stack values in `range` could change what runs when:
+    /// two delayed values swap their evaluation order, or a delayed value moves
+    /// across a marker of the frame's structure (a `with` exit, a handler's
+    /// exception), whose statements come at fixed points.
+    fn reorder_needs_spill(&self, range: std::ops::Range<usize>) -> bool {
+        let delayed = range.clone().filter(|&i| !self.is_atomic_at(i)).count();
+        let marks = range.filter(|&i| matches!(self.stack[i], SVal::Mark(_))).count();
+        delayed > 1 || (delayed == 1 && marks > 0)
+    }
+
     fn is_atomic_at(&self, i: usize) -> bool {
         match &self.stack[i] {
             // The result of `x.a += v`, which the next store consumes.
@@ -692,7 +702,7 @@ impl BlockState<'_, '_> {
                 // Reordering two delayed values would reorder their evaluation; one
                 // delayed value among atomic ones keeps its order with the others.
                 let len = self.stack.len();
-                if (len - n..len).filter(|&i| !self.is_atomic_at(i)).count() > 1 {
+                if self.reorder_needs_spill(len - n..len) {
                     self.spill_upto(len);
                 }
                 self.stack.swap(len - 1, len - n);
@@ -703,7 +713,7 @@ impl BlockState<'_, '_> {
                     return Err(self.err("stack underflow"));
                 }
                 let len = self.stack.len();
-                if (len - n..len).filter(|&i| !self.is_atomic_at(i)).count() > 1 {
+                if self.reorder_needs_spill(len - n..len) {
                     self.spill_upto(len);
                 }
                 let top = self.stack.pop().expect("checked");
@@ -1047,7 +1057,10 @@ fn entry_stack(
     let at = &ir[block.start];
     let err = |m: String| DecompileError::new(ctx.code, at.offset, at.opname, m);
     let stacks: Vec<Vec<SVal>> = preds.iter().map(|&p| edge_stack(exits[p].as_ref().expect("seen"), b).clone()).collect();
-    if let ([p], [stack], 1) = (preds.as_slice(), stacks.as_slice(), block.preds.len()) {
+    // (Not across the edge of a protected range: what the range covers must be
+    // evaluated inside it.)
+    let same_range = |p: usize| cfg.blocks[p].handler == block.handler;
+    if let ([p], [stack], 1, true) = (preds.as_slice(), stacks.as_slice(), block.preds.len(), preds.first().is_some_and(|&p| same_range(p))) {
         // One way in: the values go on as they are. If they are delayed and cross a
         // branch, that branch must fold into an expression or name them first
         // (checked when recovery ends).

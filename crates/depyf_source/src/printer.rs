@@ -1019,6 +1019,7 @@ mod tests {
             kw_defaults: vec![("k".into(), Expr::int(2))],
             annotations: vec![("a".into(), n("int")), ("kw".into(), n("T"))],
             returns: Some(n("R")),
+            is_async: false,
         };
         let def = Stmt::FunctionDef("f".into(), args, vec![Stmt::Pass]);
         let dec = Stmt::Decorated(vec![n("d"), Expr::Call(Box::new(n("e")), vec![Expr::int(1)], vec![])], Box::new(def));

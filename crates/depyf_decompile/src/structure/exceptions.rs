@@ -182,6 +182,9 @@ impl Structurer<'_> {
             if rest.len() < n || print_body(&rest[..n], 0) != print_body(&fbody, 0) {
                 return Err(err("the normal exit of a try/finally does not run the finally body"));
             }
+            // CPython copies the finally body before every return/break/continue
+            // that leaves the try: drop those copies, the `finally` runs once.
+            strip_finally_copies(&mut body, &fbody);
             let fbody = if fbody.is_empty() { vec![Stmt::Pass] } else { fbody };
             let stmt = match body.as_slice() {
                 [Stmt::Try(b2, hs, e2, f2)] if f2.is_empty() && !hs.is_empty() => Stmt::Try(b2.clone(), hs.clone(), e2.clone(), fbody),
@@ -346,6 +349,41 @@ fn fold_returns(body: &mut Vec<Stmt>, with: bool) {
                 body.drain(i..i + 2);
                 body.insert(i, Stmt::Return(Some(v)));
             }
+        }
+        i += 1;
+    }
+}
+
+/// Removes `fbody` where it stands right before a `return`, `break` or `continue`
+/// in `stmts` and the bodies nested in it (not in nested functions or classes).
+fn strip_finally_copies(stmts: &mut Vec<Stmt>, fbody: &[Stmt]) {
+    if fbody.is_empty() {
+        return;
+    }
+    for s in stmts.iter_mut() {
+        match s {
+            Stmt::If(_, a, b) | Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => {
+                strip_finally_copies(a, fbody);
+                strip_finally_copies(b, fbody);
+            }
+            Stmt::With(_, b) => strip_finally_copies(b, fbody),
+            Stmt::Try(b, hs, e, f) => {
+                strip_finally_copies(b, fbody);
+                for h in hs.iter_mut() {
+                    strip_finally_copies(&mut h.body, fbody);
+                }
+                strip_finally_copies(e, fbody);
+                strip_finally_copies(f, fbody);
+            }
+            _ => {}
+        }
+    }
+    let mut i = 0;
+    while i < stmts.len() {
+        let exits = matches!(stmts[i], Stmt::Return(_) | Stmt::Break | Stmt::Continue);
+        if exits && i >= fbody.len() && stmts[i - fbody.len()..i] == *fbody {
+            stmts.drain(i - fbody.len()..i);
+            i -= fbody.len();
         }
         i += 1;
     }

@@ -53,7 +53,6 @@ def exceptions(path):
             print(e, file=sys.stderr)
             raise RuntimeError('bad') from e
         except Exception:
-            print('done')
             return None
         with f:
             __temp_0__ = f.read()

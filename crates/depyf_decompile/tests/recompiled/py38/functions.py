@@ -2,6 +2,7 @@
 
 # depyf-function: positional
 def positional(a, b, *args, c, d, **kw):
+    'Docstring.'
     return a + b + c + d + len(args) + len(kw)
 
 # depyf-function: only
