@@ -28,18 +28,7 @@ import programs as P  # noqa: E402
 PY = f"{sys.version_info[0]}.{sys.version_info[1]}"
 LINKED = ("identical", "equivalent")
 # program -> {python version or "*": why some transformed code is not linked}
-KNOWN_UNLINKED = {
-    "dataclass_inputs_outputs": {"*": "decompiler regression with main at a9e6587 (linked with 4778aaa): compare says differs (no detail) for Dynamo code that builds the output (dataclass / ModelOutput) after the graph call; Dynamo's code runs"},
-    "hf_gpt2": {"*": "decompiler regression with main at a9e6587 (linked with 4778aaa): compare says differs (no detail) for Dynamo code that builds the output (dataclass / ModelOutput) after the graph call; Dynamo's code runs"},
-    "hf_bert": {"*": "decompiler regression with main at a9e6587 (linked with 4778aaa): compare says differs (no detail) for Dynamo code that builds the output (dataclass / ModelOutput) after the graph call; Dynamo's code runs"},
-    "hf_llama": {"*": "decompiler regression with main at a9e6587 (linked with 4778aaa): compare says differs (no detail) for Dynamo code that builds the output (dataclass / ModelOutput) after the graph call; Dynamo's code runs"},
-    "function_created_in_transformed_code": {
-        "*": "decompiler: a code-object constant passed to a call (Dynamo's "
-        "_create_nested_fn(<code add>, ...)) is printed as a bare name `__code_add` that "
-        "is not listed in opaque_constants, and compare calls the result equivalent; "
-        "prepare_debug's global-loads check refuses to link it",
-    },
-}
+KNOWN_UNLINKED: dict = {}
 
 
 def _params(program):
