@@ -1035,9 +1035,9 @@ struct Exit {
 
 /// Decides the entry stack of `b` from its predecessors' exit stacks, and records the
 /// assignments each predecessor must make.
-/// `Ok(Err(p))` asks for a recovery attempt in which branch block `p` names its
-/// stack values before its test: `p` would otherwise assign a delayed value for one
-/// of its edges in code that runs on both (evaluating it twice on one path).
+/// Branch blocks that would assign a delayed value for one of their edges in code
+/// that runs on both (evaluating it twice on one path) are added to `requests`: the
+/// next recovery attempt names their stack values before their test.
 fn entry_stack(
     ctx: &mut Ctx<'_>,
     cfg: &Cfg,
@@ -1046,13 +1046,14 @@ fn entry_stack(
     exits: &mut [Option<Exit>],
     spill_before_branch: &BTreeSet<usize>,
     pending: &mut BTreeSet<usize>,
-) -> Result<Result<Vec<SVal>, usize>, DecompileError> {
+    requests: &mut BTreeSet<usize>,
+) -> Result<Vec<SVal>, DecompileError> {
     let block = &cfg.blocks[b.index()];
     // Predecessors along back edges are not recovered yet: the loop header's entry is
     // decided by the others, and `check_back_edges` holds the back edges to it.
     let preds: Vec<usize> = block.preds.iter().map(|p| p.index()).filter(|p| exits[*p].is_some()).collect();
     if preds.is_empty() {
-        return Ok(Ok(Vec::new()));
+        return Ok(Vec::new());
     }
     let at = &ir[block.start];
     let err = |m: String| DecompileError::new(ctx.code, at.offset, at.opname, m);
@@ -1069,7 +1070,7 @@ fn entry_stack(
         {
             pending.insert(*p);
         }
-        return Ok(Ok(stack.clone()));
+        return Ok(stack.clone());
     }
     let depth = stacks[0].len();
     let mut entry = Vec::with_capacity(depth);
@@ -1106,7 +1107,7 @@ fn entry_stack(
         for (&p, v) in preds.iter().zip(&values) {
             let branch = matches!(cfg.blocks[p].term, Terminator::Branch { .. });
             if branch && !spill_before_branch.contains(&p) && matches!(v, SVal::Expr(e) if !is_atomic(ctx, e)) {
-                return Ok(Err(p));
+                requests.insert(p);
             }
         }
         let name = ctx.fresh_temp();
@@ -1119,7 +1120,7 @@ fn entry_stack(
         }
         entry.push(SVal::Expr(Expr::Name(name)));
     }
-    Ok(Ok(entry))
+    Ok(entry)
 }
 
 fn edge_stack(exit: &Exit, to: BlockId) -> &Vec<SVal> {
@@ -1269,8 +1270,10 @@ pub(crate) fn recover(code: &CodeObject, ir: &[IrInstr], cfg: &Cfg, naming: &Nam
         naming.failures.borrow_mut().truncate(stubs_before);
         match recover_once(code, ir, cfg, naming, &spill_or_pop)? {
             Ok(r) => return Ok(r),
-            Err(root) => {
-                if !spill_or_pop.insert(root) {
+            Err(roots) => {
+                let before = spill_or_pop.len();
+                spill_or_pop.extend(roots);
+                if spill_or_pop.len() == before {
                     return Err(DecompileError::new(code, 0, "", "stack values at a branch cannot be placed"));
                 }
             }
@@ -1287,7 +1290,7 @@ fn recover_once(
     cfg: &Cfg,
     naming: &Naming<'_>,
     spill_or_pop: &BTreeSet<usize>,
-) -> Result<Result<Recovered, usize>, DecompileError> {
+) -> Result<Result<Recovered, BTreeSet<usize>>, DecompileError> {
     let nblocks = cfg.blocks.len();
     let idom = cfg.immediate_dominators();
     let mut ctx = Ctx { code, naming, temp_counter: 0, globals_stored: BTreeSet::new(), nonlocals_stored: BTreeSet::new() };
@@ -1303,6 +1306,9 @@ fn recover_once(
     // Branch blocks that passed delayed values on to a successor: unless the branch
     // folds into an expression, those values must be named before its test.
     let mut pending = BTreeSet::new();
+    // Branch blocks that must name their stack values first: all found in one
+    // attempt, so that one more attempt serves them all.
+    let mut requests = BTreeSet::new();
     for b in cfg.reverse_postorder_with_handlers() {
         let bi = b.index();
         // A handler is entered with the stack of the blocks it protects, cut to the
@@ -1321,9 +1327,8 @@ fn recover_once(
                 Some(st)
             })
         };
-        match recover_block(&mut ctx, cfg, ir, &idom, b, &mut exits, &mut out, &mut entries, spill_or_pop, &mut pending, handler_entry) {
-            Ok(Some(p)) => return Ok(Err(p)),
-            Ok(None) => {}
+        match recover_block(&mut ctx, cfg, ir, &idom, b, &mut exits, &mut out, &mut entries, spill_or_pop, &mut pending, &mut requests, handler_entry) {
+            Ok(()) => {}
             Err(e) if !normal[bi] => {
                 exits[bi] = None;
                 out[bi] = BlockCode { error: Some(e), ..BlockCode::default() };
@@ -1331,8 +1336,10 @@ fn recover_once(
             Err(e) => return Err(e),
         }
     }
-    if let Some(&p) = pending.iter().find(|&&p| out[p].collapsed_to.is_none() && !spill_or_pop.contains(&p)) {
-        return Ok(Err(p));
+    requests.extend(pending.iter().copied().filter(|&p| out[p].collapsed_to.is_none()));
+    requests.retain(|p| !spill_or_pop.contains(p));
+    if !requests.is_empty() {
+        return Ok(Err(requests));
     }
     check_back_edges(&ctx, cfg, ir, &entries, &mut exits)?;
     for (bi, exit) in exits.into_iter().enumerate() {
@@ -1358,8 +1365,9 @@ fn recover_block(
     entries: &mut [Option<Vec<SVal>>],
     spill_or_pop: &BTreeSet<usize>,
     pending: &mut BTreeSet<usize>,
+    requests: &mut BTreeSet<usize>,
     handler_entry: Option<Vec<SVal>>,
-) -> Result<Option<usize>, DecompileError> {
+) -> Result<(), DecompileError> {
     let bi = b.index();
     let block = &cfg.blocks[bi];
     let stack = match collapse_merge(ctx, cfg, idom, b, exits, out) {
@@ -1371,15 +1379,11 @@ fn recover_block(
             // A JUMP_IF_*_OR_POP whose kept value meets other values here must
             // name that value before testing it.
             if let Some(p) = or_pop_root(cfg, ir, b, exits, spill_or_pop) {
-                return Ok(Some(p));
+                requests.insert(p);
             }
-            if let Some(h) = handler_entry {
-                h
-            } else {
-                match entry_stack(ctx, cfg, ir, b, exits, spill_or_pop, pending)? {
-                    Ok(stack) => stack,
-                    Err(p) => return Ok(Some(p)),
-                }
+            match handler_entry {
+                Some(h) => h,
+                None => entry_stack(ctx, cfg, ir, b, exits, spill_or_pop, pending, requests)?,
             }
         }
     };
@@ -1448,7 +1452,7 @@ fn recover_block(
     }
     exits[bi] = Some(Exit { stack: std::mem::take(&mut st.stack), jump, assigns: Vec::new() });
     out[bi] = BlockCode { stmts: st.stmts, fall_condition, for_loop, collapsed_to: None, error: None };
-    Ok(None)
+    Ok(())
 }
 
 /// A block that a predecessor of `b` reaches through the jump edge of a
