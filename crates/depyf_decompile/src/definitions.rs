@@ -215,10 +215,12 @@ pub(crate) fn comprehension(code: &CodeObject, options: &Options) -> Result<Expr
 /// makes): the `RETURN_GENERATOR`/`POP_TOP` prologue (3.11) or `GEN_START` (3.10)
 /// become NOPs, `YIELD_VALUE` becomes `STORE_FAST .0` and the `POP_TOP` of the sent
 /// value after it a NOP.
-/// Generator expressions with exception handling (3.12+) are refused.
+/// Generator expressions with exception handling of their own are refused (the
+/// `StopIteration` guard that 3.12+ gives every generator is not theirs: the IR layer
+/// leaves it out of the protected ranges).
 fn genexpr_as_loop(code: &CodeObject) -> Result<CodeObject, DecompileError> {
     let err = |m: &str| DecompileError::new(code, 0, "", m);
-    if !code.co_exceptiontable.is_empty() {
+    if !depyf_ir::protected_ranges(code)?.is_empty() {
         return Err(err("generator expressions with an exception table are not supported yet"));
     }
     let table = depyf_bytecode::table_for(code.version).ok_or_else(|| err("no opcode table"))?;

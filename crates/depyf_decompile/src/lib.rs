@@ -152,6 +152,12 @@ pub(crate) fn recover_body_in(
     if matches!(body.last(), Some(Stmt::Return(Some(Expr::Const(Constant::None))))) {
         body.pop();
     }
+    // A generator whose yields the compiler dropped as dead code (`return; yield`,
+    // `if False: yield`) is still a generator: `if False: yield` keeps it one and
+    // compiles to nothing.
+    if code.co_flags & co_flags::GENERATOR != 0 && !ir.iter().any(|i| matches!(i.op, Op::Yield | Op::YieldFrom)) {
+        body.push(Stmt::If(Expr::Const(Constant::Bool(false)), vec![Stmt::Expr(Expr::Yield(None))], Vec::new()));
+    }
     // Declarations from the ops themselves, so that stores folded into larger
     // statements (augmented assignment, imports) are declared too.
     let (mut globals, mut nonlocals) = (rec.globals_stored.clone(), rec.nonlocals_stored.clone());

@@ -27,6 +27,9 @@ pub(super) struct Cx<'a> {
     pub kwnames: Option<usize>,
     /// The next instruction was folded into the current one: it becomes a `Nop`.
     pub skip_next: bool,
+    /// That many instructions after the current one were folded into it (`yield
+    /// from`, a `with` exit): they become `Nop`s.
+    pub skip_more: usize,
     /// Keep going after an instruction without a normalized form ([`super::normalize_all`]).
     lenient: bool,
     /// The errors met in lenient mode.
@@ -41,6 +44,7 @@ impl<'a> Cx<'a> {
             out: Vec::with_capacity(ins.len() + ins.len() / 8),
             kwnames: None,
             skip_next: false,
+            skip_more: 0,
             lenient,
             errors: Vec::new(),
         }
@@ -112,6 +116,11 @@ impl<'a> Cx<'a> {
     /// lenient mode an instruction that fails emits nothing and its error is kept.
     pub fn run(mut self, mut f: impl FnMut(&mut Self, usize) -> Result<(), IrError>) -> Result<Normalized, IrError> {
         for k in 0..self.ins.len() {
+            if self.skip_more > 0 {
+                self.skip_more -= 1;
+                self.emit(k, Op::Nop);
+                continue;
+            }
             if std::mem::take(&mut self.skip_next) {
                 self.emit(k, Op::Nop);
                 continue;

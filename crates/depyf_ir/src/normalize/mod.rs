@@ -15,6 +15,7 @@ use crate::Op;
 
 mod common;
 mod post311;
+mod post311_exc;
 mod pre311;
 mod py310;
 mod py311;
@@ -171,6 +172,42 @@ fn dispatch_version(code: &CodeObject, ins: &[depyf_bytecode::Instruction], leni
 /// (half-open byte ranges, handler offset, stack depth kept, whether `lasti` is
 /// pushed). Versions before 3.11 have none yet: their block-stack ops fail
 /// normalization instead.
+///
+/// From 3.12 on, the handlers the compiler adds on its own (a generator's
+/// `StopIteration` guard, the `CLEANUP_THROW` of `yield from`/`await`, the handler of
+/// an inlined comprehension that restores its hidden locals; see `post311_exc`) have
+/// no source: an exception in their ranges goes on to wherever an exception in the
+/// handler itself goes, so each such range takes the handler's own range (its
+/// handler, depth and `lasti`), or is left out when the handler is unprotected.
 pub fn protected_ranges(code: &CodeObject) -> Result<Vec<depyf_bytecode::ExceptionTableEntry>, IrError> {
-    depyf_bytecode::parse_exception_table(code).map_err(|e| IrError::from_bytecode(code, e))
+    let ranges = depyf_bytecode::parse_exception_table(code).map_err(|e| IrError::from_bytecode(code, e))?;
+    if !(code.version.major == 3 && code.version.minor >= 12) || ranges.is_empty() {
+        return Ok(ranges);
+    }
+    let ins = decode(code).map_err(|e| IrError::from_bytecode(code, e))?;
+    let implicit = |target: u32| {
+        ins.binary_search_by_key(&target, |i| i.offset).is_ok_and(|k| post311_exc::implicit_handler(code, &ins, k))
+    };
+    let mut out = Vec::with_capacity(ranges.len());
+    for r in &ranges {
+        let mut r = r.clone();
+        // Implicit handlers nest a few deep at most (a comprehension's restore handler
+        // inside a generator's guard); the bound keeps a hostile table from looping.
+        let mut hops = 0;
+        while implicit(r.target) {
+            hops += 1;
+            match ranges.iter().find(|o| o.start <= r.target && r.target < o.end) {
+                Some(o) if hops < 8 => {
+                    r.target = o.target;
+                    r.depth = o.depth;
+                    r.lasti = o.lasti;
+                }
+                _ => break,
+            }
+        }
+        if !implicit(r.target) {
+            out.push(r);
+        }
+    }
+    Ok(out)
 }

@@ -100,6 +100,9 @@ pub(super) fn op(cx: &mut Cx<'_>, fam: &Family, loops: &Loops, k: usize) -> Resu
         cx.emit(k, op);
         return Ok(());
     }
+    if super::post311_exc::op(cx, k)? {
+        return Ok(());
+    }
     if let Some(op) = same_everywhere(cx, k)? {
         cx.emit(k, op);
         return Ok(());

@@ -1,0 +1,121 @@
+//! Exceptions, `with`, generators and coroutines of CPython 3.12 and later, in the
+//! shape that 3.11 gives them (the ops `structure/exceptions.rs` reads):
+//!
+//! - `PUSH_EXC_INFO`, `POP_EXCEPT`, `CHECK_EXC_MATCH`, `RERAISE`, `BEFORE_WITH`,
+//!   `WITH_EXCEPT_START`, `YIELD_VALUE` mean what they mean in 3.11.
+//! - `RETURN_GENERATOR` and the `POP_TOP` of its result set up the frame: `Nop`s.
+//! - `yield from x` / `await x` is `GET_YIELD_FROM_ITER`/`GET_AWAITABLE`, `LOAD_CONST
+//!   None`, `SEND`, `YIELD_VALUE`, `RESUME`, `JUMP_BACKWARD_NO_INTERRUPT`, `END_SEND`:
+//!   one [`Op::YieldFrom`]/[`Op::Await`]. A `throw()` into the delegated-to iterator
+//!   goes to a `CLEANUP_THROW` handler (protecting the `YIELD_VALUE`) that jumps back
+//!   to the `END_SEND`; that handler is part of the folded op, so its range is dropped
+//!   ([`implicit_handler`]) and its two instructions are `Nop`s.
+//! - A generator's body is protected by a handler `CALL_INTRINSIC_1
+//!   INTRINSIC_STOPITERATION_ERROR; RERAISE 1` that turns a `StopIteration` escaping the
+//!   body into `RuntimeError` (PEP 479): the compiler adds it to every generator, so it
+//!   has no source of its own; its ranges are dropped and the intrinsic is a `Nop`.
+//! - The normal exit of a `with` block, `exit(None, None, None)`, is `LOAD_CONST None`
+//!   three times, `CALL 2`, `POP_TOP`: one [`Op::WithExit`].
+
+use depyf_bytecode::{table_for, Argval, CodeObject, Constant, Instruction};
+
+use super::common::Cx;
+use super::IrError;
+use crate::Op;
+
+fn is_none(code: &CodeObject, i: &Instruction) -> bool {
+    i.opname == "LOAD_CONST" && matches!(i.argval, Argval::Const(c) if matches!(code.co_consts.get(c), Some(Constant::None)))
+}
+
+fn opnames<'a>(ins: &'a [Instruction], from: usize, n: usize) -> Vec<&'a str> {
+    ins[from..].iter().take(n).map(|x| x.opname).collect()
+}
+
+/// Whether the handler at instruction `k` is one the compiler adds on its own: the
+/// generator's `StopIteration` guard, the `CLEANUP_THROW` of `yield from`/`await`, or
+/// the handler of an inlined comprehension (PEP 709) that puts back the outer values
+/// of its `n - 1` hidden locals before re-raising: `SWAP 2; POP_TOP` (drops the
+/// list/set/dict being built), `SWAP n`, `n - 1` stores, `RERAISE 0`.
+pub(super) fn implicit_handler(code: &CodeObject, ins: &[Instruction], k: usize) -> bool {
+    let i = &ins[k];
+    match i.opname {
+        "SWAP" if i.oparg == Some(2) => {
+            let rest = &ins[k + 1..];
+            let (Some(pop), Some(swap)) = (rest.first(), rest.get(1)) else { return false };
+            if pop.opname != "POP_TOP" || swap.opname != "SWAP" {
+                return false;
+            }
+            let mut want = swap.oparg.unwrap_or(0).saturating_sub(1);
+            for x in &rest[2..] {
+                match x.opname {
+                    "STORE_FAST" | "STORE_DEREF" if want >= 1 => want -= 1,
+                    "STORE_FAST_STORE_FAST" if want >= 2 => want -= 2,
+                    "RERAISE" => return want == 0 && x.oparg == Some(0),
+                    _ => return false,
+                }
+            }
+            false
+        }
+        "CLEANUP_THROW" => true,
+        "CALL_INTRINSIC_1" => {
+            let table = table_for(code.version).expect("decoded, so a table exists");
+            table.intrinsic1.get(i.oparg.unwrap_or(0) as usize).copied() == Some("INTRINSIC_STOPITERATION_ERROR")
+                && ins.get(k + 1).map(|n| n.opname) == Some("RERAISE")
+        }
+        _ => false,
+    }
+}
+
+/// The op of instruction `k` when it belongs to exception handling, `with` or
+/// generators (emitting it, with the instructions folded into it); `Ok(false)` for
+/// the rest.
+pub(super) fn op(cx: &mut Cx<'_>, k: usize) -> Result<bool, IrError> {
+    let ins = cx.ins;
+    let code = cx.code;
+    let i = &ins[k];
+    let op = match i.opname {
+        "PUSH_EXC_INFO" => Op::PushExcInfo,
+        "POP_EXCEPT" => Op::PopExcept,
+        "CHECK_EXC_MATCH" => Op::CheckExcMatch,
+        "RERAISE" => Op::Reraise,
+        "BEFORE_WITH" => Op::BeforeWith,
+        "WITH_EXCEPT_START" => Op::WithExceptStart,
+        "YIELD_VALUE" => Op::Yield,
+        "RETURN_GENERATOR" => {
+            if cx.next(k).map(|n| n.opname) == Some("POP_TOP") {
+                cx.skip_next = true;
+            }
+            Op::Nop
+        }
+        "GET_YIELD_FROM_ITER" | "GET_AWAITABLE"
+            if opnames(ins, k + 1, 6) == ["LOAD_CONST", "SEND", "YIELD_VALUE", "RESUME", "JUMP_BACKWARD_NO_INTERRUPT", "END_SEND"]
+                && is_none(code, &ins[k + 1]) =>
+        {
+            cx.skip_more = 6;
+            if i.opname == "GET_AWAITABLE" {
+                Op::Await
+            } else {
+                Op::YieldFrom
+            }
+        }
+        "CLEANUP_THROW" if matches!(cx.next(k).map(|n| n.opname), Some("JUMP_BACKWARD" | "JUMP_BACKWARD_NO_INTERRUPT")) => {
+            cx.skip_next = true;
+            Op::Nop
+        }
+        "CALL_INTRINSIC_1" if implicit_handler(code, ins, k) => Op::Nop,
+        "LOAD_CONST"
+            if is_none(code, i)
+                && opnames(ins, k + 1, 4) == ["LOAD_CONST", "LOAD_CONST", "CALL", "POP_TOP"]
+                && is_none(code, &ins[k + 1])
+                && is_none(code, &ins[k + 2])
+                && ins[k + 3].oparg == Some(2)
+                && cx.prev(k).map_or(true, |j| ins[j].opname != "PUSH_NULL") =>
+        {
+            cx.skip_more = 4;
+            Op::WithExit
+        }
+        _ => return Ok(false),
+    };
+    cx.emit(k, op);
+    Ok(true)
+}
