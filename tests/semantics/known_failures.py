@@ -60,7 +60,7 @@ KNOWN_FAILURES = {
         '3.8': 'BUILD_TUPLE_UNPACK_WITH_CALL: not supported by the decompiler yet',
     },
     'calls.call_generator_arg': {
-        '3.12 3.13 3.14': 'generator expressions with an exception table are not supported yet',
+        '3.13 3.14': 'generator expressions with an exception table are not supported yet',
         '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
     },
     'calls.call_kw_and_star_order': {
@@ -82,7 +82,7 @@ KNOWN_FAILURES = {
         '3.12 3.13 3.14 3.15': 'LOAD_SUPER_ATTR: two-argument super() attribute load: not supported by the decompiler yet',
     },
     'classes.Child.private_attr': {
-        '3.12 3.13 3.14 3.15': 'generator expressions with an exception table are not supported yet',
+        '3.13 3.14 3.15': 'generator expressions with an exception table are not supported yet',
     },
     'classes.class_annotations': {
         '3.13': '`<build_class>` in a shape that is not recognized',
@@ -161,7 +161,7 @@ KNOWN_FAILURES = {
         '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'comprehensions.comp_async_free_generator_send': {
-        '3.12 3.13 3.14 3.15': 'generator expressions with an exception table are not supported yet',
+        '3.13 3.14 3.15': 'generator expressions with an exception table are not supported yet',
     },
     'comprehensions.comp_closure_over_local': {
         '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
@@ -185,7 +185,7 @@ KNOWN_FAILURES = {
         '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'comprehensions.comp_nested_generator_in_call': {
-        '3.12 3.13': 'generator expressions with an exception table are not supported yet',
+        '3.13': 'generator expressions with an exception table are not supported yet',
         '3.14 3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
     },
     'comprehensions.comp_shadowing': {
@@ -206,7 +206,7 @@ KNOWN_FAILURES = {
         '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'comprehensions.generator_expr': {
-        '3.12 3.13 3.14 3.15': 'generator expressions with an exception table are not supported yet',
+        '3.13 3.14 3.15': 'generator expressions with an exception table are not supported yet',
     },
     'comprehensions.list_comp': {
         '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
@@ -309,7 +309,7 @@ KNOWN_FAILURES = {
         '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
     },
     'functions.annotations_nested': {
-        '3.12 3.13': 'generator expressions with an exception table are not supported yet',
+        '3.13': 'generator expressions with an exception table are not supported yet',
         '3.14 3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
     },
     'functions.closure_counter': {
@@ -331,7 +331,7 @@ KNOWN_FAILURES = {
         '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
     },
     'functions.generator_expression_closure': {
-        '3.12 3.13 3.14': 'generator expressions with an exception table are not supported yet',
+        '3.13 3.14': 'generator expressions with an exception table are not supported yet',
         '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
     },
     'functions.nonlocal_in_nested_levels': {
