@@ -65,6 +65,8 @@ pub enum Constant {
     Tuple(Vec<Constant>),
     /// A frozenset of constants, in iteration order.
     FrozenSet(Vec<Constant>),
+    /// A slice `slice(start, stop, step)` of constants (3.14+ folds constant slices).
+    Slice(Box<[Constant; 3]>),
     /// A nested code object (function, lambda, class body, comprehension).
     Code(Box<CodeObject>),
     /// An object that has no literal form (Dynamo puts arbitrary objects into

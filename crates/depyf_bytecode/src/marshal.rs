@@ -127,6 +127,7 @@ fn cost(c: &Constant) -> u64 {
         Constant::BigInt(s) => 1 + s.len() as u64 / 16,
         Constant::Bytes(b) => 1 + b.len() as u64 / 16,
         Constant::Tuple(v) | Constant::FrozenSet(v) => 1 + v.iter().map(cost).sum::<u64>(),
+        Constant::Slice(parts) => 1 + parts.iter().map(cost).sum::<u64>(),
         Constant::Code(code) => {
             1 + code.co_consts.iter().map(cost).sum::<u64>()
                 + (code.co_code.len() + code.co_linetable.len() + code.co_exceptiontable.len()) as u64 / 16
@@ -149,6 +150,7 @@ fn type_name(c: &Constant) -> &'static str {
         Constant::Bytes(_) => "bytes",
         Constant::Tuple(_) => "tuple",
         Constant::FrozenSet(_) => "frozenset",
+        Constant::Slice(_) => "slice",
         Constant::Code(_) => "code",
         Constant::Opaque { .. } => "object",
     }
@@ -363,11 +365,7 @@ impl Reader<'_> {
                 let start = self.object()?;
                 let stop = self.object()?;
                 let step = self.object()?;
-                let v = self.version;
-                opaque(
-                    "slice",
-                    &format!("slice({}, {}, {})", constant_repr(&start, v), constant_repr(&stop, v), constant_repr(&step, v)),
-                )
+                Constant::Slice(Box::new([start, stop, step]))
             }
             other => return Err(self.err(at, MarshalErrorKind::UnknownType(other))),
         })

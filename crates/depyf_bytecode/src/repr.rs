@@ -31,6 +31,10 @@ pub fn constant_repr(c: &Constant, version: PythonVersion) -> String {
                 format!("({})", inner.join(", "))
             }
         }
+        Constant::Slice(parts) => {
+            let [a, b, c] = &**parts;
+            format!("slice({}, {}, {})", constant_repr(a, version), constant_repr(b, version), constant_repr(c, version))
+        }
         Constant::FrozenSet(items) => {
             if items.is_empty() {
                 "frozenset()".into()

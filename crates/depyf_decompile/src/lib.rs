@@ -196,6 +196,14 @@ pub(crate) fn build_cfg(code: &CodeObject, ir: &[depyf_ir::IrInstr]) -> Result<C
 ///
 /// Errors: see [`recover_body`].
 pub fn decompile(code: &CodeObject, options: &Options) -> Result<Decompiled, DecompileError> {
+    // Compiler-made functions (3.12+ type aliases and annotations take `.format`)
+    // have parameters no source can name.
+    if !code.co_name.starts_with('<') {
+        let params = &code.co_localsplusnames[..code.total_argcount().min(code.co_localsplusnames.len())];
+        if let Some(bad) = params.iter().find(|n| !is_identifier(n)) {
+            return Err(DecompileError::new(code, 0, "", format!("a compiler-made function whose parameter `{bad}` has no source name")));
+        }
+    }
     if matches!(code.co_name.as_str(), "<listcomp>" | "<setcomp>" | "<dictcomp>" | "<genexpr>") {
         // A comprehension on its own: the expression, over an iterable named `_iter_`
         // (the caller computes the real one), so that it compiles to such a code
@@ -250,6 +258,11 @@ pub fn stub_source(code: &CodeObject, reason: &str) -> String {
     let msg = format!("depyf could not decompile {}: {reason}", code.co_qualname);
     let exc = Expr::Call(Box::new(Expr::name("RuntimeError")), vec![Expr::Const(Constant::Str(msg))], vec![]);
     print_body(&[Stmt::FunctionDef(code.co_name.clone(), arguments(code), vec![Stmt::Raise(Some(exc), None)])], 0)
+}
+
+fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c == '_' || c.is_alphabetic()) && chars.all(|c| c == '_' || c.is_alphanumeric())
 }
 
 /// Renames `__temp_<n>` by order of first appearance so that two recoveries compare

@@ -156,6 +156,15 @@ impl Ctx<'_> {
         match &self.code.co_consts[i] {
             // A str with lone surrogates has a literal (made by the reader).
             c @ Constant::Opaque { type_name, repr, .. } if type_name == "str" && repr.starts_with('\'') => Expr::Const(c.clone()),
+            // A folded constant slice (3.14+) reads as `a:b:c` in a subscript.
+            Constant::Slice(parts) => {
+                let part = |c: &Constant| match c {
+                    Constant::None => None,
+                    c => Some(Box::new(Expr::Const(c.clone()))),
+                };
+                let [a, b, c] = &**parts;
+                Expr::Slice(part(a), part(b), part(c))
+            }
             Constant::Opaque { index, .. } => Expr::Name(format!("{}_{index}", self.naming.const_prefix)),
             c => Expr::Const(c.clone()),
         }
@@ -975,6 +984,7 @@ impl BlockState<'_, '_> {
             | Op::LoadBuildClass
             | Op::LoadAssertionError
             | Op::LoadSmallInt(_)
+            | Op::LoadCommonConstant(_)
             | Op::LoadSuperAttr { .. }
             | Op::SetupAnnotations
             | Op::LoadLocals

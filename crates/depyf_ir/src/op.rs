@@ -169,6 +169,11 @@ pub enum Op {
     /// `( -- int)` push the int `i` (3.14+ `LOAD_SMALL_INT`, 0 to 255; such ints are
     /// not in `co_consts`).
     LoadSmallInt(u32),
+    /// `( -- value)` 3.14+ `LOAD_COMMON_CONSTANT` of a value that is not in
+    /// `co_consts`: a builtin (`"tuple"`, `"all"`, `"any"`, `"list"`, `"set"`,
+    /// `"NotImplementedError"`) or, from 3.15, `None`, `True`, `False`, `''`, `-1`
+    /// (written as those literals). `AssertionError` is [`Op::LoadAssertionError`].
+    LoadCommonConstant(&'static str),
     /// `( -- value)` push fast local `i`.
     LoadFast(usize),
     /// `(value -- )` store into fast local `i`.
@@ -410,7 +415,7 @@ impl Op {
         use Op::*;
         match *self {
             Nop | DeleteFast(_) | DeleteDeref(_) | DeleteGlobal(_) | DeleteName(_) | Jump(_) | FrameSetup => (0, 0),
-            LoadConst(_) | LoadSmallInt(_) | LoadFast(_) | LoadDeref(_) | LoadClosure(_) | LoadGlobal(_) | LoadName(_) | PushNull => (0, 1),
+            LoadConst(_) | LoadSmallInt(_) | LoadCommonConstant(_) | LoadFast(_) | LoadDeref(_) | LoadClosure(_) | LoadGlobal(_) | LoadName(_) | PushNull => (0, 1),
             StoreFast(_) | StoreDeref(_) | StoreGlobal(_) | StoreName(_) | PopTop | Return | DeleteAttr(_) => (1, 0),
             JumpIf { .. } | JumpIfNone { .. } => (1, 0),
             LoadAttr(_) | Unary(_) | ListToTuple => (1, 1),

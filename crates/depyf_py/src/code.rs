@@ -72,6 +72,17 @@ fn constant(py: Python<'_>, obj: &Bound<'_, PyAny>, version: PythonVersion) -> P
         }
         return Ok(Some(Constant::FrozenSet(items)));
     }
+    if is("slice")? {
+        let mut parts = Vec::new();
+        for attr in ["start", "stop", "step"] {
+            match constant(py, &obj.getattr(attr)?, version)? {
+                Some(c) => parts.push(c),
+                None => return Ok(None),
+            }
+        }
+        let [a, b, c]: [Constant; 3] = parts.try_into().expect("three parts");
+        return Ok(Some(Constant::Slice(Box::new([a, b, c]))));
+    }
     let types = py.import("types")?;
     if ty.is(&types.getattr("CodeType")?) {
         return Ok(Some(Constant::Code(Box::new(read_code(py, obj, version)?))));

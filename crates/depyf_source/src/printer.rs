@@ -563,6 +563,10 @@ pub fn constant_literal(c: &Constant) -> String {
                 format!("({})", parts.join(", "))
             }
         }
+        Constant::Slice(parts) => {
+            let [a, b, c] = &**parts;
+            format!("slice({}, {}, {})", constant_literal(a), constant_literal(b), constant_literal(c))
+        }
         Constant::FrozenSet(items) => {
             if items.is_empty() {
                 "frozenset()".into()

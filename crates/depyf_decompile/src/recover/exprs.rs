@@ -73,6 +73,14 @@ impl BlockState<'_, '_> {
     pub(super) fn step_expr(&mut self, op: &Op, next: &[IrInstr]) -> Result<usize, DecompileError> {
         match *op {
             Op::LoadSmallInt(v) => self.push(Expr::int(i64::from(v))),
+            Op::LoadCommonConstant(c) => self.push(match c {
+                "None" => Expr::Const(Constant::None),
+                "True" => Expr::Const(Constant::Bool(true)),
+                "False" => Expr::Const(Constant::Bool(false)),
+                "''" => Expr::Const(Constant::Str(String::new())),
+                "-1" => Expr::int(-1),
+                builtin => Expr::name(builtin),
+            }),
             Op::MakeFunction { flags, qualname } => return self.make_function(flags, qualname, next),
             Op::SetFunctionAttribute(flag) => {
                 let f = self.pop_expr()?;

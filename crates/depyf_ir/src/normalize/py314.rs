@@ -19,6 +19,10 @@ use crate::{CallLayout, Op};
 const FAMILY: Family =
     Family { layout: CallLayout::NullSecond, for_iter_skips: &["POP_ITER"], call_ex_kwargs_slot: true, own };
 
+/// `opcode._common_constants` of 3.15 (3.14 has the first five), as source text.
+const COMMON_CONSTANTS: [&str; 12] =
+    ["AssertionError", "NotImplementedError", "tuple", "all", "any", "list", "set", "None", "''", "True", "False", "-1"];
+
 /// The 3.14 opcodes that 3.13 does not have.
 pub(super) fn own(cx: &Cx<'_>, k: usize) -> Result<Option<Op>, IrError> {
     Ok(Some(match cx.ins[k].opname {
@@ -26,7 +30,10 @@ pub(super) fn own(cx: &Cx<'_>, k: usize) -> Result<Option<Op>, IrError> {
         // `dis._common_constants`: AssertionError, NotImplementedError, tuple, all, any
         // (3.15 adds list, set, None, '', True, False, -1).
         "LOAD_COMMON_CONSTANT" if cx.arg(k) == 0 => Op::LoadAssertionError,
-        "LOAD_COMMON_CONSTANT" => return Err(cx.unsupported(k)),
+        "LOAD_COMMON_CONSTANT" => match COMMON_CONSTANTS.get(cx.arg(k) as usize) {
+            Some(c) if cx.code.version >= depyf_bytecode::PythonVersion::PY315 || (cx.arg(k) as usize) < 5 => Op::LoadCommonConstant(c),
+            _ => return Err(cx.unsupported(k)),
+        },
         // The POP_ITERs that FOR_ITER does not skip (`break`, `return` in a loop) pop
         // the iterator.
         "POP_ITER" => Op::PopTop,
