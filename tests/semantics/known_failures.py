@@ -8,41 +8,8 @@ constructs not supported yet, quoted from the error.
 """
 
 KNOWN_FAILURES = {
-    'access.mixed_attr_subscript': {
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
     'access.nested_subscripts': {
         '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
-    },
-    'access.slice_loads': {
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'access.slice_stores': {
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'access.slice_with_variables': {
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'access.string_slicing': {
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'access.subscript_delete': {
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'access.subscript_loads': {
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'access.subscript_of_call': {
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'access.subscript_stores': {
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'assign.augmented_subscripts': {
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'assign.global_mutation_without_decl': {
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
     },
     'assign.unpack_dict_items': {
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
@@ -51,9 +18,6 @@ KNOWN_FAILURES = {
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'assign.unpack_starred_in_for': {
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'calls.builtin_keyword_calls': {
         '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
     },
     'calls.call_all_shapes': {
@@ -71,12 +35,6 @@ KNOWN_FAILURES = {
     },
     'calls.call_star_kwargs': {
         '3.8': 'BUILD_MAP_UNPACK_WITH_CALL: not supported by the decompiler yet',
-    },
-    'calls.call_with_conditional_args': {
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'calls.nested_calls': {
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
     },
     'classes.Child.explicit_super': {
         '3.12 3.13 3.14 3.15': 'LOAD_SUPER_ATTR: two-argument super() attribute load: not supported by the decompiler yet',
@@ -226,12 +184,6 @@ KNOWN_FAILURES = {
     'constants.displays_with_unpacking': {
         '3.8': 'BUILD_LIST_UNPACK: not supported by the decompiler yet',
     },
-    'constants.list_dict_set_displays': {
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'constants.singleton_constants': {
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
     'control.for_continue': {
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
@@ -254,9 +206,6 @@ KNOWN_FAILURES = {
         '3.13 3.14': '`<build_class>` in a shape that is not recognized',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
-    'control.if_without_else_returns': {
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
     'control.loop_variable_after_loop': {
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
@@ -267,12 +216,6 @@ KNOWN_FAILURES = {
     'control.nested_loops_with_else': {
         '3.8 3.9 3.10 3.11 3.12 3.13 3.14': 'control flow too tangled to structure (duplication limit reached)',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'control.raise_from_none': {
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'control.while_else': {
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
     },
     'control.while_in_for': {
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
@@ -287,12 +230,6 @@ KNOWN_FAILURES = {
         '3.8 3.9 3.10 3.11 3.14': 'a lambda body that is not one expression',
         '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
     },
-    'expressions.membership_identity': {
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'expressions.tuple_expressions': {
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
     'expressions.unary_chain': {
         '3.13 3.14 3.15': 'wrong code: `not not b` prints as `b` (the bool conversion is lost)',
     },
@@ -301,12 +238,6 @@ KNOWN_FAILURES = {
     },
     'fstrings.fstring_in_loop': {
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'fstrings.fstring_simple': {
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'fstrings.fstring_subscripts': {
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
     },
     'functions.annotations_nested': {
         '3.13': 'generator expressions with an exception table are not supported yet',
@@ -321,23 +252,8 @@ KNOWN_FAILURES = {
     'functions.closure_late_binding': {
         '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
     },
-    'functions.closure_over_parameter_and_local': {
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'functions.decorator_functools': {
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'functions.decorator_with_args': {
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
     'functions.generator_expression_closure': {
         '3.13 3.14': 'generator expressions with an exception table are not supported yet',
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'functions.nonlocal_in_nested_levels': {
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'functions.return_none_forms': {
         '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
     },
     'imports.from_import': {
