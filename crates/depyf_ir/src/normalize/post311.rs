@@ -115,6 +115,15 @@ pub(super) fn op(cx: &mut Cx<'_>, fam: &Family, loops: &Loops, k: usize) -> Resu
         // Inlined comprehensions (PEP 709) save the outer binding with
         // LOAD_FAST_AND_CLEAR and restore it with STORE_FAST; the clearing is not an
         // op of its own, the opname on the IrInstr still says it.
+        // A cell of the enclosing function that an inlined comprehension also binds:
+        // inside the comprehension the slot holds plain values (STORE_FAST/LOAD_FAST
+        // on it do not go through the cell), which the ops cannot tell from cell
+        // accesses; refused rather than read as the cell.
+        "LOAD_FAST_AND_CLEAR"
+            if cx.code.co_localspluskinds.get(idx).is_some_and(|k| k & depyf_bytecode::local_kind::CELL != 0) =>
+        {
+            return Err(cx.err(k, "an inlined comprehension that binds a cell variable of its function: not supported by the decompiler yet"))
+        }
         "LOAD_FAST_CHECK" | "LOAD_FAST_AND_CLEAR" | "LOAD_FAST_BORROW" => Op::LoadFast(idx),
         "LOAD_FAST_LOAD_FAST" | "STORE_FAST_LOAD_FAST" | "STORE_FAST_STORE_FAST"
         | "LOAD_FAST_BORROW_LOAD_FAST_BORROW" => {
