@@ -55,12 +55,7 @@ KNOWN_FAILURES = {
         '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
     },
     'classes.class_dataclass': {
-        '3.13': '`<build_class>` in a shape that is not recognized',
         '3.14 3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'classes.class_decorated': {
-        '3.13 3.14': '`<build_class>` in a shape that is not recognized',
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
     },
     'classes.class_docstring_and_dunders': {
         '3.13': '`<build_class>` in a shape that is not recognized',
@@ -68,11 +63,9 @@ KNOWN_FAILURES = {
         '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
     },
     'classes.class_dunder_class': {
-        '3.13': '`<build_class>` in a shape that is not recognized',
         '3.14 3.15': '`<locals>` in a shape that is not recognized',
     },
     'classes.class_init_and_attributes': {
-        '3.13': '`<build_class>` in a shape that is not recognized',
         '3.14': '`<locals>` in a shape that is not recognized',
         '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
     },
@@ -82,7 +75,6 @@ KNOWN_FAILURES = {
         '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
     },
     'classes.class_keywords_metaclass': {
-        '3.13': '`<build_class>` in a shape that is not recognized',
         '3.14 3.15': '`<locals>` in a shape that is not recognized',
     },
     'classes.class_nested': {
@@ -111,7 +103,6 @@ KNOWN_FAILURES = {
         '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
     },
     'classes.class_super_zero_arg': {
-        '3.13': '`<build_class>` in a shape that is not recognized',
         '3.14': '`<locals>` in a shape that is not recognized',
         '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
     },
@@ -203,7 +194,6 @@ KNOWN_FAILURES = {
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'control.for_target_attribute_and_subscript': {
-        '3.13 3.14': '`<build_class>` in a shape that is not recognized',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'control.loop_variable_after_loop': {

@@ -218,6 +218,13 @@ pub fn decompile(code: &CodeObject, options: &Options) -> Result<Decompiled, Dec
     let failures = std::cell::RefCell::default();
     let mut body = recover_body_in(code, options, &failures)?;
     let source = if code.co_name == "<module>" {
+        // The module docstring: `__doc__ = '...'` first is how the compiler stores it.
+        let mut body = body.clone();
+        if let Some(Stmt::Assign(t, v @ Expr::Const(Constant::Str(_)))) = body.first() {
+            if matches!(t.as_slice(), [Expr::Name(n)] if n == "__doc__") {
+                body[0] = Stmt::Expr(v.clone());
+            }
+        }
         print_body(&body, 0)
     } else if let Some(e) = (code.co_name == "<lambda>").then(|| definitions::lambda_body(&body)).flatten() {
         // A lambda on its own: an assignment of the lambda expression, so that the

@@ -395,7 +395,12 @@ impl BlockState<'_, '_> {
                 attrs.push((flag, self.pop_expr()?));
             }
         }
-        let is_class = matches!(self.stack.last(), Some(SVal::Expr(e)) if e.is_name(BUILD_CLASS));
+        // `__build_class__` sits right below the class body's function, or under the
+        // NULL that 3.13+ pushes after the callable.
+        let is_build_class = |v: Option<&SVal>| matches!(v, Some(SVal::Expr(e)) if e.is_name(BUILD_CLASS));
+        let n = self.stack.len();
+        let is_class = is_build_class(self.stack.last())
+            || (matches!(self.stack.last(), Some(SVal::Null)) && n >= 2 && is_build_class(self.stack.get(n - 2)));
         let mut f = self.function_value(&code, is_class)?;
         for (flag, attr) in attrs.into_iter().rev() {
             f = self.set_function_attribute(f, flag, attr)?;
