@@ -46,37 +46,31 @@ def compiling_frame_globals():
     its ``globals`` argument is the dict the transformed code will run with, into which
     Dynamo also injects the names its code loads (``__compiled_fn_*``, ``__resume_at_*``).
     """
-    frame = sys._getframe(1)
-    target = os.path.normcase(os.path.abspath(convert_frame.__file__))
-    while frame is not None:
-        code = frame.f_code
-        if code.co_name == "_compile" and (
-            os.path.normcase(os.path.abspath(code.co_filename)) == target
-        ):
-            value = frame.f_locals.get("globals")
-            if isinstance(value, dict):
-                return value
-            inner = frame.f_locals.get("frame")
-            return getattr(inner, "f_globals", None)
-        frame = frame.f_back
-    return None
+    return _compiling_frame_value("globals", "f_globals")
 
 
 def compiling_frame_locals():
     """The locals of the frame Dynamo is compiling right now, or None (same search as
     :func:`compiling_frame_globals`; torch 2.15 ``_compile``'s ``locals`` argument)."""
-    frame = sys._getframe(1)
+    return _compiling_frame_value("locals", "f_locals")
+
+
+def _compiling_frame_value(argument, frame_attribute):
+    """Walks up the stack to torch's ``convert_frame._compile`` and returns its
+    ``argument`` (a dict), else the ``frame_attribute`` of its ``frame`` argument, else
+    None."""
+    frame = sys._getframe(2)
     target = os.path.normcase(os.path.abspath(convert_frame.__file__))
     while frame is not None:
         code = frame.f_code
         if code.co_name == "_compile" and (
             os.path.normcase(os.path.abspath(code.co_filename)) == target
         ):
-            value = frame.f_locals.get("locals")
+            value = frame.f_locals.get(argument)
             if isinstance(value, dict):
                 return value
             inner = frame.f_locals.get("frame")
-            return getattr(inner, "f_locals", None)
+            return getattr(inner, frame_attribute, None)
         frame = frame.f_back
     return None
 
