@@ -251,7 +251,7 @@ pub fn decompile(code: &CodeObject, options: &Options) -> Result<Decompiled, Dec
         .co_consts
         .iter()
         .enumerate()
-        .filter(|(_, c)| matches!(c, Constant::Opaque { .. } | Constant::Code(_)))
+        .filter(|(_, c)| matches!(c, Constant::Opaque { .. } | Constant::Code(_) | Constant::Slice(_)))
         .map(|(i, _)| (format!("{}_{i}", options.const_prefix), i))
         .filter(|(n, _)| source.contains(n.as_str()))
         .collect();

@@ -202,6 +202,9 @@ fn is_atomic(ctx: &Ctx<'_>, e: &Expr) -> bool {
     match e {
         Expr::Const(_) => true,
         Expr::Name(n) => ctx.is_local(n),
+        // BUILD_SLICE of atomic parts runs no code; kept inline, it prints as `a:b`
+        // in its subscript instead of a `slice(a, b)` call.
+        Expr::Slice(a, b, c) => [a, b, c].into_iter().flatten().all(|x| is_atomic(ctx, x)),
         _ => false,
     }
 }
@@ -556,8 +559,16 @@ impl BlockState<'_, '_> {
                     [IrInstr { op: Op::LoadConst(_), .. }, IrInstr { op: Op::MakeFunction { qualname: true, .. }, .. }, ..] => true,
                     _ => false,
                 };
+                // A folded slice (3.14+) reads as `a:b` where a subscript uses it;
+                // anywhere else (Dynamo returns slice objects) it is an opaque
+                // constant, since `slice(...)` would read a global.
+                let subscripted = matches!(
+                    next.first().map(|x| &x.op),
+                    Some(Op::BinarySubscr | Op::StoreSubscr | Op::DeleteSubscr | Op::Copy(_))
+                );
                 let c = match &ctx.code.co_consts[i] {
                     Constant::Code(_) if !made_into_function => Expr::Name(format!("{}_{i}", ctx.naming.const_prefix)),
+                    Constant::Slice(_) if !subscripted => Expr::Name(format!("{}_{i}", ctx.naming.const_prefix)),
                     _ => ctx.constant(i),
                 };
                 self.push(c);
