@@ -30,7 +30,17 @@ torch_python_venv() {
     [ "$v" = "3.10" ] && torch_spec="torch==2.14.1"
     if [ ! -x "$TORCH_VENV/bin/python" ]; then
         py="$(find_python "$v")" || { echo "error: no Python $v found" >&2; return 1; }
-        "$py" -m venv "$TORCH_VENV" || return 1
+        if ! "$py" -m venv "$TORCH_VENV" 2>/dev/null; then
+            # Debian's interpreters come without ensurepip: make the venv without pip
+            # and install pip from its wheel (as ../shared/tools/python-from-debian.sh says).
+            rm -rf "$TORCH_VENV"
+            "$py" -m venv --without-pip "$TORCH_VENV" || return 1
+            local wheels="$ROOT/target/pip-wheel"
+            ls "$wheels"/pip-*.whl >/dev/null 2>&1 || "$VENV/bin/python" -m pip download --quiet --no-deps -d "$wheels" pip || return 1
+            local whl
+            whl="$(ls "$wheels"/pip-*.whl | head -n 1)"
+            "$TORCH_VENV/bin/python" "$whl/pip" install --quiet "$whl" || return 1
+        fi
     fi
     local real="$("$TORCH_VENV/bin/python" -c 'import sys; print(sys.base_prefix)')"
     case "$real" in */root/usr) export CPATH="$real/include${CPATH:+:$CPATH}" ;; esac

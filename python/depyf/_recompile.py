@@ -97,10 +97,13 @@ def cell_loads(code):
     cells = set(code.co_cellvars) | set(code.co_freevars)
     names = []
     for ins in dis.get_instructions(code):
-        if ins.opname == "LOAD_CLOSURE" or (
-            ins.opname == "LOAD_FAST" and ins.argval in cells
-        ):
+        if ins.opname == "LOAD_CLOSURE":
             names.append(ins.argval)
+        elif ins.opname.startswith("LOAD_FAST"):
+            # LOAD_FAST, 3.14's LOAD_FAST_BORROW, and the superinstructions that load
+            # two slots (argval is then a pair of names).
+            loaded = ins.argval if isinstance(ins.argval, tuple) else (ins.argval,)
+            names.extend(n for n in loaded if n in cells)
     return names
 
 

@@ -893,7 +893,18 @@ impl BlockState<'_, '_> {
             }
             Op::Call { argc, kwnames, layout } => self.call(argc, kwnames, layout)?,
             Op::CallEx { has_kwargs, layout } => {
-                let kwargs = if has_kwargs { Some(self.pop_expr()?) } else { None };
+                // 3.14+ always pops a kwargs slot; NULL there means no `**kwargs` (the
+                // NULL may have been moved into place by SWAPs, as Dynamo does).
+                let kwargs = if has_kwargs {
+                    match self.pop()? {
+                        SVal::Null => None,
+                        SVal::Expr(e) => Some(e),
+                        SVal::Iter(e) => Some(iter_call(e)),
+                        SVal::Mark(_) => return Err(self.err("a frame marker is passed as **kwargs")),
+                    }
+                } else {
+                    None
+                };
                 let args = self.pop_expr()?;
                 let func = match layout {
                     CallLayout::NoNull => self.pop_expr()?,
