@@ -316,7 +316,18 @@ pub fn decompile_input(input: &Input, verify: Option<&Interpreters>) -> FileRepo
     let name = input.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let mut report = match std::fs::read(&input.path) {
         Ok(data) => {
-            let mut r = decompile_bytes(&data, &name);
+            // A panic is a bug of ours: report it for this file and go on with the others.
+            let mut r = match std::panic::catch_unwind(|| decompile_bytes(&data, &name)) {
+                Ok(r) => r,
+                Err(payload) => {
+                    let what = payload
+                        .downcast_ref::<&str>()
+                        .map(|s| s.to_string())
+                        .or_else(|| payload.downcast_ref::<String>().cloned())
+                        .unwrap_or_else(|| "unknown".into());
+                    FileReport { error: Some(format!("internal error of depyf (please report it): {what}")), ..FileReport::default() }
+                }
+            };
             r.seconds = start.elapsed().as_secs_f64();
             if let (Some(interpreters), Some(version), Some(source)) = (verify, r.version, &r.source) {
                 r.verify = Some(verify::verify_file(&data, version, source, interpreters));

@@ -127,6 +127,103 @@ fn arguments(code: &CodeObject) -> Arguments {
 /// Errors: [`DecompileError`] naming the instruction that cannot be handled yet
 /// (loops, exception handling, nested functions are not supported by this version)
 /// or malformed bytecode.
+/// Rejects code objects whose tables do not fit together (hand-made or corrupt
+/// input): counts of parameters beyond the names, kinds not matching names, no code.
+fn validate(code: &CodeObject) -> Result<(), DecompileError> {
+    let bad = |m: String| Err(DecompileError::new(code, 0, "", m));
+    if code.co_code.is_empty() {
+        return bad("the code object has no bytecode".into());
+    }
+    if code.co_localspluskinds.len() != code.co_localsplusnames.len() {
+        return bad(format!("{} local names but {} local kinds", code.co_localsplusnames.len(), code.co_localspluskinds.len()));
+    }
+    if code.co_posonlyargcount > code.co_argcount || code.total_argcount() > code.co_localsplusnames.len() {
+        return bad(format!("{} parameters but {} local names", code.total_argcount(), code.co_localsplusnames.len()));
+    }
+    Ok(())
+}
+
+/// The names recovery uses for what has no source form yet; any left in the output
+/// means a shape was not understood, and the output would not run as the original.
+fn leftover_marker(body: &[Stmt]) -> Option<String> {
+    let mut found = None;
+    for s in body {
+        s.walk_exprs(&mut |e| {
+            if let Expr::Name(n) = e {
+                let is_marker = n.starts_with('<')
+                    || matches!(n.as_str(), "__exc__" | "__exc_match__" | "__pop_except__" | "__reraise__" | "__with_enter__" | "__with_exit__" | "__with_suppress__");
+                if is_marker && found.is_none() {
+                    found = Some(n.clone());
+                }
+            }
+        });
+    }
+    found
+}
+
+/// In a module or class body every `return` is the implicit one at its end, copied
+/// into each branch that ends there: drop them, giving back the `else` that
+/// structuring dropped after an `if` whose branch ended in one.
+fn drop_implicit_returns(body: &mut Vec<Stmt>) {
+    let is_return = |s: &Stmt| matches!(s, Stmt::Return(None | Some(Expr::Const(Constant::None))));
+    // First give back the `else` of each `if` whose branch ended in the return (the
+    // branches still hold their returns), then drop the returns, then go inside.
+    let mut i = 0;
+    while i < body.len() {
+        let more = i + 1 < body.len();
+        if let Stmt::If(_, a, e) = &mut body[i] {
+            if a.last().is_some_and(is_return) && e.is_empty() && more {
+                let rest: Vec<Stmt> = body.drain(i + 1..).collect();
+                if let Stmt::If(_, _, e) = &mut body[i] {
+                    *e = rest;
+                }
+            }
+        }
+        if is_return(&body[i]) {
+            body.remove(i);
+            continue;
+        }
+        i += 1;
+    }
+    for s in body.iter_mut() {
+        match s {
+            Stmt::If(_, a, b) => {
+                drop_implicit_returns(a);
+                drop_implicit_returns(b);
+            }
+            Stmt::Try(b, hs, e, f) => {
+                drop_implicit_returns(b);
+                for h in hs.iter_mut() {
+                    drop_implicit_returns(&mut h.body);
+                }
+                drop_implicit_returns(e);
+                drop_implicit_returns(f);
+            }
+            Stmt::With(_, b) => drop_implicit_returns(b),
+            // A return inside a loop is the end of the body copied into a `break`
+            // path: dropping it would go on looping. It is left for the caller to
+            // refuse (see `loop_return`).
+            _ => {}
+        }
+    }
+}
+
+/// Whether a module or class body still has a `return` (inside a loop): structuring
+/// copied the body's end into a loop exit, which such a body cannot express.
+fn loop_return(body: &[Stmt]) -> bool {
+    fn walk(body: &[Stmt], in_loop: bool) -> bool {
+        body.iter().any(|s| match s {
+            Stmt::Return(_) => in_loop,
+            Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => walk(a, true) || walk(b, true),
+            Stmt::If(_, a, b) => walk(a, in_loop) || walk(b, in_loop),
+            Stmt::Try(b, hs, e, f) => walk(b, in_loop) || hs.iter().any(|h| walk(&h.body, in_loop)) || walk(e, in_loop) || walk(f, in_loop),
+            Stmt::With(_, b) => walk(b, in_loop),
+            _ => false,
+        })
+    }
+    walk(body, false)
+}
+
 pub fn recover_body(code: &CodeObject, options: &Options) -> Result<Vec<Stmt>, DecompileError> {
     recover_body_in(code, options, &std::cell::RefCell::default())
 }
@@ -137,6 +234,7 @@ pub(crate) fn recover_body_in(
     options: &Options,
     failures: &std::cell::RefCell<Vec<Failure>>,
 ) -> Result<Vec<Stmt>, DecompileError> {
+    validate(code)?;
     let ir = normalize(code)?;
     let cfg = build_cfg(code, &ir)?;
     let naming = recover::Naming { const_prefix: &options.const_prefix, stub_failures: options.stub_failures, failures };
@@ -151,6 +249,15 @@ pub(crate) fn recover_body_in(
     idioms::merge_tails(&mut body);
     if matches!(body.last(), Some(Stmt::Return(Some(Expr::Const(Constant::None))))) {
         body.pop();
+    }
+    if code.co_flags & (co_flags::OPTIMIZED | co_flags::NEWLOCALS) == 0 {
+        drop_implicit_returns(&mut body);
+        if loop_return(&body) {
+            return Err(at("a loop exit of a module or class body that leads to its end (for/else with break) is not supported yet"));
+        }
+    }
+    if let Some(m) = leftover_marker(&body) {
+        return Err(at(&format!("a construct that recovery could not shape (`{m}` left in the output)")));
     }
     // A generator whose yields the compiler dropped as dead code (`return; yield`,
     // `if False: yield`) is still a generator: `if False: yield` keeps it one and

@@ -209,6 +209,15 @@ fn is_atomic(ctx: &Ctx<'_>, e: &Expr) -> bool {
     }
 }
 
+/// Whether `e` always evaluates to a bool: comparisons, `not`, and `and`/`or` of such.
+fn is_bool_valued(e: &Expr) -> bool {
+    match e {
+        Expr::Compare(..) | Expr::UnaryOp("not", _) | Expr::Const(Constant::Bool(_)) => true,
+        Expr::BoolOp(_, items) => items.iter().all(is_bool_valued),
+        _ => false,
+    }
+}
+
 /// `not e`, folded into `is not` / `not in` and double negation.
 pub(crate) fn negate(e: Expr) -> Expr {
     match e {
@@ -228,8 +237,17 @@ pub(crate) fn negate(e: Expr) -> Expr {
             }
         }
         // De Morgan: `not (a and b)` is `not a or not b`, one canonical form for the
-        // conditions that short-circuit jumps express either way.
-        Expr::BoolOp(is_and, items) => Expr::BoolOp(!is_and, items.into_iter().map(negate).collect()),
+        // conditions that short-circuit jumps express either way; only when every
+        // negated operand is a bool, since `and`/`or` return an operand
+        // (`not (not c and a)` is a bool, `c or not a` may be `c`).
+        Expr::BoolOp(is_and, items) => {
+            let negated: Vec<Expr> = items.iter().cloned().map(negate).collect();
+            if negated.iter().all(is_bool_valued) {
+                Expr::BoolOp(!is_and, negated)
+            } else {
+                Expr::UnaryOp("not", Box::new(Expr::BoolOp(is_and, items)))
+            }
+        }
         other => Expr::UnaryOp("not", Box::new(other)),
     }
 }

@@ -47,7 +47,9 @@ fn decompile(py: Python<'_>, code: &Bound<'_, PyAny>, name: Option<String>, cons
     let version = code::running_version(py)?;
     let c = code::read_code(py, code, version)?;
     let options = Options { function_name: name, const_prefix: const_prefix.unwrap_or_else(|| "__const".into()), ..Options::default() };
-    let out = py.detach(|| decompile_code(&c, &options)).map_err(|e| errors::to_py(py, &e))?;
+    let out = py
+        .detach(|| contain(&c, || decompile_code(&c, &options)))
+        .map_err(|e| errors::to_py(py, &e))?;
     Ok(DecompileResult { source: out.source, opaque_constants: out.opaque_constants.into_iter().collect() })
 }
 
@@ -64,8 +66,27 @@ fn compare(py: Python<'_>, original: &Bound<'_, PyAny>, recompiled: &Bound<'_, P
     let a = code::read_code(py, original, version)?;
     let b = code::read_code(py, recompiled, version)?;
     let options = Options { function_name: None, const_prefix: const_prefix.unwrap_or_else(|| "__const".into()), ..Options::default() };
-    let (verdict, detail) = py.detach(|| compare_code(&a, &b, &options));
+    let (verdict, detail) = py
+        .detach(|| contain(&a, || Ok(compare_code(&a, &b, &options))))
+        .map_err(|e| errors::to_py(py, &e))?;
     Ok((verdict.as_str().to_string(), detail))
+}
+
+/// Runs `f`, turning a panic (a bug of ours, never the input's fault) into a
+/// `DecompileError` about `code`, so that Python sees a `DecompilationError`, not a
+/// `PanicException` that `except Exception` would miss.
+fn contain<T>(code: &depyf_bytecode::CodeObject, f: impl FnOnce() -> Result<T, depyf_decompile::DecompileError>) -> Result<T, depyf_decompile::DecompileError> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(payload) => {
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown".into());
+            Err(depyf_decompile::DecompileError::new(code, 0, "", format!("internal error of depyf (please report it): {what}")))
+        }
+    }
 }
 
 /// The extension module.
