@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
 # The tests: set up .venv and build depyf (as scripts/main.sh), then the Rust tests,
 # pytest on the set-up Python (torch tests included: torch is installed by the set-up, so
-# none may skip) with the whole end-to-end torch suite, and the representative subset of
-# that suite (marker torch_subset) on each other target Python (scripts/_torch_pythons.sh;
-# DEPYF_TORCH_PYTHONS="" skips them, e.g. "3.12 3.13" picks some). Prints the overhead
-# benchmark and the wall time. Extra arguments go to the first pytest. Exits non-zero on
+# none may skip), and the whole end-to-end torch suite on each other target Python
+# (scripts/_torch_pythons.sh; DEPYF_TORCH_PYTHONS="" skips them, e.g. "3.12 3.13" picks
+# some). Prints the overhead benchmark and the wall time. Extra arguments go to the first pytest. Exits non-zero on
 # any failure.
 set -euo pipefail
 START=$(date +%s)
@@ -29,13 +28,13 @@ fi
 
 . "$ROOT/scripts/_torch_pythons.sh"
 for version in ${DEPYF_TORCH_PYTHONS-3.10 3.12 3.13 3.14 3.15}; do
-    echo "== torch suite subset on Python $version"
+    echo "== torch end-to-end suite on Python $version"
     if ! torch_python_venv "$version"; then
         echo "error: could not set up Python $version with torch" >&2
         status=1
         continue
     fi
-    "$TORCH_VENV/bin/python" -m pytest -q -ra -p no:cacheprovider -m torch_subset \
+    "$TORCH_VENV/bin/python" -m pytest -q -ra -p no:cacheprovider \
         tests/torch/test_programs.py </dev/null || status=1
 done
 

@@ -28,7 +28,16 @@ import programs as P  # noqa: E402
 PY = f"{sys.version_info[0]}.{sys.version_info[1]}"
 LINKED = ("identical", "equivalent")
 # program -> {python version or "*": why some transformed code is not linked}
-KNOWN_UNLINKED: dict = {}
+KNOWN_UNLINKED: dict = {
+    "gb_inside_with": {
+        "3.10": "decompiler: 3.8-3.10 exception handling (the SETUP_FINALLY block stack of "
+        "the `with`) is not normalized yet; Dynamo's own code runs",
+    },
+}
+# program -> {python version: why Dynamo compiles nothing there}; checked to stay true
+NOT_COMPILED = {
+    "rnn_lstm": {"3.10": "torch 2.14.1's Dynamo runs nn.LSTM without compiling it"},
+}
 
 
 def _params(program):
@@ -69,6 +78,9 @@ def test_program(name, tmp_path, monkeypatch):
     P.assert_same(got, want)
 
     records = session.records
+    if PY in NOT_COMPILED.get(name, {}):
+        assert not records, f"{name} is listed in NOT_COMPILED for {PY} but Dynamo compiled it"
+        return
     assert records, "Dynamo compiled nothing"
     assert not session.problems, session.problems
     unlinked = [
