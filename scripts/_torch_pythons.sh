@@ -14,12 +14,12 @@ find_python() {
         echo "$p/bin/python$v"; return 0
     fi
     if command -v "python$v" >/dev/null 2>&1; then command -v "python$v"; return 0; fi
-    local dest="$ROOT/target/python$v"
-    if [ -x "$dest/root/usr/bin/python$v" ]; then echo "$dest/root/usr/bin/python$v"; return 0; fi
+    local dest="$ROOT/target/python$v" fs="root"  # the tool unpacks Debian's files under DEST/root
+    if [ -x "$dest/$fs/usr/bin/python$v" ]; then echo "$dest/$fs/usr/bin/python$v"; return 0; fi
     local tool="${DEPYF_PYTHON_FROM_DEBIAN:-$ROOT/../shared/tools/python-from-debian.sh}"
     if [ -f "$tool" ]; then
-        bash "$tool" "$v" "$dest" >&2 && [ -x "$dest/root/usr/bin/python$v" ] && {
-            echo "$dest/root/usr/bin/python$v"; return 0; }
+        bash "$tool" "$v" "$dest" >&2 && [ -x "$dest/$fs/usr/bin/python$v" ] && {
+            echo "$dest/$fs/usr/bin/python$v"; return 0; }
     fi
     return 1
 }
@@ -43,7 +43,7 @@ torch_python_venv() {
         fi
     fi
     local real="$("$TORCH_VENV/bin/python" -c 'import sys; print(sys.base_prefix)')"
-    case "$real" in */root/usr) export CPATH="$real/include${CPATH:+:$CPATH}" ;; esac
+    case "$real" in */usr) [ -d "$real/include/python$v" ] && [ "${real#/usr}" != "" ] && export CPATH="$real/include${CPATH:+:$CPATH}" ;; esac
     if ! "$TORCH_VENV/bin/python" -c "import torch, numpy, pytest" >/dev/null 2>&1; then
         "$TORCH_VENV/bin/python" -m pip install --quiet "$torch_spec" numpy pytest || return 1
     fi

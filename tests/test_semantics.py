@@ -7,7 +7,7 @@ file, run by any interpreter, covers them all. 3.9+ decompile through the extens
 `depyf-sem` binary of crates/depyf_test_support, built here with cargo.
 
 Interpreters are found as $DEPYF_PYTHON_3_X, `pyenv prefix 3.X`, `python3.X` on PATH,
-or `../scratch/py3X/root/usr/bin/python3.X` beside the repository (where
+or the `usr/bin/python3.X` that ../shared/tools/python-from-debian.sh unpacks into `../scratch/py3X` beside the repository (where
 shared/tools/python-from-debian.sh puts 3.14/3.15 when told `../scratch/py3X`).
 Versions without one are named in the summary and not tested.
 

@@ -243,8 +243,9 @@ fn sample_per_version() {
     }
 }
 
-/// The interpreter of version `v`: `$DEPYF_PYTHON3XY`, pyenv's, or the unpacked
-/// Debian builds under /work/scratch.
+/// The interpreter of version `v`: `$DEPYF_PYTHON3XY`, pyenv's, or a Debian build
+/// unpacked by `../shared/tools/python-from-debian.sh` into `scratch/py3XY` beside the
+/// repository.
 fn interpreter(v: PythonVersion) -> Option<PathBuf> {
     let tag = format!("{}{}", v.major, v.minor);
     if let Ok(p) = std::env::var(format!("DEPYF_PYTHON{tag}")) {
@@ -257,7 +258,8 @@ fn interpreter(v: PythonVersion) -> Option<PathBuf> {
             return Some(p);
         }
     }
-    let p = PathBuf::from(format!("/work/scratch/py{tag}/root/usr/bin/python{dotted}"));
+    let unpacked = ["root", "usr", "bin"].iter().collect::<PathBuf>().join(format!("python{dotted}"));
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../../scratch/py{tag}")).join(unpacked);
     p.exists().then_some(p)
 }
 
