@@ -4,7 +4,8 @@ Run it with the interpreter to test (CPython 3.8-3.15; 3.8 syntax only):
 
     python3.X scripts/run_semantics.py [--json OUT] [--tool DEPYF_SEM] [-k SUBSTR] [-v]
 
-Cases are the functions registered with `@case(...)` / `@method_case(...)` in
+Cases are the functions registered with `@case(...)` / `@method_case(...)` /
+`@driven_case(driver, ...)` (generators and coroutines, whose result a driver runs) in
 tests/semantics/cases/*.py (see tests/semantics/_sem.py); a file whose first line is
 `# semantics: min-version 3.X` is skipped by older interpreters. For each case the
 runner
@@ -71,7 +72,8 @@ def case_files(version=None):
 
 
 def load_cases(only):
-    """Imports the case modules; returns [(id, kind, fn, inputs, module, snapshot)]."""
+    """Imports the case modules; returns [(id, kind, fn, inputs, module, snapshot)]
+    where kind is "function", "method" or ("driven", driver)."""
     sys.path.insert(0, SEM_DIR)
     import _sem
 
@@ -83,7 +85,10 @@ def load_cases(only):
         sys.modules[spec.name] = mod
         spec.loader.exec_module(mod)
         snapshot = dict(mod.__dict__)
-        for kind, fn, inputs in _sem.CASES:
+        for entry in _sem.CASES:
+            kind, fn, inputs = entry[:3]
+            if kind == "driven":
+                kind = ("driven", entry[3])
             cid = stem + "." + fn.__qualname__
             if only and only not in cid:
                 continue
@@ -281,6 +286,14 @@ def owner_class(fn, mod):
     return obj
 
 
+def driven(driver, fn):
+    """`fn` with its result handed to a `driven_case`'s driver (tests/semantics/_sem.py),
+    which runs the generator or coroutine and returns a comparable trace."""
+    def call_and_drive(*args, **kwargs):
+        return driver(fn(*args, **kwargs))
+    return call_and_drive
+
+
 def run_case(kind, fn, inputs, mod, snapshot, new_code):
     """None if the recompiled code behaves like the original on every input, else
     a description of the first difference."""
@@ -289,6 +302,8 @@ def run_case(kind, fn, inputs, mod, snapshot, new_code):
         g_orig, g_new = fresh_globals(snapshot), fresh_globals(snapshot)
         orig = make_function(fn, fn.__code__, g_orig)
         new = make_function(fn, new_code, g_new)
+        if isinstance(kind, tuple):
+            orig, new = driven(kind[1], orig), driven(kind[1], new)
         want = call(orig, inp, cls) + (changed_globals(g_orig, snapshot),)
         got = call(new, inp, cls) + (changed_globals(g_new, snapshot),)
         if want != got:

@@ -72,7 +72,7 @@ PYTHONS = {v: find_python(v) for v in VERSIONS}
 PRESENT = [v for v in VERSIONS if PYTHONS[v]]
 
 _MIN = re.compile(r"#\s*semantics:\s*min-version\s+3\.(\d+)")
-_DECO = re.compile(r"^( *)@(method_)?case\(")
+_DECO = re.compile(r"^( *)@(method_|driven_)?case\(")
 _DEF = re.compile(r"^( *)def (\w+)")
 _CLASS = re.compile(r"^class (\w+)")
 
@@ -153,7 +153,8 @@ def results(request):
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([os.path.join(ROOT, "python")] + [p for p in [env.get("PYTHONPATH")] if p])
     if "3.8" in PRESENT:
-        tool = _sem_tool()
+        # $DEPYF_SEM_TOOL names a depyf-sem binary built already (e.g. --release).
+        tool = env.get("DEPYF_SEM_TOOL") if os.path.isfile(env.get("DEPYF_SEM_TOOL") or "") else _sem_tool()
         if tool:
             env["DEPYF_SEM_TOOL"] = tool
     procs = {}
