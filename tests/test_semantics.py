@@ -73,7 +73,7 @@ PRESENT = [v for v in VERSIONS if PYTHONS[v]]
 
 _MIN = re.compile(r"#\s*semantics:\s*min-version\s+3\.(\d+)")
 _DECO = re.compile(r"^( *)@(method_|driven_)?case\(")
-_DEF = re.compile(r"^( *)def (\w+)")
+_DEF = re.compile(r"^( *)(?:async )?def (\w+)")
 _CLASS = re.compile(r"^class (\w+)")
 
 
@@ -229,3 +229,57 @@ def test_semantics(results, version, case):
     assert rec is not None, "CPython %s produced no result for %s:\n%s" % (version, case, logs[version][-3000:])
     if rec["status"] != "pass":
         pytest.fail("[%s] %s\n--- decompiled ---\n%s" % (rec["stage"], rec["detail"], rec["source"] or ""), pytrace=False)
+
+
+def test_enough_part2_cases():
+    """Issue #5: at least 150 cases for exceptions, with, generators, async, match,
+    except*, type parameters."""
+    assert len([cid for cid, _ in CASES if cid.startswith("part2_")]) >= 150
+
+
+def test_drivers_record_the_protocol():
+    sys.path.insert(0, os.path.join(ROOT, "tests", "semantics"))
+    try:
+        import _sem
+    finally:
+        del sys.path[0]
+
+    def gen(log):
+        try:
+            v = yield 1
+        except ValueError as e:
+            log.append(str(e))
+            v = yield "caught"
+        return v
+
+    log = []
+    trace = _sem.drive(("next",), ("throw", ValueError, "t"), ("send", 5), ("next",), ("close",))(gen(log))
+    assert trace == [
+        ("next", "yielded", 1),
+        ("throw ValueError", "yielded", "caught"),
+        ("send 5", "returned", 5),
+        ("next", "returned", None),
+        ("close", "closed", None),
+    ]
+    assert log == ["t"]
+
+    async def agen():
+        try:
+            v = yield 1
+            yield v * 2
+        except KeyError:
+            yield "k"
+
+    trace = _sem.drive_async(("next",), ("send", 4), ("throw", KeyError, "x"), ("next",), ("list",))(agen())
+    assert trace == [
+        ("next", "yielded", 1),
+        ("send 4", "yielded", 8),
+        ("throw KeyError", "yielded", "k"),
+        ("next", "stopped"),
+        ("list", "rest", []),
+    ]
+
+    async def coro(x):
+        return x + 1
+
+    assert _sem.run_coroutine(coro(1)) == 2

@@ -52,7 +52,11 @@ def driven_case(driver, *inputs):
 
 
 def _step_name(step):
-    return step[0] if len(step) == 1 else "%s %r" % (step[0], step[1])
+    """A step as printed in a trace: "next", "send 3", "throw ValueError"."""
+    if len(step) == 1:
+        return step[0]
+    arg = step[1].__name__ if isinstance(step[1], type) else repr(step[1])
+    return "%s %s" % (step[0], arg)
 
 
 def drive(*steps):
