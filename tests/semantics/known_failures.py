@@ -729,6 +729,10 @@ KNOWN_FAILURES = {
     'part2_flow.else_returns_then_tail': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
+    'part2_flow.exc_info_restored_after_inner_handler': {
+        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.12 3.13 3.14 3.15': 'WRONG CODE: the code after a handler is copied into it, so it runs while the exception is still being handled (sys.exc_info())',
+    },
     'part2_flow.exception_in_condition': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.12 3.13 3.14 3.15': 'a try or with body with several exits',
@@ -741,6 +745,16 @@ KNOWN_FAILURES = {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.11 3.12 3.13 3.14': 'a loop branch outside its loop header',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
+    },
+    'part2_flow.gen_handler_then_tail': {
+        '3.8 3.9': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.10': 'GEN_START: not supported by the decompiler yet',
+        '3.12 3.13 3.14 3.15': 'WRONG CODE: the code after a handler is copied into it, so it runs while the exception is still being handled (sys.exc_info())',
+    },
+    'part2_flow.gen_throw_then_tail': {
+        '3.8 3.9': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.10': 'GEN_START: not supported by the decompiler yet',
+        '3.12 3.13 3.14 3.15': 'WRONG CODE: the code after `except E as e:` is copied into the handler, before the implicit `del e` (e still bound there)',
     },
     'part2_flow.handler_deletes_other_name': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -756,6 +770,10 @@ KNOWN_FAILURES = {
         '3.12 3.13 3.14 3.15': 'WRONG CODE: the code after a handler is copied into it, so it runs while the exception is still being handled (sys.exc_info())',
     },
     'part2_flow.loop_else_after_try': {
+        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
+    },
+    'part2_flow.named_handler_in_loop_unbinds': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
@@ -784,6 +802,11 @@ KNOWN_FAILURES = {
     'part2_flow.while_true_break_continue': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.11 3.12 3.13 3.14 3.15': 'control flow too tangled to structure (duplication limit reached)',
+    },
+    'part2_flow.with_in_handler_then_tail': {
+        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.12 3.13': 'WRONG CODE: the code after a handler is copied into it, so it runs while the exception is still being handled (sys.exc_info())',
+        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_generators.gen_close_after_finish': {
         '3.8 3.9': 'YIELD_VALUE: not supported by the decompiler yet',

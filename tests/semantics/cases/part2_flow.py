@@ -3,7 +3,7 @@ structurer is tempted to copy code after a handler into it."""
 
 import sys
 
-from _sem import case
+from _sem import case, drive, driven_case
 
 X = ((1,), (0,), ("k",), ("v",))
 
@@ -228,3 +228,74 @@ def handler_in_while_else(x):
     else:
         return "while else", n
     return "broke", n
+
+
+@case(*X)
+def exc_info_restored_after_inner_handler(x):
+    out = []
+    try:
+        check(x)
+    except Exception:
+        try:
+            check("k")
+        except KeyError:
+            out.append(sys.exc_info()[0].__name__)
+        out.append(sys.exc_info()[0].__name__)
+    out.append(sys.exc_info()[0])
+    return out
+
+
+@case(*X)
+def named_handler_in_loop_unbinds(x):
+    out = []
+    for v in (x, 1):
+        try:
+            out.append(check(v))
+        except Exception as e:
+            out.append(str(e))
+    try:
+        out.append(e)
+    except NameError:
+        out.append("e unbound")
+    return out
+
+
+@case(*X)
+def with_in_handler_then_tail(x):
+    class Ctx(object):
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+    out = []
+    try:
+        check(x)
+    except Exception:
+        with Ctx():
+            out.append("handling")
+    out.append(sys.exc_info()[0])
+    return out
+
+
+@driven_case(drive(("list",)), (1,), (0,), ("k",))
+def gen_handler_then_tail(x):
+    try:
+        yield check(x)
+    except ZeroDivisionError:
+        yield "z"
+    yield sys.exc_info()[0]
+
+
+@driven_case(drive(("next",), ("throw", KeyError, "t"), ("list",)), (1,), (0,))
+def gen_throw_then_tail(x):
+    try:
+        yield x
+    except KeyError as e:
+        yield str(e)
+    try:
+        yield e
+    except NameError:
+        yield "e unbound"
+    yield sys.exc_info()[0]
