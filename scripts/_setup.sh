@@ -30,9 +30,9 @@ if ! "$PY" -c "import transformers, torchvision" >/dev/null 2>&1; then
     echo "== installing transformers and torchvision (models of the end-to-end torch suite)"
     "$PY" -m pip install --quiet transformers torchvision torch
 fi
-if ! "$PY" -c "import pytest" >/dev/null 2>&1 || [ ! -x "$VENV/bin/maturin" ]; then
-    echo "== installing maturin and pytest"
-    "$PY" -m pip install --quiet "maturin>=1.5,<2" "pytest>=7"
+if ! "$PY" -c "import pytest, debugpy" >/dev/null 2>&1 || [ ! -x "$VENV/bin/maturin" ]; then
+    echo "== installing maturin, pytest and debugpy (VS Code's debugger, driven by a test)"
+    "$PY" -m pip install --quiet "maturin>=1.5,<2" "pytest>=7" debugpy
 fi
 
 echo "== building depyf._core (maturin develop --release)"

@@ -44,8 +44,8 @@ torch_python_venv() {
     fi
     local real="$("$TORCH_VENV/bin/python" -c 'import sys; print(sys.base_prefix)')"
     case "$real" in */usr) [ -d "$real/include/python$v" ] && [ "${real#/usr}" != "" ] && export CPATH="$real/include${CPATH:+:$CPATH}" ;; esac
-    if ! "$TORCH_VENV/bin/python" -c "import torch, numpy, pytest" >/dev/null 2>&1; then
-        "$TORCH_VENV/bin/python" -m pip install --quiet "$torch_spec" numpy pytest || return 1
+    if ! "$TORCH_VENV/bin/python" -c "import torch, numpy, pytest, debugpy" >/dev/null 2>&1; then
+        "$TORCH_VENV/bin/python" -m pip install --quiet "$torch_spec" numpy pytest debugpy || return 1
     fi
     local site
     site="$("$TORCH_VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"

@@ -35,7 +35,7 @@ for version in ${DEPYF_TORCH_PYTHONS-3.10 3.12 3.13 3.14 3.15}; do
         continue
     fi
     "$TORCH_VENV/bin/python" -m pytest -q -ra -p no:cacheprovider \
-        tests/torch/test_programs.py </dev/null || status=1
+        tests/torch/test_programs.py tests/torch/test_debugpy.py </dev/null || status=1
 done
 
 echo "== prepare_debug overhead (same runs)"
