@@ -15,8 +15,10 @@ use crate::Op;
 
 mod common;
 mod post311;
+mod post311_async;
 mod post311_exc;
 mod pre311;
+mod pre311_gen;
 mod py310;
 mod py311;
 mod py312;
@@ -175,18 +177,27 @@ fn dispatch_version(code: &CodeObject, ins: &[depyf_bytecode::Instruction], leni
 ///
 /// From 3.12 on, the handlers the compiler adds on its own (a generator's
 /// `StopIteration` guard, the `CLEANUP_THROW` of `yield from`/`await`, the handler of
-/// an inlined comprehension that restores its hidden locals; see `post311_exc`) have
+/// an inlined comprehension that restores its hidden locals; see `post311_exc`), and
+/// from 3.11 the `END_ASYNC_FOR` that ends an `async for` (`post311_async`), have
 /// no source: an exception in their ranges goes on to wherever an exception in the
 /// handler itself goes, so each such range takes the handler's own range (its
 /// handler, depth and `lasti`), or is left out when the handler is unprotected.
 pub fn protected_ranges(code: &CodeObject) -> Result<Vec<depyf_bytecode::ExceptionTableEntry>, IrError> {
     let ranges = depyf_bytecode::parse_exception_table(code).map_err(|e| IrError::from_bytecode(code, e))?;
-    if !(code.version.major == 3 && code.version.minor >= 12) || ranges.is_empty() {
+    if !(code.version.major == 3 && code.version.minor >= 11) || ranges.is_empty() {
         return Ok(ranges);
     }
     let ins = decode(code).map_err(|e| IrError::from_bytecode(code, e))?;
+    // 3.11 has only the `END_ASYNC_FOR` of `async for` (see `post311_async`).
+    let old = code.version.minor == 11;
     let implicit = |target: u32| {
-        ins.binary_search_by_key(&target, |i| i.offset).is_ok_and(|k| post311_exc::implicit_handler(code, &ins, k))
+        ins.binary_search_by_key(&target, |i| i.offset).is_ok_and(|k| {
+            if old {
+                ins[k].opname == "END_ASYNC_FOR"
+            } else {
+                post311_exc::implicit_handler(code, &ins, k)
+            }
+        })
     };
     let mut out = Vec::with_capacity(ranges.len());
     for r in &ranges {

@@ -4,20 +4,23 @@
 //! qualified name on the stack for `MAKE_FUNCTION`. Semantics from each version's
 //! `Lib/dis.py` documentation (`Doc/library/dis.rst`) and `dis.stack_effect`.
 //!
-//! The block-stack opcodes (`SETUP_FINALLY`, `SETUP_WITH`, `POP_BLOCK`, `POP_EXCEPT`,
-//! `RERAISE`, `WITH_EXCEPT_START`, 3.8's `BEGIN_FINALLY`/`CALL_FINALLY`/`END_FINALLY`,
-//! ...), generators (`YIELD_VALUE`, `YIELD_FROM`, `GEN_START`, `GET_AWAITABLE`, ...)
-//! and pattern matching (`MATCH_*`) take the error path until exception regions and
-//! generators are normalized.
+//! Generators and coroutines are normalized in `pre311_gen`. The block-stack opcodes
+//! (`SETUP_FINALLY`, `SETUP_WITH`, `POP_BLOCK`, `POP_EXCEPT`, `RERAISE`,
+//! `WITH_EXCEPT_START`, 3.8's `BEGIN_FINALLY`/`CALL_FINALLY`/`END_FINALLY`, ...) and
+//! pattern matching (`MATCH_*`) take the error path until exception regions are
+//! normalized.
 
 use super::common::{pre311_binary, same_everywhere, Cx};
-use super::IrError;
+use super::{pre311_gen, IrError};
 use crate::{CallLayout, Op};
 
 /// Normalizes instruction `k` with the 3.8-3.10 meanings.
 pub(super) fn op(cx: &mut Cx<'_>, k: usize) -> Result<(), IrError> {
     if let Some(op) = same_everywhere(cx, k)? {
         cx.emit(k, op);
+        return Ok(());
+    }
+    if pre311_gen::op(cx, k)? {
         return Ok(());
     }
     let arg = cx.arg(k);

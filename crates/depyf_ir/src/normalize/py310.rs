@@ -2,7 +2,7 @@
 //! versions in `pre311`.
 //!
 //! 3.10 counts jump arguments in code units (the decoder scales them) and added
-//! `ROT_N`; `GEN_START` and `MATCH_*` take the error path.
+//! `ROT_N` and `GEN_START` (in `pre311_gen`); `MATCH_*` take the error path.
 
 use depyf_bytecode::{CodeObject, Instruction};
 
