@@ -160,9 +160,14 @@ pub(crate) fn comprehension(code: &CodeObject, options: &Options) -> Result<Expr
     if code.co_localsplusnames.first().map(String::as_str) != Some(".0") || loads.len() != 1 || code.co_argcount != 1 {
         return Err(err("a comprehension without its `.0` argument read once"));
     }
+    // An `async for` over `.0` (the caller made it with `GET_AITER`) steps it with
+    // `GET_ANEXT`: the first loop step after the load says which.
+    let first_step = ir[loads[0]..].iter().find(|i| matches!(i.op, Op::ForIter(_)));
+    let is_async = first_step.is_some_and(|i| i.opname == "GET_ANEXT");
     let mut get_iter = ir[loads[0]].clone();
-    get_iter.op = Op::GetIter;
+    get_iter.op = if is_async { Op::GetAIter } else { Op::GetIter };
     ir.insert(loads[0] + 1, get_iter);
+    let is_dot0 = |e: &Expr| e.is_name(".0") || e.async_inner().is_some_and(|x| x.is_name(".0"));
     let cfg = Cfg::build(&ir).map_err(|e| err(&e.to_string()))?;
     let failures = std::cell::RefCell::default();
     let naming = recover::Naming { const_prefix: &options.const_prefix, stub_failures: false, failures: &failures };
@@ -176,7 +181,7 @@ pub(crate) fn comprehension(code: &CodeObject, options: &Options) -> Result<Expr
         let (Some(Stmt::For(target, iter, loop_body, orelse)), None | Some(Stmt::Return(Some(Expr::Const(Constant::None))))) = (body.first(), body.get(1)) else {
             return Err(shape());
         };
-        if body.len() > 2 || !iter.is_name(".0") || !orelse.is_empty() {
+        if body.len() > 2 || !is_dot0(iter) || !orelse.is_empty() {
             return Err(shape());
         }
         let mut gens = vec![Comprehension { target: target.clone(), iter: iter.clone(), ifs: Vec::new() }];
@@ -192,7 +197,7 @@ pub(crate) fn comprehension(code: &CodeObject, options: &Options) -> Result<Expr
         "<setcomp>" => *empty == Expr::Set(vec![]),
         _ => *empty == Expr::Dict(vec![]),
     };
-    if !empty_ok || ret != t || !iter.is_name(".0") || !orelse.is_empty() {
+    if !empty_ok || ret != t || !is_dot0(iter) || !orelse.is_empty() {
         return Err(shape());
     }
     let mut gens = vec![Comprehension { target: target.clone(), iter: iter.clone(), ifs: Vec::new() }];
@@ -241,6 +246,13 @@ fn genexpr_as_loop(code: &CodeObject) -> Result<CodeObject, DecompileError> {
                 out.co_code[at + 1] = 0;
                 true
             }
+            // The yield of an `await` loop (`SEND; YIELD_VALUE`, in an async generator
+            // expression) stays: the normalizer folds the loop into one op.
+            "YIELD_VALUE" if k > 0 && ins[k - 1].opname == "SEND" => false,
+            // An async generator wraps what it yields (3.11 `ASYNC_GEN_WRAP`, 3.12+
+            // `CALL_INTRINSIC_1 INTRINSIC_ASYNC_GEN_WRAP`): the element is the value.
+            "ASYNC_GEN_WRAP" => true,
+            "CALL_INTRINSIC_1" if table.intrinsic1.get(i.oparg.unwrap_or(0) as usize).copied() == Some("INTRINSIC_ASYNC_GEN_WRAP") => true,
             "YIELD_VALUE" => {
                 yields += 1;
                 let Some(pop) = ins[k + 1..].iter().find(|n| n.opname != "RESUME").filter(|n| n.opname == "POP_TOP") else {
@@ -257,7 +269,7 @@ fn genexpr_as_loop(code: &CodeObject) -> Result<CodeObject, DecompileError> {
                 out.co_code[at + 1] = 0;
                 false
             }
-            "YIELD_FROM" | "SEND" | "GET_AWAITABLE" | "GET_AITER" | "GET_ANEXT" => return Err(err("a generator expression with await or yield from")),
+            "YIELD_FROM" => return Err(err("a generator expression with await or yield from")),
             _ => false,
         };
         if kill {
@@ -272,7 +284,7 @@ fn genexpr_as_loop(code: &CodeObject) -> Result<CodeObject, DecompileError> {
     if yields != 1 {
         return Err(err("a generator expression that does not yield once"));
     }
-    out.co_flags &= !depyf_bytecode::co_flags::GENERATOR;
+    out.co_flags &= !(depyf_bytecode::co_flags::GENERATOR | depyf_bytecode::co_flags::ASYNC_GENERATOR);
     Ok(out)
 }
 

@@ -33,6 +33,8 @@ mod recover;
 mod idioms;
 mod structure;
 
+use std::collections::BTreeSet;
+
 use depyf_bytecode::{co_flags, CodeObject, Constant};
 use depyf_cfg::Cfg;
 use depyf_ir::{normalize, Op};
@@ -145,13 +147,55 @@ fn validate(code: &CodeObject) -> Result<(), DecompileError> {
 
 /// The names recovery uses for what has no source form yet; any left in the output
 /// means a shape was not understood, and the output would not run as the original.
+/// An `__async__` mark is in place (not a leftover) as the iterable of a `for` or of a
+/// comprehension's generator, or as a `with` item when every item of that `with` has one.
 fn leftover_marker(body: &[Stmt]) -> Option<String> {
     let mut found = None;
+    let mut placed: BTreeSet<*const Expr> = BTreeSet::new();
+    let place = |e: &Expr, placed: &mut BTreeSet<*const Expr>| {
+        if let Expr::Call(f, _, _) = e {
+            if e.async_inner().is_some() {
+                placed.insert(&**f as *const Expr);
+            }
+        }
+    };
+    fn stmts_in(s: &Stmt) -> Vec<&Vec<Stmt>> {
+        match s {
+            Stmt::If(_, a, b) | Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => vec![a, b],
+            Stmt::FunctionDef(_, _, b) | Stmt::ClassDef(_, _, _, b) | Stmt::With(_, b) => vec![b],
+            Stmt::Decorated(_, d) => stmts_in(d),
+            Stmt::Try(b, hs, e, f) => {
+                let mut v = vec![b, e, f];
+                v.extend(hs.iter().map(|h| &h.body));
+                v
+            }
+            _ => Vec::new(),
+        }
+    }
+    let mut work: Vec<&Stmt> = body.iter().collect();
+    while let Some(s) = work.pop() {
+        match s {
+            Stmt::For(_, it, _, _) => place(it, &mut placed),
+            Stmt::With(items, _) if items.iter().all(|(e, _)| e.async_inner().is_some()) => items.iter().for_each(|(e, _)| place(e, &mut placed)),
+            _ => {}
+        }
+        work.extend(stmts_in(s).into_iter().flatten());
+    }
     for s in body {
         s.walk_exprs(&mut |e| {
+            if let Expr::Comp(_, _, gens) | Expr::DictComp(_, _, gens) = e {
+                gens.iter().for_each(|g| place(&g.iter, &mut placed));
+            }
+        });
+    }
+    for s in body {
+        s.walk_exprs(&mut |e| {
+            if placed.contains(&(e as *const Expr)) {
+                return;
+            }
             if let Expr::Name(n) = e {
                 let is_marker = n.starts_with('<')
-                    || matches!(n.as_str(), "__exc__" | "__exc_match__" | "__pop_except__" | "__reraise__" | "__with_enter__" | "__with_exit__" | "__with_suppress__");
+                    || matches!(n.as_str(), "__exc__" | "__exc_match__" | "__pop_except__" | "__reraise__" | "__with_enter__" | "__with_exit__" | "__with_suppress__" | depyf_source::ASYNC_MARK);
                 if is_marker && found.is_none() {
                     found = Some(n.clone());
                 }
@@ -262,8 +306,13 @@ pub(crate) fn recover_body_in(
     // A generator whose yields the compiler dropped as dead code (`return; yield`,
     // `if False: yield`) is still a generator: `if False: yield` keeps it one and
     // compiles to nothing.
-    if code.co_flags & co_flags::GENERATOR != 0 && !ir.iter().any(|i| matches!(i.op, Op::Yield | Op::YieldFrom)) {
+    if code.co_flags & (co_flags::GENERATOR | co_flags::ASYNC_GENERATOR) != 0 && !ir.iter().any(|i| matches!(i.op, Op::Yield | Op::YieldFrom)) {
         body.push(Stmt::If(Expr::Const(Constant::Bool(false)), vec![Stmt::Expr(Expr::Yield(None))], Vec::new()));
+    }
+    // An async generator may only `return` without a value (a SyntaxError otherwise,
+    // even for `return None`); every return it has returns None.
+    if code.co_flags & co_flags::ASYNC_GENERATOR != 0 {
+        bare_returns(&mut body);
     }
     // Declarations from the ops themselves, so that stores folded into larger
     // statements (augmented assignment, imports) are declared too.
@@ -291,6 +340,21 @@ pub(crate) fn recover_body_in(
     }
     decls.extend(body);
     Ok(decls)
+}
+
+/// `return None` becomes `return`, in `body` and the statements nested in it (not in
+/// nested functions or classes, which have returns of their own).
+fn bare_returns(body: &mut [Stmt]) {
+    for s in body {
+        match s {
+            Stmt::Return(r @ Some(Expr::Const(Constant::None))) => *r = None,
+            Stmt::If(_, a, b) | Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => {
+                bare_returns(a);
+                bare_returns(b);
+            }
+            other => other.bodies_mut().into_iter().for_each(|b| bare_returns(b)),
+        }
+    }
 }
 
 /// The CFG of `ir` with the protected ranges of `code` as exception edges.

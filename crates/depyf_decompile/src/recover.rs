@@ -967,6 +967,11 @@ impl BlockState<'_, '_> {
                 let v = self.pop_expr()?;
                 self.stack.push(SVal::Iter(v));
             }
+            // The iterable of an `async for` is marked so that the loop prints as one.
+            Op::GetAIter => {
+                let v = self.pop_expr()?;
+                self.stack.push(SVal::Iter(Expr::async_mark(v)));
+            }
             Op::PushExcInfo => {
                 let v = self.pop()?;
                 self.stack.push(SVal::Mark(Mark::PrevExc));
@@ -984,8 +989,9 @@ impl BlockState<'_, '_> {
                 self.pop()?;
                 self.emit(Stmt::Expr(Expr::name(markers::RERAISE)));
             }
-            Op::BeforeWith => {
+            Op::BeforeWith | Op::BeforeAsyncWith => {
                 let m = self.pop_expr()?;
+                let m = if matches!(op, Op::BeforeAsyncWith) { Expr::async_mark(m) } else { m };
                 self.stack.push(SVal::Mark(Mark::WithExit(m.clone())));
                 self.stack.push(SVal::Mark(Mark::WithEnter(m)));
             }
@@ -1459,6 +1465,10 @@ fn recover_block(
                 let SVal::Iter(iterable) = st.pop()? else {
                     return Err(st.err("FOR_ITER on a value that is not an iterator"));
                 };
+                // `GET_ANEXT` steps only what `GET_AITER` made, `FOR_ITER` the rest.
+                if (last.opname == "GET_ANEXT") != iterable.async_inner().is_some() {
+                    return Err(st.err("an async for step on a sync iterator, or the reverse"));
+                }
                 jump = Some((target, st.stack.clone()));
                 let item = st.ctx.fresh_temp();
                 st.stack.push(SVal::Iter(iterable.clone()));

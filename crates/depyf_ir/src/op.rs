@@ -278,8 +278,14 @@ pub enum Op {
     GetIter,
     /// On the fall-through edge `(iter -- iter, next)`; when the iterator is exhausted
     /// `(iter -- )` and jump to `target`. Normalizers of 3.12+ point `target` past
-    /// `END_FOR` so that this holds for every version.
+    /// `END_FOR` so that this holds for every version. The step of an `async for`
+    /// (3.11+ `GET_ANEXT` and the `await` loop after it, ending when `StopAsyncIteration`
+    /// reaches the `END_ASYNC_FOR` handler) is this op too, on an iterator made by
+    /// [`Op::GetAIter`], jumping to the `END_ASYNC_FOR` (a `Nop`); its `IrInstr::opname`
+    /// is `GET_ANEXT`.
     ForIter(u32),
+    /// `(iterable -- aiter)` `aiter(x)` of an `async for` (`GET_AITER`).
+    GetAIter,
     /// 3.8-3.11 `JUMP_IF_TRUE_OR_POP` / `JUMP_IF_FALSE_OR_POP`: on the jump edge
     /// `(cond -- cond)`, on the fall-through edge `(cond -- )`.
     JumpIfOrPop {
@@ -385,6 +391,11 @@ pub enum Op {
     Reraise,
     /// `(manager -- exit, enter_result)` enter a `with` block (`BEFORE_WITH`).
     BeforeWith,
+    /// `(manager -- exit, enter_result)` enter an `async with` block: 3.11+
+    /// `BEFORE_ASYNC_WITH` and the `await` of `__aenter__()` after it. Its exits are
+    /// [`Op::WithExit`] and [`Op::WithExceptStart`] with the `await` of `__aexit__()`
+    /// folded in.
+    BeforeAsyncWith,
     /// `(exit -- )` the normal exit of a `with` block: `exit(None, None, None)` and
     /// its result discarded.
     WithExit,
@@ -421,7 +432,7 @@ impl Op {
             LoadAttr(_) | Unary(_) | ListToTuple => (1, 1),
             StoreAttr(_) | DeleteSubscr => (2, 0),
             LoadMethod(..) => (1, 2),
-            GetIter | ConvertValue(_) | LoadFromDictOr(..) => (1, 1),
+            GetIter | GetAIter | ConvertValue(_) | LoadFromDictOr(..) => (1, 1),
             ForIter(_) => (1, 2),
             JumpIfOrPop { .. } => (1, 0),
             MakeFunction { flags, qualname } => (1 + u32::from(qualname) + (flags & 0x1f).count_ones(), 1),
@@ -450,7 +461,7 @@ impl Op {
             Call { argc, layout, .. } => (argc + 1 + u32::from(layout != CallLayout::NoNull), 1),
             CallEx { has_kwargs, layout } => (2 + u32::from(has_kwargs) + u32::from(layout != CallLayout::NoNull), 1),
             Raise(n) => (n, 0),
-            PushExcInfo | BeforeWith => (1, 2),
+            PushExcInfo | BeforeWith | BeforeAsyncWith => (1, 2),
             PopExcept | Reraise | WithExit => (1, 0),
             CheckExcMatch => (2, 2),
             WithExceptStart => (0, 1),

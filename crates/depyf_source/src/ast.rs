@@ -2,6 +2,28 @@
 
 use depyf_bytecode::Constant;
 
+/// The reserved callee that marks an asynchronous iterable or context manager:
+/// `__async__(x)` as the iterable of a [`Stmt::For`] or a [`Comprehension`] prints
+/// `async for ... in x`, and as the first manager of a [`Stmt::With`] prints
+/// `async with x, ...` (every item of that `with` is then unwrapped). Anywhere else it
+/// is a leftover that the decompiler refuses (it names no real function).
+pub const ASYNC_MARK: &str = "__async__";
+
+impl Expr {
+    /// `__async__(inner)` (see [`ASYNC_MARK`]).
+    pub fn async_mark(inner: Expr) -> Expr {
+        Expr::Call(Box::new(Expr::name(ASYNC_MARK)), vec![inner], Vec::new())
+    }
+
+    /// The operand of `__async__(x)`, if this is one.
+    pub fn async_inner(&self) -> Option<&Expr> {
+        match self {
+            Expr::Call(f, args, kws) if f.is_name(ASYNC_MARK) && args.len() == 1 && kws.is_empty() => Some(&args[0]),
+            _ => None,
+        }
+    }
+}
+
 /// An expression.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Expr {

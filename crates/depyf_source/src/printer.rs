@@ -343,10 +343,19 @@ fn expr(out: &mut String, e: &Expr, _ctx: u8) {
 
 fn comprehensions(out: &mut String, gens: &[Comprehension]) {
     for g in gens {
-        out.push_str(" for ");
+        let iter = match g.iter.async_inner() {
+            Some(inner) => {
+                out.push_str(" async for ");
+                inner
+            }
+            None => {
+                out.push_str(" for ");
+                &g.iter
+            }
+        };
         target(out, &g.target);
         out.push_str(" in ");
-        paren(out, &g.iter, P_OR);
+        paren(out, iter, P_OR);
         for c in &g.ifs {
             out.push_str(" if ");
             paren(out, c, P_OR);
@@ -771,6 +780,13 @@ fn stmt(out: &mut String, s: &Stmt, level: usize) {
             }
         }
         Stmt::For(t, iter, body, orelse) => {
+            let iter = match iter.async_inner() {
+                Some(inner) => {
+                    out.push_str("async ");
+                    inner
+                }
+                None => iter,
+            };
             out.push_str("for ");
             target(out, t);
             out.push_str(" in ");
@@ -895,11 +911,13 @@ fn stmt(out: &mut String, s: &Stmt, level: usize) {
             }
         }
         Stmt::With(items, body) => {
-            out.push_str("with ");
+            let is_async = items.first().is_some_and(|(e, _)| e.async_inner().is_some());
+            out.push_str(if is_async { "async with " } else { "with " });
             for (i, (e, t)) in items.iter().enumerate() {
                 if i > 0 {
                     out.push_str(", ");
                 }
+                let e = if is_async { e.async_inner().unwrap_or(e) } else { e };
                 paren(out, e, P_TEST);
                 if let Some(t) = t {
                     out.push_str(" as ");

@@ -406,7 +406,10 @@ impl BlockState<'_, '_> {
             f = self.set_function_attribute(f, flag, attr)?;
         }
         if matches!(f, Expr::Comp(..) | Expr::DictComp(..)) {
-            return self.call_comprehension(f, next);
+            // A list/set/dict comprehension with `async for` or `await` is a coroutine
+            // that the caller awaits at once (CPython 3.8-3.11 `compiler_comprehension`).
+            let awaited = code.co_flags & depyf_bytecode::co_flags::COROUTINE != 0;
+            return self.call_comprehension(f, next, awaited);
         }
         self.push(f);
         Ok(0)
@@ -517,13 +520,15 @@ impl BlockState<'_, '_> {
 
     /// A comprehension function is called at once with `iter(iterable)`: interprets
     /// the ops that compute the iterable up to that call, and pushes the comprehension.
-    fn call_comprehension(&mut self, comp: Expr, next: &[IrInstr]) -> Result<usize, DecompileError> {
+    /// `awaited`: the comprehension is a coroutine, whose call is followed by the `await`
+    /// that runs it (part of the comprehension, not of the source).
+    fn call_comprehension(&mut self, comp: Expr, next: &[IrInstr], awaited: bool) -> Result<usize, DecompileError> {
         let base = self.stack.len();
         self.push(comp);
         let mut j = 0;
         while j < next.len() {
             let op = &next[j].op;
-            if matches!(op, Op::GetIter) && self.stack.len() == base + 2 {
+            if matches!(op, Op::GetIter | Op::GetAIter) && self.stack.len() == base + 2 {
                 let call_at = next[j + 1..].iter().position(|i| i.op != Op::Nop).map(|k| j + 1 + k);
                 let call_ok = matches!(
                     call_at.map(|k| &next[k].op),
@@ -534,14 +539,26 @@ impl BlockState<'_, '_> {
                     break;
                 }
                 let iterable = self.pop_expr()?;
+                let is_async = matches!(op, Op::GetAIter);
                 let mut comp = self.pop_expr()?;
                 let gens = match &mut comp {
                     Expr::Comp(_, _, g) | Expr::DictComp(_, _, g) => g,
                     _ => return Err(self.err("a comprehension was evaluated before its call")),
                 };
-                gens[0].iter = iterable;
+                if gens[0].iter.async_inner().is_some() != is_async {
+                    return Err(self.err("a comprehension whose first loop and iterable disagree on async"));
+                }
+                gens[0].iter = if is_async { Expr::async_mark(iterable) } else { iterable };
                 self.push(comp);
-                return Ok(call_at.expect("matched a call") + 1);
+                let mut end = call_at.expect("matched a call") + 1;
+                if awaited {
+                    let aw = next[end..].iter().position(|i| i.op != Op::Nop).map(|k| end + k);
+                    match aw {
+                        Some(k) if next[k].op == Op::Await => end = k + 1,
+                        _ => return Err(self.err("an async comprehension that is not awaited at once")),
+                    }
+                }
+                return Ok(end);
             }
             if self.stack.len() <= base {
                 break;

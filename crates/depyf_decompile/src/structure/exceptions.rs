@@ -235,8 +235,10 @@ impl Structurer<'_> {
         }
         rest.remove(0);
         let mut items = vec![(mgr, target)];
+        // `with a: with b:` is `with a, b:` when both are sync or both async.
+        let is_async = |e: &Expr| e.async_inner().is_some();
         let body = match body.as_slice() {
-            [Stmt::With(inner, b)] => {
+            [Stmt::With(inner, b)] if inner.first().is_some_and(|(e, _)| is_async(e) == is_async(&items[0].0)) => {
                 items.extend(inner.iter().cloned());
                 b.clone()
             }

@@ -32,7 +32,8 @@ fn opnames<'a>(ins: &'a [Instruction], from: usize, n: usize) -> Vec<&'a str> {
 }
 
 /// Whether the handler at instruction `k` is one the compiler adds on its own: the
-/// generator's `StopIteration` guard, the `CLEANUP_THROW` of `yield from`/`await`, or
+/// generator's `StopIteration` guard, the `CLEANUP_THROW` of `yield from`/`await`, the
+/// `END_ASYNC_FOR` of `async for` (reached through its `Op::ForIter` instead), or
 /// the handler of an inlined comprehension (PEP 709) that puts back the outer values
 /// of its `n - 1` hidden locals before re-raising: `SWAP 2; POP_TOP` (drops the
 /// list/set/dict being built), `SWAP n`, `n - 1` stores, `RERAISE 0`.
@@ -57,6 +58,7 @@ pub(super) fn implicit_handler(code: &CodeObject, ins: &[Instruction], k: usize)
             false
         }
         "CLEANUP_THROW" => true,
+        "END_ASYNC_FOR" => true,
         "CALL_INTRINSIC_1" => {
             let table = table_for(code.version).expect("decoded, so a table exists");
             table.intrinsic1.get(i.oparg.unwrap_or(0) as usize).copied() == Some("INTRINSIC_STOPITERATION_ERROR")
@@ -73,6 +75,11 @@ pub(super) fn op(cx: &mut Cx<'_>, k: usize) -> Result<bool, IrError> {
     let ins = cx.ins;
     let code = cx.code;
     let i = &ins[k];
+    if let Some((op, n)) = super::post311_async::op(code, ins, k) {
+        cx.skip_more = n;
+        cx.emit(k, op);
+        return Ok(true);
+    }
     let op = match i.opname {
         "PUSH_EXC_INFO" => Op::PushExcInfo,
         "POP_EXCEPT" => Op::PopExcept,
@@ -87,11 +94,8 @@ pub(super) fn op(cx: &mut Cx<'_>, k: usize) -> Result<bool, IrError> {
             }
             Op::Nop
         }
-        "GET_YIELD_FROM_ITER" | "GET_AWAITABLE"
-            if opnames(ins, k + 1, 6) == ["LOAD_CONST", "SEND", "YIELD_VALUE", "RESUME", "JUMP_BACKWARD_NO_INTERRUPT", "END_SEND"]
-                && is_none(code, &ins[k + 1]) =>
-        {
-            cx.skip_more = 6;
+        "GET_YIELD_FROM_ITER" | "GET_AWAITABLE" if super::post311_async::await_tail(code, ins, k).is_some() => {
+            cx.skip_more = super::post311_async::await_tail(code, ins, k).unwrap_or(0);
             if i.opname == "GET_AWAITABLE" {
                 Op::Await
             } else {

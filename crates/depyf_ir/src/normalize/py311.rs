@@ -29,6 +29,11 @@ pub(super) fn normalize(code: &CodeObject, ins: &[Instruction]) -> Result<Vec<Ir
         };
         let target = || i.jump_target().unwrap_or(0);
         let mut push = |op: Op| out.push(IrInstr { offset: i.offset, op, line: i.line_number, opname: i.opname });
+        if let Some((op, n)) = super::post311_async::op(code, ins, at) {
+            folded = n;
+            push(op);
+            continue;
+        }
         match i.opname {
             "NOP" | "RESUME" | "PRECALL" | "CACHE" | "EXTENDED_ARG" => push(Op::Nop),
             "MAKE_CELL" | "COPY_FREE_VARS" => push(Op::FrameSetup),
