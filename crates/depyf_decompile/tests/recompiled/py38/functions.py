@@ -18,6 +18,14 @@ def outer(n):
         return total
     return inner(n), lambda: total
 
+# depyf-function: gen
+def gen(n):
+    for i in range(n):
+        if i % 2:
+            continue
+        yield i
+    yield from range(3)
+
 # depyf-function: comprehensions
 def comprehensions(xs):
     return [x for x in xs if x], {x: x for x in xs}, {x for x in xs}, (x for x in xs)
