@@ -318,6 +318,11 @@ fn as_definition(value: &Expr, name: &str) -> Option<Stmt> {
                 decorators.push((**d).clone());
                 cur = &args[0];
             }
+            // A generic `def` (PEP 695): its parameters function, called at once.
+            Expr::Call(g, args, kws) if args.is_empty() && kws.is_empty() => match &**g {
+                Expr::Call(m, a, k) if m.is_name(recover::markers::GENERIC) && k.is_empty() && matches!(a.as_slice(), [Expr::Def(_)]) => cur = &a[0],
+                _ => return None,
+            },
             _ => return None,
         }
     }
@@ -471,6 +476,7 @@ fn stmt_exprs_mut(s: &mut Stmt, f: &mut dyn FnMut(&mut Expr)) {
                 m.walk_mut(f);
             }
         }
+        Stmt::TypeAlias(_, _, v) => v.walk_mut(f),
         Stmt::AnnAssign(t, a, v) => {
             t.walk_mut(f);
             a.walk_mut(f);
@@ -496,7 +502,7 @@ fn bind_defs(body: &mut [Stmt]) {
             }
             Stmt::Assign(targets, v) => {
                 if let [Expr::Name(n)] = targets.as_slice() {
-                    if let Some(def) = as_definition(v, n) {
+                    if let Some(def) = as_definition(v, n).or_else(|| as_type_alias(v, n)) {
                         *s = def;
                     }
                 }
@@ -596,4 +602,145 @@ mod tests {
         let mut body = vec![Stmt::Assign(vec![Expr::name("g")], Expr::Def(Box::new(def)))];
         assert!(bind(&mut body).is_err());
     }
+}
+
+/// The generic `def` or `type` alias that a `<generic parameters of NAME>` function
+/// makes (PEP 695; CPython 3.12-3.13 `Python/compile.c`, `compiler_type_params`), from
+/// its recovered `body`: each type parameter is bound (`T = __typevar__('T')`, or
+/// `(T := __typevar__('T'))` inside the tuple of parameters), then the function returns
+/// `__set_type_params__(<def NAME>, (T, ...))` or `__type_alias__('NAME', (T, ...),
+/// value)`. Returns the `def` with [`depyf_source::Arguments::type_params`] set, or
+/// `__type_alias__('NAME', ['T', '*Ts', ...], value)` for the caller's assignment to
+/// turn into a `type` statement.
+///
+/// Errors: a parameters function that takes arguments (defaults of the generic
+/// function are passed in), bounds or constraints (their intrinsics are not
+/// normalized), classes, and any other statement.
+pub(crate) fn generic(code: &CodeObject, body: Vec<Stmt>) -> Result<Expr, DecompileError> {
+    let err = |m: &str| DecompileError::new(code, 0, "", m);
+    let name = code.co_name.strip_prefix("<generic parameters of ").and_then(|n| n.strip_suffix('>')).ok_or_else(|| err("not a generic parameters function"))?;
+    if code.total_argcount() != 0 {
+        return Err(err("a generic function with default values is not supported yet"));
+    }
+    let kind_of = |e: &Expr, n: &str| -> Option<&'static str> {
+        match e {
+            Expr::Call(f, a, k) if k.is_empty() && matches!(a.as_slice(), [Expr::Const(Constant::Str(s))] if s == n) => {
+                recover::markers::TYPE_PARAM_KINDS.iter().find(|(_, m, _)| f.is_name(m)).map(|(_, _, p)| *p)
+            }
+            _ => None,
+        }
+    };
+    let Some((Stmt::Return(Some(ret)), init)) = body.split_last() else { return Err(err("a generic parameters function that does not end in a return")) };
+    let mut assigned: Vec<(String, &str)> = Vec::new();
+    // The tuple of parameters and the function, named by recovery when they wait on the
+    // stack (the `SWAP 2` before the intrinsic).
+    let mut temps: Vec<(&str, &Expr)> = Vec::new();
+    for s in init {
+        match s {
+            Stmt::Assign(t, v @ (Expr::Tuple(_) | Expr::Def(_))) if matches!(t.as_slice(), [Expr::Name(n)] if n.starts_with("__temp_")) => {
+                let Expr::Name(n) = &t[0] else { unreachable!() };
+                temps.push((n.as_str(), v));
+            }
+            Stmt::Assign(t, v) if matches!(t.as_slice(), [Expr::Name(_)]) => {
+                let Expr::Name(n) = &t[0] else { unreachable!() };
+                let p = kind_of(v, n).ok_or_else(|| err(&format!("a generic parameters function with other statements: {}", depyf_source::print_body(std::slice::from_ref(s), 0).trim_end())))?;
+                assigned.push((n.clone(), p));
+            }
+            _ => return Err(err(&format!("a generic parameters function with other statements: {}", depyf_source::print_body(std::slice::from_ref(s), 0).trim_end()))),
+        }
+    }
+    let params_of = |e: &Expr| -> Option<Vec<String>> {
+        let Expr::Tuple(items) = e else { return None };
+        let mut used = 0;
+        let out: Option<Vec<String>> = items
+            .iter()
+            .map(|it| match it {
+                Expr::Name(n) => {
+                    used += 1;
+                    assigned.iter().find(|(m, _)| m == n).map(|(_, p)| format!("{p}{n}"))
+                }
+                Expr::NamedExpr(n, v) => kind_of(v, n).map(|p| format!("{p}{n}")),
+                _ => None,
+            })
+            .collect();
+        let out = out?;
+        let mut seen = std::collections::BTreeSet::new();
+        (used == assigned.len() && !out.is_empty() && out.iter().all(|p| seen.insert(p.trim_start_matches('*').to_string()))).then_some(out)
+    };
+    let Expr::Call(f, args, kws) = ret else { return Err(err("a generic parameters function of an unknown shape")) };
+    // Each temporary is one whole argument, used once, and nowhere else.
+    let mut args = args.clone();
+    for (t, v) in &temps {
+        let at: Vec<usize> = args.iter().enumerate().filter(|(_, a)| a.is_name(t)).map(|(k, _)| k).collect();
+        if at.len() != 1 {
+            return Err(err("a generic parameters function of an unknown shape"));
+        }
+        args[at[0]] = (*v).clone();
+    }
+    let mut mentioned = false;
+    for a in &args {
+        a.walk(&mut |e| mentioned |= temps.iter().any(|(t, _)| e.is_name(t)));
+        if let Expr::Def(d) = a {
+            if let Stmt::FunctionDef(_, fa, _) = &**d {
+                fa.walk(&mut |e| mentioned |= temps.iter().any(|(t, _)| e.is_name(t)));
+            }
+        }
+    }
+    if mentioned {
+        return Err(err("a generic parameters function of an unknown shape"));
+    }
+    if !kws.is_empty() {
+        return Err(err("a generic parameters function of an unknown shape"));
+    }
+    if f.is_name(recover::markers::SET_TYPE_PARAMS) {
+        let [Expr::Def(def), params] = args.as_slice() else { return Err(err("a generic function of an unknown shape")) };
+        let Stmt::FunctionDef(n, a, b) = &**def else { return Err(err("a generic function of an unknown shape")) };
+        let params = params_of(params).ok_or_else(|| err("generic type parameters of an unknown shape"))?;
+        if n != name || !a.type_params.is_empty() {
+            return Err(err("a generic function of an unknown shape"));
+        }
+        let mut a = a.clone();
+        a.type_params = params;
+        return Ok(Expr::Def(Box::new(Stmt::FunctionDef(n.clone(), a, b.clone()))));
+    }
+    if f.is_name(recover::markers::TYPE_ALIAS) {
+        let [n @ Expr::Const(Constant::Str(s)), params, value] = args.as_slice() else { return Err(err("a generic type alias of an unknown shape")) };
+        let params = params_of(params).ok_or_else(|| err("generic type parameters of an unknown shape"))?;
+        if s != name {
+            return Err(err("a generic type alias of an unknown shape"));
+        }
+        let params = Expr::List(params.into_iter().map(|p| Expr::Const(Constant::Str(p))).collect());
+        return Ok(Expr::Call(f.clone(), vec![n.clone(), params, value.clone()], Vec::new()));
+    }
+    Err(err("a generic parameters function of an unknown shape (a generic class?)"))
+}
+
+/// `type name[params] = value` from the value a `type` statement stores into `name`:
+/// `__type_alias__('name', None, value)`, or the generic form that [`generic`] makes,
+/// called at once (`__generic__(...)()`).
+fn as_type_alias(v: &Expr, name: &str) -> Option<Stmt> {
+    let inner = match v {
+        Expr::Call(g, a, k) if a.is_empty() && k.is_empty() => match &**g {
+            Expr::Call(m, a, k) if m.is_name(recover::markers::GENERIC) && a.len() == 1 && k.is_empty() => &a[0],
+            _ => return None,
+        },
+        other => other,
+    };
+    let Expr::Call(f, args, kws) = inner else { return None };
+    if !f.is_name(recover::markers::TYPE_ALIAS) || !kws.is_empty() {
+        return None;
+    }
+    let [Expr::Const(Constant::Str(n)), params, value] = args.as_slice() else { return None };
+    if n != name {
+        return None;
+    }
+    let params = match params {
+        Expr::Const(Constant::None) if std::ptr::eq(inner, v) => Vec::new(),
+        Expr::List(ps) if !std::ptr::eq(inner, v) => ps.iter().map(|p| match p {
+            Expr::Const(Constant::Str(s)) => Some(s.clone()),
+            _ => None,
+        }).collect::<Option<Vec<_>>>()?,
+        _ => return None,
+    };
+    Some(Stmt::TypeAlias(n.clone(), params, value.clone()))
 }

@@ -195,7 +195,8 @@ fn leftover_marker(body: &[Stmt]) -> Option<String> {
             }
             if let Expr::Name(n) = e {
                 let is_marker = n.starts_with('<')
-                    || matches!(n.as_str(), "__exc__" | "__exc_match__" | "__pop_except__" | "__reraise__" | "__with_enter__" | "__with_exit__" | "__with_suppress__" | depyf_source::ASYNC_MARK);
+                    || matches!(n.as_str(), "__exc__" | "__exc_match__" | "__pop_except__" | "__reraise__" | "__with_enter__" | "__with_exit__" | "__with_suppress__" | depyf_source::ASYNC_MARK)
+                    || matches!(n.as_str(), "__typevar__" | "__typevartuple__" | "__paramspec__" | "__type_alias__" | "__set_type_params__" | "__generic__");
                 if is_marker && found.is_none() {
                     found = Some(n.clone());
                 }
@@ -278,14 +279,8 @@ pub(crate) fn recover_body_in(
     options: &Options,
     failures: &std::cell::RefCell<Vec<Failure>>,
 ) -> Result<Vec<Stmt>, DecompileError> {
-    validate(code)?;
-    let ir = normalize(code)?;
-    let cfg = build_cfg(code, &ir)?;
-    let naming = recover::Naming { const_prefix: &options.const_prefix, stub_failures: options.stub_failures, failures };
-    let rec = recover::recover(code, &ir, &cfg, &naming)?;
-    let mut st = structure::Structurer::new(&cfg, &rec, &ir);
+    let (mut body, ir, rec) = structured(code, options, failures)?;
     let at = |m: &str| DecompileError::new(code, 0, "", m);
-    let mut body = st.region(depyf_cfg::BlockId(0), None, &at)?;
     idioms::rotated_while(&mut body);
     idioms::asserts(&mut body);
     definitions::bind(&mut body).map_err(|m| at(&m))?;
@@ -340,6 +335,30 @@ pub(crate) fn recover_body_in(
     }
     decls.extend(body);
     Ok(decls)
+}
+
+/// The statements of `code` as structuring leaves them (markers of definitions and
+/// other shapes not yet turned into statements), with its IR and recovery.
+fn structured(
+    code: &CodeObject,
+    options: &Options,
+    failures: &std::cell::RefCell<Vec<Failure>>,
+) -> Result<(Vec<Stmt>, Vec<depyf_ir::IrInstr>, recover::Recovered), DecompileError> {
+    validate(code)?;
+    let ir = normalize(code)?;
+    let cfg = build_cfg(code, &ir)?;
+    let naming = recover::Naming { const_prefix: &options.const_prefix, stub_failures: options.stub_failures, failures };
+    let rec = recover::recover(code, &ir, &cfg, &naming)?;
+    let mut st = structure::Structurer::new(&cfg, &rec, &ir);
+    let at = |m: &str| DecompileError::new(code, 0, "", m);
+    let body = st.region(depyf_cfg::BlockId(0), None, &at)?;
+    Ok((body, ir, rec))
+}
+
+/// The body of a PEP 695 `<generic parameters of ...>` function as structuring leaves
+/// it, for `definitions::generic` to read (it makes a definition, not source).
+pub(crate) fn generic_params_body(code: &CodeObject, options: &Options, failures: &std::cell::RefCell<Vec<Failure>>) -> Result<Vec<Stmt>, DecompileError> {
+    structured(code, options, failures).map(|(body, _, _)| body)
 }
 
 /// `return None` becomes `return`, in `body` and the statements nested in it (not in

@@ -83,6 +83,20 @@ pub(crate) mod markers {
     pub const WITH_ENTER: &str = "__with_enter__";
     /// The normal exit of a `with` block.
     pub const WITH_EXIT: &str = "__with_exit__";
+    /// PEP 695 type parameters: (intrinsic, marker call, prefix in source), e.g.
+    /// `__typevartuple__('Ts')` is `*Ts`.
+    pub const TYPE_PARAM_KINDS: [(&str, &str, &str); 3] = [
+        ("INTRINSIC_TYPEVAR", "__typevar__", ""),
+        ("INTRINSIC_TYPEVARTUPLE", "__typevartuple__", "*"),
+        ("INTRINSIC_PARAMSPEC", "__paramspec__", "**"),
+    ];
+    /// `__type_alias__(name, params, value)`: `type name[params] = value`.
+    pub const TYPE_ALIAS: &str = "__type_alias__";
+    /// `__set_type_params__(func, params)`: a generic function.
+    pub const SET_TYPE_PARAMS: &str = "__set_type_params__";
+    /// `__generic__(x)`: what the `<generic parameters of ...>` function returns, a
+    /// generic `def` or a `type` alias, called at once where it is made.
+    pub const GENERIC: &str = "__generic__";
 }
 
 /// What recovery learned about one block.
@@ -1012,6 +1026,29 @@ impl BlockState<'_, '_> {
             Op::Await => {
                 let v = self.pop_expr()?;
                 self.push(Expr::Await(Box::new(v)));
+            }
+            // PEP 695: read back by `definitions::generic` (markers::TYPE_PARAM_KINDS).
+            Op::Intrinsic1(name) if name != "INTRINSIC_TYPEALIAS" => {
+                let v = self.pop_expr()?;
+                let Expr::Const(Constant::Str(_)) = v else { return Err(self.err("a type parameter without a constant name")) };
+                let marker = markers::TYPE_PARAM_KINDS.iter().find(|(i, _, _)| *i == name).map(|(_, m, _)| *m).expect("normalized intrinsics only");
+                self.push(Expr::Call(Box::new(Expr::name(marker)), vec![v], vec![]));
+            }
+            // `(name, params, value_function)`: the value is what the function returns.
+            Op::Intrinsic1(_) => {
+                let v = self.pop_expr()?;
+                let Expr::Tuple(items) = v else { return Err(self.err("a type alias of an unknown shape")) };
+                let [name @ Expr::Const(Constant::Str(_)), params, Expr::Def(f)] = items.as_slice() else {
+                    return Err(self.err("a type alias of an unknown shape"));
+                };
+                let Stmt::FunctionDef(_, _, body) = &**f else { return Err(self.err("a type alias of an unknown shape")) };
+                let [Stmt::Return(Some(value))] = body.as_slice() else { return Err(self.err("a type alias whose value function is not one return")) };
+                self.push(Expr::Call(Box::new(Expr::name(markers::TYPE_ALIAS)), vec![name.clone(), params.clone(), value.clone()], vec![]));
+            }
+            Op::Intrinsic2(_) => {
+                let params = self.pop_expr()?;
+                let func = self.pop_expr()?;
+                self.push(Expr::Call(Box::new(Expr::name(markers::SET_TYPE_PARAMS)), vec![func, params], vec![]));
             }
             Op::ForIter(_) | Op::JumpIfOrPop { .. } => unreachable!("terminators are handled by the block walk"),
             Op::MakeFunction { .. }

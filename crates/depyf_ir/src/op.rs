@@ -408,6 +408,14 @@ pub enum Op {
     YieldFrom,
     /// `(awaitable -- result)` `await awaitable` (`GET_AWAITABLE` and its `SEND` loop).
     Await,
+    /// `(value -- result)` 3.12+ `CALL_INTRINSIC_1` of the PEP 695 intrinsics that
+    /// have a source form: `INTRINSIC_TYPEVAR`, `INTRINSIC_PARAMSPEC`,
+    /// `INTRINSIC_TYPEVARTUPLE` (`(name -- typevar)`) and `INTRINSIC_TYPEALIAS`
+    /// (`((name, params, value_function) -- alias)`), by CPython's name.
+    Intrinsic1(&'static str),
+    /// `(arg1, arg2 -- result)` 3.12+ `CALL_INTRINSIC_2`
+    /// `INTRINSIC_SET_FUNCTION_TYPE_PARAMS` `(func, params -- func)`, by CPython's name.
+    Intrinsic2(&'static str),
 }
 
 impl Op {
@@ -432,7 +440,8 @@ impl Op {
             LoadAttr(_) | Unary(_) | ListToTuple => (1, 1),
             StoreAttr(_) | DeleteSubscr => (2, 0),
             LoadMethod(..) => (1, 2),
-            GetIter | GetAIter | ConvertValue(_) | LoadFromDictOr(..) => (1, 1),
+            GetIter | GetAIter | ConvertValue(_) | LoadFromDictOr(..) | Intrinsic1(_) => (1, 1),
+            Intrinsic2(_) => (2, 1),
             ForIter(_) => (1, 2),
             JumpIfOrPop { .. } => (1, 0),
             MakeFunction { flags, qualname } => (1 + u32::from(qualname) + (flags & 0x1f).count_ones(), 1),

@@ -144,6 +144,9 @@ pub struct Arguments {
     pub annotations: Vec<(String, Expr)>,
     /// The return annotation.
     pub returns: Option<Expr>,
+    /// PEP 695 type parameters of a generic function (3.12+), as written: `T`,
+    /// `*Ts`, `**P`.
+    pub type_params: Vec<String>,
 }
 
 /// A statement.
@@ -195,6 +198,8 @@ pub enum Stmt {
     Try(Vec<Stmt>, Vec<ExceptHandler>, Vec<Stmt>, Vec<Stmt>),
     /// `with item [as target], ...:` body.
     With(Vec<(Expr, Option<Expr>)>, Vec<Stmt>),
+    /// `type name[params] = value` (3.12+), params as in [`Arguments::type_params`].
+    TypeAlias(String, Vec<String>, Expr),
 }
 
 /// One `except` clause.
@@ -472,6 +477,7 @@ impl Stmt {
                     m.walk(f);
                 }
             }
+            Stmt::TypeAlias(_, _, v) => v.walk(f),
             Stmt::AnnAssign(t, a, v) => {
                 t.walk(f);
                 a.walk(f);

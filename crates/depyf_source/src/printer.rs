@@ -833,7 +833,11 @@ fn stmt(out: &mut String, s: &Stmt, level: usize) {
             let _ = writeln!(out, "nonlocal {}", names.join(", "));
         }
         Stmt::FunctionDef(name, args, body) => {
-            let _ = write!(out, "{}def {name}(", if args.is_async { "async " } else { "" });
+            let _ = write!(out, "{}def {name}", if args.is_async { "async " } else { "" });
+            if !args.type_params.is_empty() {
+                let _ = write!(out, "[{}]", args.type_params.join(", "));
+            }
+            out.push('(');
             arguments(out, args, true);
             out.push(')');
             if let Some(r) = &args.returns {
@@ -871,6 +875,15 @@ fn stmt(out: &mut String, s: &Stmt, level: usize) {
                 out.push_str(", ");
                 paren(out, m, P_TEST);
             }
+            out.push('\n');
+        }
+        Stmt::TypeAlias(name, params, value) => {
+            let _ = write!(out, "type {name}");
+            if !params.is_empty() {
+                let _ = write!(out, "[{}]", params.join(", "));
+            }
+            out.push_str(" = ");
+            paren(out, value, P_TEST);
             out.push('\n');
         }
         Stmt::AnnAssign(t, ann, value) => {
@@ -1026,6 +1039,7 @@ mod tests {
             annotations: vec![("a".into(), n("int")), ("kw".into(), n("T"))],
             returns: Some(n("R")),
             is_async: false,
+            type_params: Vec::new(),
         };
         let def = Stmt::FunctionDef("f".into(), args, vec![Stmt::Pass]);
         let dec = Stmt::Decorated(vec![n("d"), Expr::Call(Box::new(n("e")), vec![Expr::int(1)], vec![])], Box::new(def));
@@ -1036,6 +1050,21 @@ mod tests {
         assert_eq!(print_body(&[Stmt::ClassDef("C".into(), vec![], vec![], vec![])], 0), "class C:\n    pass\n");
         assert_eq!(print_body(&[Stmt::Assert(n("x"), Some(s("m")))], 0), "assert x, 'm'\n");
         assert_eq!(print_body(&[Stmt::AnnAssign(n("x"), n("int"), Some(Expr::int(1)))], 0), "x: int = 1\n");
+    }
+
+    #[test]
+    fn async_forms_and_type_params() {
+        let a = |e: Expr| Expr::async_mark(e);
+        let for_ = Stmt::For(n("x"), a(n("it")), vec![Stmt::Pass], vec![]);
+        assert_eq!(print_body(&[for_], 0), "async for x in it:\n    pass\n");
+        let with = Stmt::With(vec![(a(n("m")), Some(n("v"))), (a(n("k")), None)], vec![Stmt::Pass]);
+        assert_eq!(print_body(&[with], 0), "async with m as v, k:\n    pass\n");
+        let gens = vec![Comprehension { target: n("x"), iter: a(n("xs")), ifs: vec![] }];
+        assert_eq!(print_expr(&Expr::Comp(CompKind::List, Box::new(n("x")), gens)), "[x async for x in xs]");
+        let alias = Stmt::TypeAlias("P".into(), vec!["K".into(), "*Vs".into()], n("int"));
+        assert_eq!(print_body(&[alias], 0), "type P[K, *Vs] = int\n");
+        let args = Arguments { args: vec!["x".into()], type_params: vec!["T".into(), "**P".into()], ..Default::default() };
+        assert_eq!(print_body(&[Stmt::FunctionDef("f".into(), args, vec![Stmt::Pass])], 0), "def f[T, **P](x):\n    pass\n");
     }
 
     #[test]

@@ -432,6 +432,11 @@ impl BlockState<'_, '_> {
                 Ok(Expr::Lambda(args, Box::new(e)))
             }
             "<listcomp>" | "<setcomp>" | "<dictcomp>" | "<genexpr>" => crate::definitions::comprehension(code, &options),
+            n if n.starts_with("<generic parameters of ") => {
+                let body = crate::generic_params_body(code, &options, failures)?;
+                let g = crate::definitions::generic(code, body)?;
+                Ok(Expr::Call(Box::new(Expr::name(crate::recover::markers::GENERIC)), vec![g], vec![]))
+            }
             _ => {
                 let body = match crate::recover_body_in(code, &options, failures) {
                     Ok(body) => body,

@@ -200,6 +200,14 @@ pub(super) fn op(cx: &mut Cx<'_>, fam: &Family, loops: &Loops, k: usize) -> Resu
                     cx.skip_next = true;
                     return Ok(());
                 }
+                Some(name @ ("INTRINSIC_TYPEVAR" | "INTRINSIC_PARAMSPEC" | "INTRINSIC_TYPEVARTUPLE" | "INTRINSIC_TYPEALIAS")) => Op::Intrinsic1(name),
+                _ => return Err(cx.unsupported(k)),
+            }
+        }
+        "CALL_INTRINSIC_2" => {
+            let table = table_for(cx.code.version).expect("decoded, so a table exists");
+            match table.intrinsic2.get(arg as usize).copied() {
+                Some(name @ "INTRINSIC_SET_FUNCTION_TYPE_PARAMS") => Op::Intrinsic2(name),
                 _ => return Err(cx.unsupported(k)),
             }
         }

@@ -1,0 +1,63 @@
+# semantics: min-version 3.12
+"""PEP 695 type parameters (3.12+): generic functions with TypeVar, TypeVarTuple and
+ParamSpec parameters, and `type` aliases with and without parameters. Bounds,
+constraints, defaults of generic functions and generic classes are refused by the
+decompiler today (known failures)."""
+
+from _sem import case
+
+
+@case((3,),)
+def generic_function_params(n):
+    def first[T, *Ts, **P](xs: list[T], *rest) -> T:
+        return xs[0]
+    names = list(map(str, first.__type_params__))
+    kinds = list(map(type, first.__type_params__))
+    return first([n, 2]), names, kinds
+
+
+@case((3,),)
+def generic_function_uses_param(n):
+    def pair[A, B](a: A, b: B) -> tuple[A, B]:
+        return (a, b, A.__name__, B.__name__)
+    return pair(n, "x"), pair.__annotations__["return"].__args__[0].__name__
+
+
+@case((3,),)
+def type_alias_plain(n):
+    type Pair = tuple[int, int]
+    return Pair.__name__, Pair.__value__, Pair.__type_params__, n
+
+
+@case((3,),)
+def type_alias_generic(n):
+    type Table[K, *Vs] = dict[K, tuple[*Vs]]
+    names = list(map(str, Table.__type_params__))
+    return Table.__name__, names, repr(Table.__value__), n
+
+
+@case((3,),)
+def generic_function_decorated(n):
+    def deco(f):
+        f.tag = "t"
+        return f
+
+    @deco
+    def ident[T](x: T) -> T:
+        return x
+    return ident(n), ident.tag, ident.__type_params__[0].__name__
+
+
+@case((3,),)
+def generic_function_bound(n):
+    def clamp[T: int](x: T) -> T:
+        return x
+    return clamp(n), clamp.__type_params__[0].__bound__
+
+
+@case((3,),)
+def generic_class(n):
+    class Box[T]:
+        def __init__(self, v: T):
+            self.v = v
+    return Box(n).v, Box.__type_params__[0].__name__
