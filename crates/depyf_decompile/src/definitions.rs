@@ -622,16 +622,22 @@ pub(crate) fn generic(code: &CodeObject, body: Vec<Stmt>) -> Result<Expr, Decomp
     if code.total_argcount() != 0 {
         return Err(err("a generic function with default values is not supported yet"));
     }
-    let kind_of = |e: &Expr, n: &str| -> Option<&'static str> {
+    // The parameter as written (`T`, `*Ts`, `**P`, `T: int`, `T: (str, bytes)`) of the
+    // value bound to `n`.
+    let kind_of = |e: &Expr, n: &str| -> Option<String> {
         match e {
             Expr::Call(f, a, k) if k.is_empty() && matches!(a.as_slice(), [Expr::Const(Constant::Str(s))] if s == n) => {
-                recover::markers::TYPE_PARAM_KINDS.iter().find(|(_, m, _)| f.is_name(m)).map(|(_, _, p)| *p)
+                recover::markers::TYPE_PARAM_KINDS.iter().find(|(_, m, _)| f.is_name(m)).map(|(_, _, p)| format!("{p}{n}"))
             }
+            Expr::Call(f, a, k) if k.is_empty() && f.is_name("__typevar__") => match a.as_slice() {
+                [Expr::Const(Constant::Str(s)), bound] if s == n => Some(format!("{n}: {}", depyf_source::print_expr(bound))),
+                _ => None,
+            },
             _ => None,
         }
     };
     let Some((Stmt::Return(Some(ret)), init)) = body.split_last() else { return Err(err("a generic parameters function that does not end in a return")) };
-    let mut assigned: Vec<(String, &str)> = Vec::new();
+    let mut assigned: Vec<(String, String)> = Vec::new();
     // The tuple of parameters and the function, named by recovery when they wait on the
     // stack (the `SWAP 2` before the intrinsic).
     let mut temps: Vec<(&str, &Expr)> = Vec::new();
@@ -657,15 +663,15 @@ pub(crate) fn generic(code: &CodeObject, body: Vec<Stmt>) -> Result<Expr, Decomp
             .map(|it| match it {
                 Expr::Name(n) => {
                     used += 1;
-                    assigned.iter().find(|(m, _)| m == n).map(|(_, p)| format!("{p}{n}"))
+                    assigned.iter().find(|(m, _)| m == n).map(|(_, p)| p.clone())
                 }
-                Expr::NamedExpr(n, v) => kind_of(v, n).map(|p| format!("{p}{n}")),
+                Expr::NamedExpr(n, v) => kind_of(v, n),
                 _ => None,
             })
             .collect();
         let out = out?;
         let mut seen = std::collections::BTreeSet::new();
-        (used == assigned.len() && !out.is_empty() && out.iter().all(|p| seen.insert(p.trim_start_matches('*').to_string()))).then_some(out)
+        (used == assigned.len() && !out.is_empty() && out.iter().all(|p| seen.insert(p.trim_start_matches('*').split(':').next().unwrap_or("").to_string()))).then_some(out)
     };
     let Expr::Call(f, args, kws) = ret else { return Err(err("a generic parameters function of an unknown shape")) };
     // Each temporary is one whole argument, used once, and nowhere else.

@@ -1045,6 +1045,20 @@ impl BlockState<'_, '_> {
                 let [Stmt::Return(Some(value))] = body.as_slice() else { return Err(self.err("a type alias whose value function is not one return")) };
                 self.push(Expr::Call(Box::new(Expr::name(markers::TYPE_ALIAS)), vec![name.clone(), params.clone(), value.clone()], vec![]));
             }
+            // `T: bound` / `T: (constraints)`: the value is what the lazy function returns.
+            Op::Intrinsic2(name) if name != "INTRINSIC_SET_FUNCTION_TYPE_PARAMS" => {
+                let f = self.pop_expr()?;
+                let n = self.pop_expr()?;
+                let Expr::Const(Constant::Str(_)) = n else { return Err(self.err("a type parameter without a constant name")) };
+                let Expr::Def(f) = f else { return Err(self.err("a type parameter bound that is not a function")) };
+                let Stmt::FunctionDef(_, _, body) = &*f else { return Err(self.err("a type parameter bound that is not a function")) };
+                let [Stmt::Return(Some(value))] = body.as_slice() else { return Err(self.err("a type parameter bound whose function is not one return")) };
+                let is_tuple = matches!(value, Expr::Tuple(_) | Expr::Const(Constant::Tuple(_)));
+                if is_tuple != (name == "INTRINSIC_TYPEVAR_WITH_CONSTRAINTS") {
+                    return Err(self.err("type parameter constraints that are not a tuple, or a tuple bound"));
+                }
+                self.push(Expr::Call(Box::new(Expr::name("__typevar__")), vec![n, value.clone()], vec![]));
+            }
             Op::Intrinsic2(_) => {
                 let params = self.pop_expr()?;
                 let func = self.pop_expr()?;

@@ -413,8 +413,10 @@ pub enum Op {
     /// `INTRINSIC_TYPEVARTUPLE` (`(name -- typevar)`) and `INTRINSIC_TYPEALIAS`
     /// (`((name, params, value_function) -- alias)`), by CPython's name.
     Intrinsic1(&'static str),
-    /// `(arg1, arg2 -- result)` 3.12+ `CALL_INTRINSIC_2`
-    /// `INTRINSIC_SET_FUNCTION_TYPE_PARAMS` `(func, params -- func)`, by CPython's name.
+    /// `(arg1, arg2 -- result)` 3.12+ `CALL_INTRINSIC_2` of
+    /// `INTRINSIC_SET_FUNCTION_TYPE_PARAMS` `(func, params -- func)` and
+    /// `INTRINSIC_TYPEVAR_WITH_BOUND` / `INTRINSIC_TYPEVAR_WITH_CONSTRAINTS`
+    /// `(name, lazy_value_function -- typevar)`, by CPython's name.
     Intrinsic2(&'static str),
 }
 

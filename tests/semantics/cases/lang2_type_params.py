@@ -1,7 +1,7 @@
 # semantics: min-version 3.12
 """PEP 695 type parameters (3.12+): generic functions with TypeVar, TypeVarTuple and
-ParamSpec parameters, and `type` aliases with and without parameters. Bounds,
-constraints, defaults of generic functions and generic classes are refused by the
+ParamSpec parameters, bounds and constraints, and `type` aliases with and without
+parameters. Defaults of generic functions and generic classes are refused by the
 decompiler today (known failures)."""
 
 from _sem import case
@@ -50,9 +50,10 @@ def generic_function_decorated(n):
 
 @case((3,),)
 def generic_function_bound(n):
-    def clamp[T: int](x: T) -> T:
+    def clamp[T: int, U: (str, bytes)](x: T, u: U) -> T:
         return x
-    return clamp(n), clamp.__type_params__[0].__bound__
+    t, u = clamp.__type_params__
+    return clamp(n, "s"), t.__bound__, u.__constraints__, u.__bound__
 
 
 @case((3,),)

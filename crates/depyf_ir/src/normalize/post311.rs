@@ -207,7 +207,7 @@ pub(super) fn op(cx: &mut Cx<'_>, fam: &Family, loops: &Loops, k: usize) -> Resu
         "CALL_INTRINSIC_2" => {
             let table = table_for(cx.code.version).expect("decoded, so a table exists");
             match table.intrinsic2.get(arg as usize).copied() {
-                Some(name @ "INTRINSIC_SET_FUNCTION_TYPE_PARAMS") => Op::Intrinsic2(name),
+                Some(name @ ("INTRINSIC_SET_FUNCTION_TYPE_PARAMS" | "INTRINSIC_TYPEVAR_WITH_BOUND" | "INTRINSIC_TYPEVAR_WITH_CONSTRAINTS")) => Op::Intrinsic2(name),
                 _ => return Err(cx.unsupported(k)),
             }
         }
