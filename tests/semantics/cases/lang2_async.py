@@ -217,3 +217,30 @@ def async_generator_dead_yield(n):
             out.append(v)
         return out, type(agen(n)).__name__
     return asyncio.run(main())
+
+
+@case(([1, 2, 3], 2), ([1], 5))
+def async_for_and_with_in_try(xs, bad):
+    log = []
+
+    class Boom(Exception):
+        pass
+
+    async def main():
+        try:
+            async for x in AIter(xs):
+                if x == bad:
+                    raise Boom(x)
+                log.append(x)
+        except Boom as e:
+            log.append(("boom", e.args))
+        try:
+            async with ACtx(log, "t"):
+                if bad in xs:
+                    raise KeyError(bad)
+        except KeyError:
+            log.append("key")
+        finally:
+            log.append("fin")
+        return log
+    return asyncio.run(main())
