@@ -19,9 +19,10 @@
 //!   `CALL_INTRINSIC_1 INTRINSIC_ASYNC_GEN_WRAP`) so that the event loop can tell it
 //!   from an `await`'s yield: a `Nop` before the [`Op::Yield`].
 //!
-//! 3.14 changed the `async for`/`async with` shapes (`LOAD_SPECIAL`, `END_ASYNC_FOR`
-//! with a jump); they are not handled here and fail as unsupported there (the async
-//! generator's wrap is handled for 3.14+ too).
+//! 3.14 enters `async with` through `LOAD_SPECIAL`, not handled here (it fails as
+//! unsupported there); its `async for` has the 3.12 shape (`END_ASYNC_FOR` gained an
+//! oparg for `dis`, a `NOT_TAKEN` follows the `END_SEND`) and the async generator's wrap
+//! is unchanged, so those are handled for 3.14+ too.
 
 use depyf_bytecode::{parse_exception_table, table_for, Argval, CodeObject, Constant, Instruction, PythonVersion};
 
@@ -70,8 +71,9 @@ fn end_async_for(code: &CodeObject, ins: &[Instruction], k: usize) -> Option<u32
 /// caller, which refuses it).
 pub(super) fn op(code: &CodeObject, ins: &[Instruction], k: usize) -> Option<(Op, usize)> {
     let i = &ins[k];
-    // The async generator's wrap is the same in every version that has it.
-    if code.version > PythonVersion::PY313 && i.opname != "CALL_INTRINSIC_1" {
+    // 3.14 enters `with` blocks through `LOAD_SPECIAL` (not normalized yet); `async
+    // for` and the async generator's wrap kept their shapes.
+    if code.version > PythonVersion::PY313 && !matches!(i.opname, "CALL_INTRINSIC_1" | "GET_AITER" | "GET_ANEXT" | "END_ASYNC_FOR") {
         return None;
     }
     match i.opname {
