@@ -314,13 +314,23 @@ fn as_definition(value: &Expr, name: &str) -> Option<Stmt> {
                 let def = Stmt::ClassDef(n.clone(), bases.to_vec(), kws.clone(), body.clone());
                 return Some(if decorators.is_empty() { def } else { Stmt::Decorated(decorators, Box::new(def)) });
             }
-            Expr::Call(d, args, kws) if args.len() == 1 && kws.is_empty() => {
-                decorators.push((**d).clone());
-                cur = &args[0];
-            }
-            // A generic `def` (PEP 695): its parameters function, called at once.
-            Expr::Call(g, args, kws) if args.is_empty() && kws.is_empty() => match &**g {
-                Expr::Call(m, a, k) if m.is_name(recover::markers::GENERIC) && k.is_empty() && matches!(a.as_slice(), [Expr::Def(_)]) => cur = &a[0],
+            // A generic `def` (PEP 695): its parameters function, called at once with
+            // the default values.
+            Expr::Call(g, args, kws) if kws.is_empty() => match &**g {
+                Expr::Call(m, a, k) if m.is_name(recover::markers::GENERIC) && k.is_empty() && matches!(a.as_slice(), [Expr::Def(_)]) => {
+                    let Expr::Def(d) = &a[0] else { return None };
+                    let Stmt::FunctionDef(n, fa, b) = &**d else { return None };
+                    let fa = generic_defaults(fa, args)?;
+                    let def = Stmt::FunctionDef(n.clone(), fa, b.clone());
+                    if n != name {
+                        return None;
+                    }
+                    return Some(if decorators.is_empty() { def } else { Stmt::Decorated(decorators, Box::new(def)) });
+                }
+                _ if args.len() == 1 => {
+                    decorators.push((**g).clone());
+                    cur = &args[0];
+                }
                 _ => return None,
             },
             _ => return None,
@@ -488,7 +498,52 @@ fn stmt_exprs_mut(s: &mut Stmt, f: &mut dyn FnMut(&mut Expr)) {
     }
 }
 
-fn bind_defs(body: &mut [Stmt]) {
+/// A generic `def` (PEP 695) whose parts recovery named first (`__temp_0__ = (n,)`,
+/// `__temp_1__ = __generic__(<def f>)`, `f = __temp_1__(__temp_0__)`: the values wait
+/// on the stack across `SWAP`s): the temporaries right before `body[i]` that it uses
+/// once, and nothing else uses, are put back in place when that gives a definition.
+/// Returns the definition and how many statements before `i` it took.
+fn generic_def_through_temps(body: &[Stmt], i: usize) -> Option<(Stmt, usize)> {
+    let Stmt::Assign(targets, v) = &body[i] else { return None };
+    let [Expr::Name(n)] = targets.as_slice() else { return None };
+    let uses = |t: &str| {
+        let mut c = 0;
+        body.iter().for_each(|s| s.walk_exprs(&mut |e| c += usize::from(e.is_name(t))));
+        c
+    };
+    let mut v = v.clone();
+    let mut taken = 0;
+    while taken < i {
+        let Stmt::Assign(ts, tv) = &body[i - taken - 1] else { break };
+        let [Expr::Name(t)] = ts.as_slice() else { break };
+        let mut here = 0;
+        v.walk(&mut |e| here += usize::from(e.is_name(t)));
+        if !t.starts_with("__temp_") || here != 1 || uses(t) != 2 {
+            break;
+        }
+        v.walk_mut(&mut |e| {
+            if e.is_name(t) {
+                *e = tv.clone();
+            }
+        });
+        taken += 1;
+        if let Some(def) = as_definition(&v, n) {
+            return Some((def, taken));
+        }
+    }
+    None
+}
+
+fn bind_defs(body: &mut Vec<Stmt>) {
+    let mut i = 0;
+    while i < body.len() {
+        if let Some((def, taken)) = generic_def_through_temps(body, i) {
+            body[i] = def;
+            body.drain(i - taken..i);
+            i -= taken;
+        }
+        i += 1;
+    }
     for s in body.iter_mut() {
         match s {
             Stmt::If(_, a, b) | Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => {
@@ -619,8 +674,10 @@ mod tests {
 pub(crate) fn generic(code: &CodeObject, body: Vec<Stmt>) -> Result<Expr, DecompileError> {
     let err = |m: &str| DecompileError::new(code, 0, "", m);
     let name = code.co_name.strip_prefix("<generic parameters of ").and_then(|n| n.strip_suffix('>')).ok_or_else(|| err("not a generic parameters function"))?;
-    if code.total_argcount() != 0 {
-        return Err(err("a generic function with default values is not supported yet"));
+    // Defaults of the generic function come in as `.defaults` and `.kwdefaults`.
+    let params: Vec<&str> = code.co_localsplusnames.iter().take(code.total_argcount()).map(String::as_str).collect();
+    if !matches!(params.as_slice(), [] | [".defaults"] | [".defaults", ".kwdefaults"]) {
+        return Err(err("a generic parameters function with unknown arguments"));
     }
     // The parameter as written (`T`, `*Ts`, `**P`, `T: int`, `T: (str, bytes)`) of the
     // value bound to `n`.
@@ -719,6 +776,38 @@ pub(crate) fn generic(code: &CodeObject, body: Vec<Stmt>) -> Result<Expr, Decomp
         return Ok(Expr::Call(f.clone(), vec![n.clone(), params, value.clone()], Vec::new()));
     }
     Err(err("a generic parameters function of an unknown shape (a generic class?)"))
+}
+
+/// The parameters of a generic function with the `.defaults` / `.kwdefaults`
+/// placeholders of its parameters function replaced by the values it is called with;
+/// `None` when they do not fit.
+fn generic_defaults(a: &depyf_source::Arguments, call_args: &[Expr]) -> Option<depyf_source::Arguments> {
+    let mut a = a.clone();
+    let mut rest = call_args.iter();
+    if matches!(a.defaults.as_slice(), [d] if d.is_name(".defaults") || d.is_name(".kwdefaults")) {
+        let items = match rest.next()? {
+            Expr::Tuple(items) => items.clone(),
+            Expr::Const(Constant::Tuple(items)) => items.iter().cloned().map(Expr::Const).collect(),
+            _ => return None,
+        };
+        if items.is_empty() || items.len() > a.posonly.len() + a.args.len() {
+            return None;
+        }
+        a.defaults = items;
+    }
+    if matches!(a.kw_defaults.as_slice(), [(n, v)] if n == ".kwdefaults" && (v.is_name(".defaults") || v.is_name(".kwdefaults"))) {
+        let Expr::Dict(items) = rest.next()? else { return None };
+        let mut kw = Vec::new();
+        for (k, v) in items {
+            let Some(Expr::Const(Constant::Str(k))) = k else { return None };
+            if !a.kwonly.contains(k) {
+                return None;
+            }
+            kw.push((k.clone(), v.clone()));
+        }
+        a.kw_defaults = kw;
+    }
+    rest.next().is_none().then_some(a)
 }
 
 /// `type name[params] = value` from the value a `type` statement stores into `name`:

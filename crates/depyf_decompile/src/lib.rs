@@ -196,7 +196,7 @@ fn leftover_marker(body: &[Stmt]) -> Option<String> {
             if let Expr::Name(n) = e {
                 let is_marker = n.starts_with('<')
                     || matches!(n.as_str(), "__exc__" | "__exc_match__" | "__pop_except__" | "__reraise__" | "__with_enter__" | "__with_exit__" | "__with_suppress__" | depyf_source::ASYNC_MARK)
-                    || matches!(n.as_str(), "__typevar__" | "__typevartuple__" | "__paramspec__" | "__type_alias__" | "__set_type_params__" | "__generic__");
+                    || matches!(n.as_str(), "__typevar__" | "__typevartuple__" | "__paramspec__" | "__type_alias__" | "__set_type_params__" | "__generic__" | ".defaults" | ".kwdefaults");
                 if is_marker && found.is_none() {
                     found = Some(n.clone());
                 }

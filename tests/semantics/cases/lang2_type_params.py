@@ -1,8 +1,8 @@
 # semantics: min-version 3.12
 """PEP 695 type parameters (3.12+): generic functions with TypeVar, TypeVarTuple and
-ParamSpec parameters, bounds and constraints, and `type` aliases with and without
-parameters. Defaults of generic functions and generic classes are refused by the
-decompiler today (known failures)."""
+ParamSpec parameters, bounds and constraints, defaults of generic functions, and `type`
+aliases with and without parameters. Generic classes are refused by the decompiler
+today (a known failure)."""
 
 from _sem import case
 
@@ -62,3 +62,16 @@ def generic_class(n):
         def __init__(self, v: T):
             self.v = v
     return Box(n).v, Box.__type_params__[0].__name__
+
+
+@case((3,),)
+def generic_function_defaults(n):
+    def f[T](x: T = n, y=2, *, k=n + 1, j=4) -> T:
+        return x, y, k, j
+
+    def g[T](*, k: T = n):
+        return k
+
+    def h[T](x=n):
+        return x
+    return f(), f(0, k=1), g(), h(), f.__defaults__, f.__kwdefaults__

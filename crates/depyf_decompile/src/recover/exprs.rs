@@ -468,6 +468,21 @@ impl BlockState<'_, '_> {
             },
             _ => return Err(self.err("function attributes of a comprehension")),
         };
+        // A generic function's defaults are the arguments of its parameters function
+        // (PEP 695; the first is named `.defaults` even when it holds the keyword
+        // defaults): placeholders that `definitions::as_definition` fills in.
+        let placeholder = matches!(&attr, Expr::Name(n) if n == ".defaults" || n == ".kwdefaults");
+        match flag {
+            0x01 if placeholder && args.defaults.is_empty() => {
+                args.defaults = vec![attr];
+                return Ok(f);
+            }
+            0x02 if placeholder && args.kw_defaults.is_empty() => {
+                args.kw_defaults = vec![(".kwdefaults".to_string(), attr)];
+                return Ok(f);
+            }
+            _ => {}
+        }
         match flag {
             0x01 => {
                 let items = tuple_items(attr).ok_or_else(|| self.err("defaults that are not a tuple"))?;
