@@ -18,7 +18,7 @@
 //!
 //! Shapes not recognized fail with a `DecompileError` naming them.
 
-use depyf_cfg::BlockId;
+use depyf_cfg::{BlockId, Terminator};
 use depyf_ir::Op;
 use depyf_source::{print_body, ExceptHandler, Expr, Stmt};
 
@@ -159,7 +159,7 @@ impl Structurer<'_> {
         r?;
         fold_returns(&mut body, self.is_with_handler(h));
         if self.is_with_handler(h) {
-            return self.finish_with(out, body, e1, stop, err);
+            return self.finish_with(out, body, h, e1, stop, err);
         }
         // The handler's own clean-up block: code after the `try` lies past it.
         let cleanup = self.cfg.blocks[h.index()].handler.map_or(h, |c| c.target);
@@ -217,7 +217,47 @@ impl Structurer<'_> {
         }
     }
 
-    fn finish_with(&mut self, out: &mut Vec<Stmt>, mut body: Vec<Stmt>, e1: Option<BlockId>, stop: Option<BlockId>, err: &dyn Fn(&str) -> DecompileError) -> Result<(), DecompileError> {
+    /// Where the exceptional exit of the `with` whose handler is `h` goes when
+    /// `__exit__` suppresses the exception: the handler tests the result of
+    /// [`Op::WithExceptStart`] with a jump-if-true to `POP_TOP; POP_EXCEPT; POP_TOP;
+    /// POP_TOP` (CPython 3.11-3.13 `compiler_with_except_finish`), which goes on to the
+    /// code after the `with`. `None` for any other shape.
+    fn suppressed_exit(&self, h: BlockId) -> Option<Result<BlockId, ()>> {
+        let mut b = h;
+        for _ in 0..8 {
+            let blk = &self.cfg.blocks[b.index()];
+            match blk.term {
+                Terminator::FallThrough(n) => b = n,
+                Terminator::Branch { jump, .. } if matches!(self.ir[blk.end - 1].op, Op::JumpIf { when: true, .. }) => {
+                    let mut ops = Vec::new();
+                    let mut s = jump;
+                    for _ in 0..8 {
+                        let sb = &self.cfg.blocks[s.index()];
+                        ops.extend(self.ir[sb.start..sb.end].iter().map(|i| i.op.clone()).filter(|o| !matches!(o, Op::Nop | Op::Jump(_))));
+                        let pops = [Op::PopTop, Op::PopExcept, Op::PopTop, Op::PopTop];
+                        match sb.term {
+                            Terminator::FallThrough(n) | Terminator::Jump(n) if ops.len() < 4 => s = n,
+                            Terminator::FallThrough(n) | Terminator::Jump(n) => {
+                                return (ops == pops).then_some(Ok(n));
+                            }
+                            // The code after the `with` is the implicit `return None`.
+                            Terminator::Return => {
+                                let returns_none = matches!(self.rec.blocks[s.index()].stmts.last(), Some(Stmt::Return(Some(Expr::Const(depyf_bytecode::Constant::None)))));
+                                let none = ops.len() == 6 && ops[..4] == pops && ops[5] == Op::Return && matches!(ops[4], Op::LoadConst(_)) && returns_none;
+                                return none.then_some(Err(()));
+                            }
+                            _ => return None,
+                        }
+                    }
+                    return None;
+                }
+                _ => return None,
+            }
+        }
+        None
+    }
+
+    fn finish_with(&mut self, out: &mut Vec<Stmt>, mut body: Vec<Stmt>, h: BlockId, e1: Option<BlockId>, stop: Option<BlockId>, err: &dyn Fn(&str) -> DecompileError) -> Result<(), DecompileError> {
         let (mgr, target) = match body.first() {
             Some(Stmt::Assign(t, v)) if t.len() == 1 => (marker_call(v, markers::WITH_ENTER).cloned(), Some(t[0].clone())),
             Some(Stmt::Expr(v)) => (marker_call(v, markers::WITH_ENTER).cloned(), None),
@@ -246,6 +286,24 @@ impl Structurer<'_> {
         };
         out.push(Stmt::With(items, body));
         out.extend(rest);
+        // A body that never exits normally: the code after the `with` runs only when
+        // `__exit__` suppresses an exception, and must follow it.
+        if e1.is_none() {
+            let a = match self.suppressed_exit(h) {
+                Some(Ok(a)) => a,
+                Some(Err(())) => {
+                    out.push(Stmt::Return(Some(Expr::Const(depyf_bytecode::Constant::None))));
+                    return Ok(());
+                }
+                None => return Err(err("a with body that never exits normally, whose suppressing exit is not understood")),
+            };
+            if self.loop_edge(a) {
+                return Err(err("a with body that never exits normally, in a loop whose header or exit follows it"));
+            }
+            if Some(a) != stop {
+                self.region_into(out, a, stop, false, err)?;
+            }
+        }
         Ok(())
     }
 }
