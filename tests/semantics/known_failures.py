@@ -282,100 +282,178 @@ KNOWN_FAILURES = {
     'imports.import_plain': {
         '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
     },
+    'lang2_async.async_comprehensions': {
+        '3.8 3.9 3.10': 'GET_AITER: not supported by the decompiler yet',
+        '3.12 3.13 3.14': 'JUMP_BACKWARD: the loop back to bb1 brings other stack values',
+        '3.15': 'GET_ANEXT: not supported by the decompiler yet',
+    },
+    'lang2_async.async_for_and_with_in_try': {
+        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.11': 'a with body whose normal exit does not call __exit__',
+        '3.14': 'LOAD_SPECIAL: not supported by the decompiler yet',
+        '3.15': 'GET_ANEXT: not supported by the decompiler yet',
+    },
+    'lang2_async.async_for_basic': {
+        '3.8 3.9 3.10': 'GET_AITER: not supported by the decompiler yet',
+        '3.15': 'GET_ANEXT: not supported by the decompiler yet',
+    },
+    'lang2_async.async_for_break_else': {
+        '3.8 3.9 3.10': 'GET_AITER: not supported by the decompiler yet',
+        '3.15': 'GET_ANEXT: not supported by the decompiler yet',
+    },
+    'lang2_async.async_for_nested_and_unpack': {
+        '3.8 3.9 3.10': 'GET_AITER: not supported by the decompiler yet',
+        '3.15': 'GET_ANEXT: not supported by the decompiler yet',
+    },
+    'lang2_async.async_generator': {
+        '3.8 3.9 3.10': 'GET_AITER: not supported by the decompiler yet',
+        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
+    },
+    'lang2_async.async_generator_asend': {
+        '3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
+    },
+    'lang2_async.async_generator_dead_yield': {
+        '3.8 3.9 3.10': 'GET_AITER: not supported by the decompiler yet',
+        '3.15': 'GET_ANEXT: not supported by the decompiler yet',
+    },
+    'lang2_async.async_generator_expression': {
+        '3.8 3.9 3.10': 'GET_AITER: not supported by the decompiler yet',
+        '3.13 3.14': 'MAKE_FUNCTION: a comprehension that is not called with its iterable in the same block',
+        '3.15': 'GET_ANEXT: not supported by the decompiler yet',
+    },
+    'lang2_async.async_with_as': {
+        '3.8 3.9 3.10': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
+        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
+    },
+    'lang2_async.async_with_nested_sync_and_return': {
+        '3.8 3.9 3.10': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
+        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
+    },
+    'lang2_async.async_with_suppress_and_plain': {
+        '3.8 3.9 3.10': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
+        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
+    },
+    'lang2_generators.coroutine_await': {
+        '3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
+    },
+    'lang2_generators.coroutine_await_in_expressions': {
+        '3.12 3.13 3.14': 'JUMP_BACKWARD: the loop back to bb1 brings other stack values',
+        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
+    },
+    'lang2_generators.gen_lambda_and_genexpr': {
+        '3.13 3.14': 'MAKE_FUNCTION: a comprehension that is not called with its iterable in the same block',
+        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
+    },
+    'lang2_generators.gen_send_accumulate': {
+        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
+    },
+    'lang2_generators.gen_simple': {
+        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
+    },
+    'lang2_generators.gen_yield_from_list_and_gen': {
+        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
+    },
+    'lang2_generators.gen_yield_in_expressions': {
+        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
+    },
+    'lang2_type_params.generic_class': {
+        '3.12 3.13 3.14 3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
+    },
+    'lang2_type_params.generic_function_bound': {
+        '3.14 3.15': 'CALL_INTRINSIC_2: a type parameter bound whose function is not one return',
+    },
+    'lang2_type_params.generic_function_decorated': {
+        '3.14 3.15': 'SET_FUNCTION_ATTRIBUTE: function attribute 0x10',
+    },
+    'lang2_type_params.generic_function_defaults': {
+        '3.14 3.15': 'SET_FUNCTION_ATTRIBUTE: function attribute 0x10',
+    },
+    'lang2_type_params.generic_function_params': {
+        '3.14 3.15': 'SET_FUNCTION_ATTRIBUTE: function attribute 0x10',
+    },
+    'lang2_type_params.generic_function_uses_param': {
+        '3.14 3.15': 'SET_FUNCTION_ATTRIBUTE: function attribute 0x10',
+    },
+    'lang2_type_params.type_alias_generic': {
+        '3.14 3.15': 'CALL_INTRINSIC_1: a type alias whose value function is not one return',
+    },
+    'lang2_type_params.type_alias_plain': {
+        '3.14 3.15': 'CALL_INTRINSIC_1: a type alias whose value function is not one return',
+    },
     'part2_async.agen_aclose_finally': {
         '3.8 3.9': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
-        '3.11': 'ASYNC_GEN_WRAP: not supported by the decompiler yet',
-        '3.12 3.13 3.14 3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
-    },
-    'part2_async.agen_asend': {
-        '3.8 3.9': 'YIELD_VALUE: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
-        '3.11': 'ASYNC_GEN_WRAP: not supported by the decompiler yet',
-        '3.12 3.13 3.14 3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
+        '3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
     },
     'part2_async.agen_async_with_inside': {
-        '3.8 3.9 3.11 3.12 3.13': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
+        '3.8 3.9': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_async.agen_athrow_caught': {
         '3.8 3.9': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
-        '3.11': 'ASYNC_GEN_WRAP: not supported by the decompiler yet',
-        '3.12 3.13 3.14 3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
     },
     'part2_async.agen_athrow_uncaught': {
         '3.8 3.9': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
-        '3.11': 'ASYNC_GEN_WRAP: not supported by the decompiler yet',
-        '3.12 3.13 3.14 3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
+        '3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
     },
     'part2_async.agen_delegates_with_async_for': {
-        '3.8 3.9 3.11 3.12 3.13 3.14 3.15': 'GET_AITER: not supported by the decompiler yet',
+        '3.8 3.9 3.15': 'GET_AITER: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
     'part2_async.agen_early_return': {
-        '3.8 3.9': 'YIELD_VALUE: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
-        '3.11': 'ASYNC_GEN_WRAP: not supported by the decompiler yet',
-        '3.12 3.13 3.14 3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
+        '3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
     },
     'part2_async.agen_raises': {
-        '3.8 3.9': 'YIELD_VALUE: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
-        '3.11': 'ASYNC_GEN_WRAP: not supported by the decompiler yet',
-        '3.12 3.13 3.14 3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
+        '3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
     },
     'part2_async.agen_simple': {
-        '3.8 3.9': 'GET_AWAITABLE: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
-        '3.11': 'ASYNC_GEN_WRAP: not supported by the decompiler yet',
-        '3.12 3.13 3.14': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_async.coro_async_comp_condition': {
-        '3.8 3.9 3.11 3.12 3.13 3.14 3.15': 'GET_AITER: not supported by the decompiler yet',
+        '3.8 3.9 3.12 3.13 3.14 3.15': 'GET_AITER: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
     'part2_async.coro_async_for': {
-        '3.8 3.9 3.11 3.12 3.13 3.14 3.15': 'GET_AITER: not supported by the decompiler yet',
+        '3.8 3.9 3.15': 'GET_AITER: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
     'part2_async.coro_async_for_break_else': {
-        '3.8 3.9 3.11 3.12 3.13 3.14 3.15': 'GET_AITER: not supported by the decompiler yet',
+        '3.8 3.9 3.15': 'GET_AITER: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
     'part2_async.coro_async_for_continue': {
-        '3.8 3.9 3.11 3.12 3.13 3.14 3.15': 'GET_AITER: not supported by the decompiler yet',
+        '3.8 3.9 3.15': 'GET_AITER: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
     'part2_async.coro_async_for_over_async_comp': {
-        '3.8 3.9 3.11 3.12 3.13 3.14 3.15': 'GET_AITER: not supported by the decompiler yet',
+        '3.8 3.9 3.12 3.13 3.14 3.15': 'GET_AITER: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
     'part2_async.coro_async_for_try_in_body': {
-        '3.8 3.9 3.11 3.12 3.13 3.14 3.15': 'GET_AITER: not supported by the decompiler yet',
+        '3.8 3.9 3.15': 'GET_AITER: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
     'part2_async.coro_async_for_tuple_target': {
-        '3.8 3.9 3.11 3.12 3.13 3.14 3.15': 'GET_AITER: not supported by the decompiler yet',
+        '3.8 3.9 3.15': 'GET_AITER: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
     'part2_async.coro_async_genexp': {
-        '3.8 3.9 3.11 3.12 3.13 3.14 3.15': 'GET_AITER: not supported by the decompiler yet',
+        '3.8 3.9 3.13 3.14 3.15': 'GET_AITER: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
     'part2_async.coro_async_listcomp': {
-        '3.8 3.9 3.11 3.12 3.13 3.14 3.15': 'GET_AITER: not supported by the decompiler yet',
+        '3.8 3.9 3.12 3.13 3.14 3.15': 'GET_AITER: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
     'part2_async.coro_async_set_dict_comps': {
-        '3.8 3.9 3.11 3.12 3.13 3.14 3.15': 'GET_AITER: not supported by the decompiler yet',
+        '3.8 3.9 3.12 3.13 3.14 3.15': 'GET_AITER: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
     'part2_async.coro_async_with': {
-        '3.8 3.9 3.11 3.12 3.13': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
+        '3.8 3.9': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
@@ -386,23 +464,22 @@ KNOWN_FAILURES = {
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_async.coro_async_with_nested_sync_with': {
-        '3.8 3.9 3.11 3.12 3.13': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
+        '3.8 3.9 3.13': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_async.coro_async_with_return': {
-        '3.8 3.9 3.11 3.12 3.13': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
+        '3.8 3.9 3.10': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
+        '3.11 3.12 3.13': 'a with body that never exits normally, whose suppressing exit is not understood',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_async.coro_async_with_two_items': {
-        '3.8 3.9 3.11 3.12 3.13': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
+        '3.8 3.9': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_async.coro_await_awaitable_class': {
-        '3.8 3.9 3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
+        '3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
     },
     'part2_async.coro_await_caught': {
         '3.8 3.9': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -416,18 +493,14 @@ KNOWN_FAILURES = {
     'part2_async.coro_await_in_handler': {
         '3.8 3.9': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
-        '3.12 3.13 3.14 3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
+        '3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
     },
     'part2_async.coro_await_in_listcomp': {
-        '3.8 3.9': 'GET_AWAITABLE: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
-        '3.11': 'WRONG CODE: `[await f(i) for i in r]` prints as `await [await f(i) for i in r]` (the list is awaited)',
         '3.12 3.13 3.14': 'JUMP_BACKWARD: the loop back to bb1 brings other stack values',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_async.coro_await_simple': {
-        '3.8 3.9 3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
+        '3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
     },
     'part2_async.coro_drives_nested_async_generator': {
         '3.8 3.9 3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
@@ -436,12 +509,11 @@ KNOWN_FAILURES = {
         '3.12 3.13 3.14': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
     },
     'part2_async.coro_gather': {
-        '3.8 3.9 3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
         '3.12 3.13 3.14': 'JUMP_BACKWARD: the loop back to bb1 brings other stack values',
+        '3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
     },
     'part2_async.coro_nested_async_comprehension': {
-        '3.8 3.9 3.11 3.12 3.13 3.14 3.15': 'GET_AITER: not supported by the decompiler yet',
+        '3.8 3.9 3.12 3.13 3.14 3.15': 'GET_AITER: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
     'part2_async.coro_task_cancelled': {
@@ -452,7 +524,7 @@ KNOWN_FAILURES = {
     'part2_async.coro_try_finally_await': {
         '3.8 3.9': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
-        '3.12 3.13 3.14 3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
+        '3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
     },
     'part2_async.coro_wait_for': {
         '3.8 3.9': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -808,10 +880,6 @@ KNOWN_FAILURES = {
         '3.12 3.13': 'WRONG CODE: the code after a handler is copied into it, so it runs while the exception is still being handled (sys.exc_info())',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
-    'part2_generators.gen_close_after_finish': {
-        '3.8 3.9': 'YIELD_VALUE: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
-    },
     'part2_generators.gen_close_catches_exit': {
         '3.8 3.9': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
@@ -822,10 +890,6 @@ KNOWN_FAILURES = {
     },
     'part2_generators.gen_close_runs_finally': {
         '3.8 3.9': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
-    },
-    'part2_generators.gen_conditional_yields': {
-        '3.8 3.9': 'YIELD_VALUE: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
     'part2_generators.gen_exception_in_body_caught': {
@@ -839,39 +903,13 @@ KNOWN_FAILURES = {
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_generators.gen_loop_break_else': {
-        '3.8 3.9': 'YIELD_VALUE: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_generators.gen_nested_yield_expressions': {
-        '3.8 3.9': 'YIELD_VALUE: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
-    },
-    'part2_generators.gen_raises_after_yield': {
-        '3.8 3.9': 'YIELD_VALUE: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
     },
     'part2_generators.gen_return_value': {
-        '3.8 3.9': 'YIELD_VALUE: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_generators.gen_send_accumulator': {
-        '3.8 3.9': 'YIELD_VALUE: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
-    },
-    'part2_generators.gen_send_to_fresh': {
-        '3.8 3.9': 'YIELD_VALUE: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
     },
     'part2_generators.gen_simple': {
-        '3.8 3.9': 'YIELD_VALUE: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_generators.gen_stop_iteration_becomes_runtime_error': {
-        '3.8 3.9': 'YIELD_VALUE: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
     },
     'part2_generators.gen_throw_before_start': {
         '3.8 3.9': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -899,61 +937,31 @@ KNOWN_FAILURES = {
         '3.10': 'GEN_START: not supported by the decompiler yet',
         '3.11 3.12 3.13 3.14 3.15': 'the normal exit of a try/finally does not run the finally body',
     },
-    'part2_generators.gen_unpack_sent': {
-        '3.8 3.9': 'YIELD_VALUE: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
-    },
-    'part2_generators.gen_unpack_yield': {
-        '3.8 3.9': 'YIELD_VALUE: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
-    },
-    'part2_generators.gen_while_else': {
-        '3.8 3.9': 'YIELD_VALUE: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
-    },
-    'part2_generators.gen_yield_expression_values': {
-        '3.8 3.9': 'YIELD_VALUE: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
-    },
     'part2_generators.gen_yield_from_close_propagates': {
         '3.8 3.9': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_generators.gen_yield_from_delegates_send': {
-        '3.8 3.9': 'GET_YIELD_FROM_ITER: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_generators.gen_yield_from_delegates_throw': {
-        '3.8 3.9': 'GET_YIELD_FROM_ITER: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_generators.gen_yield_from_generator_expression': {
-        '3.8 3.9': 'GET_YIELD_FROM_ITER: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
         '3.13 3.14': 'MAKE_FUNCTION: a comprehension that is not called with its iterable in the same block',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_generators.gen_yield_from_inner_ignores_close': {
-        '3.8 3.9': 'GET_YIELD_FROM_ITER: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_generators.gen_yield_from_iterable': {
-        '3.8 3.9': 'GET_YIELD_FROM_ITER: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_generators.gen_yield_from_nested_delegation': {
-        '3.8 3.9': 'GET_YIELD_FROM_ITER: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_generators.gen_yield_from_return_value': {
-        '3.8 3.9': 'GET_YIELD_FROM_ITER: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_generators.gen_yield_from_throw_caught_outside': {
@@ -977,13 +985,7 @@ KNOWN_FAILURES = {
         '3.13': '`<build_class>` in a shape that is not recognized',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
-    'part2_generators.generator_as_iterator_of_zip': {
-        '3.8 3.9': 'YIELD_VALUE: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
-    },
     'part2_generators.generator_with_kwargs': {
-        '3.8 3.9': 'YIELD_VALUE: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_generators.genexp_condition_and_nested': {
@@ -1086,10 +1088,10 @@ KNOWN_FAILURES = {
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_type_params.generic_closure_over_function_local': {
-        '3.12 3.13 3.14 3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
+        '3.14 3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
     },
     'part2_type_params.generic_function': {
-        '3.12 3.13 3.14 3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
+        '3.14 3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
     },
     'part2_type_params.generic_function_bound_and_constraints': {
         '3.12 3.13 3.14': 'CALL_INTRINSIC_2: not supported by the decompiler yet',
@@ -1099,13 +1101,13 @@ KNOWN_FAILURES = {
         '3.12 3.13 3.14 3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
     },
     'part2_type_params.type_alias_generic': {
-        '3.12 3.13 3.14 3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
+        '3.14 3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
     },
     'part2_type_params.type_alias_lazy': {
-        '3.12 3.13 3.14 3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
+        '3.14 3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
     },
     'part2_type_params.type_alias_statement': {
-        '3.12 3.13 3.14 3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
+        '3.14 3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
     },
     'part2_with.try_in_with': {
         '3.8 3.9 3.10': 'SETUP_WITH: not supported by the decompiler yet',
@@ -1176,12 +1178,13 @@ KNOWN_FAILURES = {
     },
     'part2_with.with_return_inside': {
         '3.8 3.9 3.10': 'SETUP_WITH: not supported by the decompiler yet',
-        '3.11 3.12 3.13': 'WRONG CODE: the statements after a `with` whose body returns are dropped (an exception suppressed by __exit__ then returns None)',
+        '3.11 3.12 3.13': 'a with body that never exits normally, whose suppressing exit is not understood',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_with.with_return_nested_two': {
         '3.8 3.9 3.10': 'SETUP_WITH: not supported by the decompiler yet',
-        '3.11 3.12 3.13': 'WRONG CODE: the statements after a `with` whose body returns are dropped (an exception suppressed by __exit__ then returns None)',
+        '3.11': 'WRONG CODE: input #3: result: value: original (\'returned\', (\'tuple\', [(\'str\', "\'after\'"), (\'list\', [(\'tuple\', [(',
+        '3.12 3.13': 'a with body that never exits normally, whose suppressing exit is not understood',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_with.with_reused_manager': {
@@ -1223,11 +1226,11 @@ KNOWN_FAILURES = {
         '3.13 3.14 3.15': "FORMAT_SIMPLE: an f-string field that needs a backslash, '#' or every kind of quote",
     },
     'py312_fstrings.type_alias_statement': {
-        '3.12 3.13 3.14': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
+        '3.14': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
         '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
     },
     'py312_fstrings.type_params_generic_function': {
-        '3.12 3.13 3.14 3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
+        '3.14 3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
     },
     'py314_templates.deferred_annotation_class_body': {
         '3.14 3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
