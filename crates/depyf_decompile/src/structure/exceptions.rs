@@ -91,7 +91,7 @@ impl Structurer<'_> {
                 if self.loop_edge(s) {
                     continue;
                 }
-                if !self.protected_by(s, h) && !self.is_return_tail(s) {
+                if !self.protected_by(s, h) && !self.is_return_tail(s, h) {
                     if !exits.contains(&s) {
                         exits.push(s);
                     }
@@ -107,13 +107,51 @@ impl Structurer<'_> {
 
     /// A block that only returns (after a `with` exit), reached from one place:
     /// CPython puts the `RETURN_VALUE` of a `return` in a `try`/`with` body outside
-    /// the protected range, so it belongs to the body.
-    fn is_return_tail(&self, s: BlockId) -> bool {
+    /// the protected range, so it belongs to the body. Before 3.11 (a handler
+    /// without clean-up of its own) the constant of `return <const>` is loaded after
+    /// the `with` exit, which is also the code of a `return` right after the `with`:
+    /// such a block is left after the `with` (both compile the same).
+    fn is_return_tail(&self, s: BlockId, h: BlockId) -> bool {
         let blk = &self.cfg.blocks[s.index()];
         let ops: Vec<&Op> = self.ir[blk.start..blk.end].iter().map(|i| &i.op).filter(|o| !matches!(o, Op::Nop)).collect();
+        if !self.has_cleanup(h) && ops.iter().position(|o| matches!(o, Op::WithExit)).is_some_and(|w| w + 1 < ops.len() && matches!(ops[w + 1], Op::LoadConst(_) | Op::LoadSmallInt(_))) {
+            return false;
+        }
         blk.preds.len() == 1
             && matches!(ops.last(), Some(Op::Return))
             && ops.iter().all(|o| matches!(o, Op::Return | Op::WithExit | Op::Swap(2) | Op::LoadConst(_) | Op::LoadSmallInt(_)))
+    }
+
+    /// The last block (in layout order) of the handler starting at `h` when it has no
+    /// clean-up handler of its own (CPython 3.9-3.10: the entered handler is a block
+    /// on the block stack that `POP_EXCEPT` pops): the blocks reachable from `h`
+    /// through normal edges, not past a block that pops the exception state
+    /// ([`Op::PopExcept`]) nor past the current loop's header or follow.
+    fn handler_region_end(&self, h: BlockId) -> BlockId {
+        let mut seen = vec![false; self.cfg.blocks.len()];
+        let mut work = vec![h];
+        seen[h.index()] = true;
+        let mut last = h;
+        while let Some(x) = work.pop() {
+            last = last.max(x);
+            let blk = &self.cfg.blocks[x.index()];
+            if self.loop_edge(x) || self.ir[blk.start..blk.end].iter().any(|i| i.op == Op::PopExcept) {
+                continue;
+            }
+            for s in blk.succs() {
+                if !seen[s.index()] && !self.loop_edge(s) {
+                    seen[s.index()] = true;
+                    work.push(s);
+                }
+            }
+        }
+        last
+    }
+
+    /// Whether the handler `h` is protected by a clean-up handler of its own that
+    /// pushes `lasti` (3.11+); 3.9-3.10 handlers have none.
+    fn has_cleanup(&self, h: BlockId) -> bool {
+        self.cfg.blocks[h.index()].handler.is_some_and(|c| c.lasti)
     }
 
     /// Blocks reachable from `b` through normal edges (not past the current loop's
@@ -162,7 +200,10 @@ impl Structurer<'_> {
             return self.finish_with(out, body, h, e1, stop, err);
         }
         // The handler's own clean-up block: code after the `try` lies past it.
-        let cleanup = self.cfg.blocks[h.index()].handler.map_or(h, |c| c.target);
+        let cleanup = match self.cfg.blocks[h.index()].handler {
+            Some(c) if c.lasti => c.target,
+            _ => self.handler_region_end(h),
+        };
         let rh = self.reach(h);
         let after = (cleanup.index() + 1..self.cfg.blocks.len()).find(|&x| rh[x]).map(|x| BlockId(x as u32));
         let after = match (after, stop) {
@@ -274,6 +315,32 @@ impl Structurer<'_> {
             return Err(err("a with body whose normal exit does not call __exit__"));
         }
         rest.remove(0);
+        if !self.has_cleanup(h) {
+            // Before 3.11 the path that suppresses the exception (`POP_TOP`s,
+            // `POP_EXCEPT`, then the code after the `with`) may be a copy of the code
+            // after the `with` rather than a jump to it: it must do what `rest` does.
+            let l = self.with_suppressed(h, err)?;
+            match e1 {
+                None => {
+                    rest = self.region(l, stop, err)?;
+                    if !rest.first().is_some_and(|x| is_marker(x, markers::POP_EXCEPT)) {
+                        return Err(err("a with handler that does not drop the exception"));
+                    }
+                    rest.remove(0);
+                }
+                Some(e1) => {
+                    let blk = &self.cfg.blocks[e1.index()];
+                    let normal = (blk.start..blk.end).find(|&i| self.ir[i].op == Op::WithExit).map(|i| i + 1);
+                    let blk = &self.cfg.blocks[l.index()];
+                    let pop = (blk.start..blk.end).find(|&i| self.ir[i].op == Op::PopExcept);
+                    let suppressed = pop.and_then(|p| (p + 1..blk.end).find(|&i| self.ir[i].op != Op::Nop)).filter(|&i| self.ir[i].op == Op::PopTop).map(|i| i + 1);
+                    match (normal, suppressed) {
+                        (Some(a), Some(b)) if self.same_code(a, b) => {}
+                        _ => return Err(err("the code after a with differs on its normal and suppressed exits")),
+                    }
+                }
+            }
+        }
         let mut items = vec![(mgr, target)];
         // `with a: with b:` is `with a, b:` when both are sync or both async.
         let is_async = |e: &Expr| e.async_inner().is_some();
@@ -287,8 +354,9 @@ impl Structurer<'_> {
         out.push(Stmt::With(items, body));
         out.extend(rest);
         // A body that never exits normally: the code after the `with` runs only when
-        // `__exit__` suppresses an exception, and must follow it.
-        if e1.is_none() {
+        // `__exit__` suppresses an exception, and must follow it. (3.11+ shape; before
+        // 3.11 `rest` is already that code, read from the suppressing path above.)
+        if e1.is_none() && self.has_cleanup(h) {
             let a = match self.suppressed_exit(h) {
                 Some(Ok(a)) => a,
                 Some(Err(())) => {
@@ -305,6 +373,53 @@ impl Structurer<'_> {
             }
         }
         Ok(())
+    }
+}
+
+impl Structurer<'_> {
+    /// The statements that follow a pre-3.11 `with` when its manager suppresses the
+    /// exception: the handler `h` is `PushExcInfo; WithExceptStart; JumpIf(true, L);
+    /// Reraise` and `L` drops the exception (the `POP_EXCEPT` marker) and goes on.
+    fn with_suppressed(&self, h: BlockId, err: &dyn Fn(&str) -> DecompileError) -> Result<BlockId, DecompileError> {
+        let blk = &self.cfg.blocks[h.index()];
+        match blk.term {
+            depyf_cfg::Terminator::Branch { jump, .. } if matches!(self.ir[blk.end - 1].op, Op::JumpIf { when: true, .. }) => Ok(jump),
+            _ => Err(err("a with handler of an unknown shape")),
+        }
+    }
+
+    /// Whether the code from op index `a` and from op index `b` is the same: the
+    /// same ops (`Nop`s skipped, unconditional jumps followed) up to a common
+    /// position or to a `return`/`raise` on both. Straight-line code only (a
+    /// conditional branch at two different places counts as different).
+    fn same_code(&self, mut a: usize, mut b: usize) -> bool {
+        let next = |mut i: usize| -> Option<usize> {
+            for _ in 0..64 {
+                match self.ir.get(i).map(|x| &x.op) {
+                    Some(Op::Nop) => i += 1,
+                    Some(Op::Jump(t)) => i = self.ir.partition_point(|x| x.offset < *t),
+                    Some(_) => return Some(i),
+                    None => return None,
+                }
+            }
+            None
+        };
+        for _ in 0..256 {
+            let (Some(x), Some(y)) = (next(a), next(b)) else { return false };
+            if x == y {
+                return true;
+            }
+            let (p, q) = (&self.ir[x].op, &self.ir[y].op);
+            if p != q || p.jump_target().is_some() {
+                return false;
+            }
+            if matches!(p, Op::Return | Op::Raise(_) | Op::Reraise) {
+                return true;
+            }
+            a = x + 1;
+            b = y + 1;
+        }
+        false
     }
 }
 

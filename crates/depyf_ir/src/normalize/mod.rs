@@ -19,6 +19,7 @@ mod post311_async;
 mod post311_exc;
 mod pre311;
 mod pre311_gen;
+mod pre311_exc;
 mod py310;
 mod py311;
 mod py312;
@@ -172,8 +173,10 @@ fn dispatch_version(code: &CodeObject, ins: &[depyf_bytecode::Instruction], leni
 
 /// The protected ranges of `code`, in the shape of the 3.11+ exception table
 /// (half-open byte ranges, handler offset, stack depth kept, whether `lasti` is
-/// pushed). Versions before 3.11 have none yet: their block-stack ops fail
-/// normalization instead.
+/// pushed). For 3.9 and 3.10 they are derived from the block stack
+/// (`SETUP_FINALLY`, `SETUP_WITH`, `POP_BLOCK`, `POP_EXCEPT`; see `pre311_exc`), with
+/// depths in IR values and `lasti` false; this needs the code object to normalize
+/// (its error otherwise). 3.8 has none: its block-stack ops fail normalization.
 ///
 /// From 3.12 on, the handlers the compiler adds on its own (a generator's
 /// `StopIteration` guard, the `CLEANUP_THROW` of `yield from`/`await`, the handler of
@@ -183,6 +186,14 @@ fn dispatch_version(code: &CodeObject, ins: &[depyf_bytecode::Instruction], leni
 /// handler itself goes, so each such range takes the handler's own range (its
 /// handler, depth and `lasti`), or is left out when the handler is unprotected.
 pub fn protected_ranges(code: &CodeObject) -> Result<Vec<depyf_bytecode::ExceptionTableEntry>, IrError> {
+    if code.version.major == 3 && matches!(code.version.minor, 9 | 10) {
+        let ins = decode(code).map_err(|e| IrError::from_bytecode(code, e))?;
+        if !pre311_exc::uses_block_stack(&ins) {
+            return Ok(Vec::new());
+        }
+        let ir = normalize(code)?;
+        return pre311_exc::protected_ranges(code, &ins, &ir);
+    }
     let ranges = depyf_bytecode::parse_exception_table(code).map_err(|e| IrError::from_bytecode(code, e))?;
     if !(code.version.major == 3 && code.version.minor >= 11) || ranges.is_empty() {
         return Ok(ranges);

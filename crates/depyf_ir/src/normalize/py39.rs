@@ -7,8 +7,10 @@
 use depyf_bytecode::{CodeObject, Instruction};
 
 use super::common::{Cx, Normalized};
-use super::{pre311, IrError};
+use super::{pre311, pre311_exc, IrError};
 
 pub(super) fn normalize(code: &CodeObject, ins: &[Instruction], lenient: bool) -> Result<Normalized, IrError> {
-    Cx::new(code, ins, lenient).run(pre311::op)
+    // The block stack (`SETUP_*`, handlers) first: see `pre311_exc`.
+    let facts = pre311_exc::Facts::scan(code, ins)?;
+    Cx::new(code, ins, lenient).run(|cx, k| if pre311_exc::op(cx, k, &facts)? { Ok(()) } else { pre311::op(cx, k) })
 }

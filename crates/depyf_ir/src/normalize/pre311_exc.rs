@@ -1,0 +1,427 @@
+//! The block stack of CPython 3.9 and 3.10 (`SETUP_FINALLY`, `SETUP_WITH`,
+//! `SETUP_ASYNC_WITH`, `POP_BLOCK`, `POP_EXCEPT`) as protected ranges in the shape of
+//! the 3.11 exception table, and their handlers in the ops of 3.11.
+//!
+//! The compiler's block stack is static (CPython 3.10 `Python/compile.c`,
+//! `compiler_push_fblock`; `Python/ceval.c`, `PyFrame_BlockSetup` and the unwinding
+//! at `exception_unwind`): `SETUP_*` pushes a handler block that records the stack
+//! level, `POP_BLOCK` pops it, and a handler, once entered, is itself an
+//! `EXCEPT_HANDLER` block until `POP_EXCEPT`. [`simulate`] walks the instructions
+//! with that stack; an instruction is protected by the topmost handler block on it
+//! (an `EXCEPT_HANDLER` block above it is unwound first, restoring the exception
+//! being handled: what 3.11's `COPY 3; POP_EXCEPT; RERAISE 1` clean-up does).
+//!
+//! **One value per exception.** Before 3.11 a handler is entered with six more
+//! stack items: the saved `exc_info` triple and the exception's (traceback, value,
+//! type) triple; 3.11 has one `exc` that `PUSH_EXC_INFO` turns into `prev_exc, exc`.
+//! The IR uses 3.11's shape for every version:
+//!
+//! - every protected range has `lasti: false` and the depth counted in IR values;
+//!   each handler of a `try` or `with` starts with an [`Op::PushExcInfo`] that comes
+//!   from no instruction (emitted at the handler's offset before its first op); the
+//!   handler of the implicit `try/finally` that unbinds `except E as name` is a
+//!   clean-up handler and gets none, as in 3.11;
+//! - `DUP_TOP; <type>; JUMP_IF_NOT_EXC_MATCH L` is `<type>; CHECK_EXC_MATCH;
+//!   POP_JUMP_IF_FALSE L` (the `DUP_TOP` is a `Nop`);
+//! - the triple is consumed by one op: `POP_TOP; STORE_x name; POP_TOP` is one
+//!   store, `POP_TOP; POP_TOP; POP_TOP` one [`Op::PopTop`]; `POP_EXCEPT` pops the
+//!   one `prev_exc` value, `RERAISE` the one `exc`;
+//! - `ROT_FOUR` that moves a returned value below the saved `exc_info` (or below the
+//!   triple of a `finally`) is [`Op::Swap`]`(2)`;
+//! - the normal exit of a `with`, `LOAD_CONST None; DUP_TOP; DUP_TOP;
+//!   CALL_FUNCTION 3; POP_TOP`, is one [`Op::WithExit`].
+//!
+//! 3.8 (`BEGIN_FINALLY`, `CALL_FINALLY`, `END_FINALLY`, `WITH_CLEANUP_*`) is not
+//! handled: its block-stack opcodes keep failing normalization.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use depyf_bytecode::{Argval, CodeObject, Constant, ExceptionTableEntry, Instruction};
+
+use super::common::Cx;
+use super::{IrError, IrInstr};
+use crate::Op;
+
+/// What a handler block entered by an exception does with it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Kind {
+    /// `except` clauses: the triple is consumed at the start of each clause.
+    Except,
+    /// A `finally` body: it runs with the triple on the stack and re-raises.
+    Finally,
+    /// The exceptional exit of a `with` (`WITH_EXCEPT_START`).
+    With,
+    /// The implicit `try/finally` that unbinds `except E as name`.
+    NameCleanup,
+}
+
+/// One entry of the static block stack.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Blk {
+    /// A `SETUP_*` block: handler instruction index and its kind.
+    Setup { handler: usize, kind: Kind },
+    /// An entered handler (`EXCEPT_HANDLER`), until `POP_EXCEPT`.
+    Handler(Kind),
+}
+
+fn is_none(code: &CodeObject, i: &Instruction) -> bool {
+    i.opname == "LOAD_CONST" && matches!(i.argval, Argval::Const(c) if matches!(code.co_consts.get(c), Some(Constant::None)))
+}
+
+fn is_store(name: &str) -> bool {
+    matches!(name, "STORE_FAST" | "STORE_NAME" | "STORE_GLOBAL" | "STORE_DEREF")
+}
+
+fn names<'a>(ins: &'a [Instruction], from: usize, n: usize) -> Vec<&'a str> {
+    ins.get(from..).unwrap_or(&[]).iter().take(n).map(|x| x.opname).collect()
+}
+
+/// Whether code `code` uses the block stack for exceptions (3.9-3.10 `SETUP_*`).
+pub(super) fn uses_block_stack(ins: &[Instruction]) -> bool {
+    ins.iter().any(|i| matches!(i.opname, "SETUP_FINALLY" | "SETUP_WITH" | "SETUP_ASYNC_WITH"))
+}
+
+/// The kind of the handler that the `SETUP_*` instruction `k` installs.
+fn kind_of(code: &CodeObject, ins: &[Instruction], k: usize, index_of: &dyn Fn(u32) -> Option<usize>) -> Result<(usize, Kind), IrError> {
+    let i = &ins[k];
+    let err = |m: &str| IrError::at(code, i, m);
+    let t = i.jump_target().and_then(index_of).ok_or_else(|| err("handler target is not an instruction"))?;
+    if i.opname != "SETUP_FINALLY" {
+        return Ok((t, Kind::With));
+    }
+    // `POP_TOP; STORE name; POP_TOP; SETUP_FINALLY` binds the exception to a name and
+    // protects the clause with `name = None; del name; RERAISE`.
+    let binds = k >= 3 && ins[k - 3].opname == "POP_TOP" && is_store(ins[k - 2].opname) && ins[k - 1].opname == "POP_TOP";
+    let h = names(ins, t, 4);
+    if binds {
+        let unbinds = h.len() == 4
+            && is_none(code, &ins[t])
+            && is_store(h[1])
+            && h[2].starts_with("DELETE_")
+            && h[3] == "RERAISE"
+            && ins[t + 1].argval == ins[k - 2].argval
+            && ins[t + 2].argval == ins[k - 2].argval;
+        if !unbinds {
+            return Err(err("an except clause bound to a name without its unbinding handler"));
+        }
+        return Ok((t, Kind::NameCleanup));
+    }
+    if h.first() == Some(&"DUP_TOP") || h.len() >= 3 && h[..3] == ["POP_TOP", "POP_TOP", "POP_TOP"] {
+        Ok((t, Kind::Except))
+    } else {
+        Ok((t, Kind::Finally))
+    }
+}
+
+/// The block stack after each instruction (`None`: not reached), by a walk of the
+/// normal control flow from the entry and from every handler.
+///
+/// Errors: an instruction reached with two different block stacks, `POP_BLOCK` or
+/// `POP_EXCEPT` without the block they pop.
+pub(super) fn simulate(code: &CodeObject, ins: &[Instruction]) -> Result<Vec<Option<Vec<Blk>>>, IrError> {
+    let index_of = |off: u32| ins.binary_search_by_key(&off, |i| i.offset).ok();
+    // The stack on entry of each instruction.
+    let mut before: Vec<Option<Vec<Blk>>> = vec![None; ins.len()];
+    let mut after: Vec<Option<Vec<Blk>>> = vec![None; ins.len()];
+    let mut work = Vec::new();
+    let reach = |k: usize, st: Vec<Blk>, before: &mut Vec<Option<Vec<Blk>>>, work: &mut Vec<usize>, from: &Instruction| -> Result<(), IrError> {
+        match &before[k] {
+            None => {
+                before[k] = Some(st);
+                work.push(k);
+                Ok(())
+            }
+            Some(old) if *old == st => Ok(()),
+            Some(_) => Err(IrError::at(code, &ins[k], format!("reached with two different block stacks (one from offset {})", from.offset))),
+        }
+    };
+    if !ins.is_empty() {
+        before[0] = Some(Vec::new());
+        work.push(0);
+    }
+    while let Some(k) = work.pop() {
+        let i = &ins[k];
+        let mut st = before[k].clone().expect("queued with a stack");
+        match i.opname {
+            "SETUP_FINALLY" | "SETUP_WITH" | "SETUP_ASYNC_WITH" => {
+                let (t, kind) = kind_of(code, ins, k, &index_of)?;
+                let mut hs = st.clone();
+                hs.push(Blk::Handler(kind));
+                reach(t, hs, &mut before, &mut work, i)?;
+                st.push(Blk::Setup { handler: t, kind });
+            }
+            "POP_BLOCK" => match st.pop() {
+                Some(Blk::Setup { .. }) => {}
+                _ => return Err(IrError::at(code, i, "POP_BLOCK without a SETUP block")),
+            },
+            "POP_EXCEPT" => match st.pop() {
+                Some(Blk::Handler(_)) => {}
+                _ => return Err(IrError::at(code, i, "POP_EXCEPT outside an exception handler")),
+            },
+            _ => {}
+        }
+        let ends = matches!(i.opname, "RETURN_VALUE" | "RAISE_VARARGS" | "RERAISE" | "JUMP_FORWARD" | "JUMP_ABSOLUTE");
+        if !i.opname.starts_with("SETUP_") {
+            if let Some(t) = i.jump_target() {
+                let t = index_of(t).ok_or_else(|| IrError::at(code, i, "jump target is not an instruction"))?;
+                reach(t, st.clone(), &mut before, &mut work, i)?;
+            }
+        }
+        if !ends && k + 1 < ins.len() {
+            reach(k + 1, st.clone(), &mut before, &mut work, i)?;
+        }
+        after[k] = Some(st);
+    }
+    Ok(after)
+}
+
+/// The innermost handler block of a stack (entered handlers above it are unwound
+/// first).
+fn innermost(st: &[Blk]) -> Option<(usize, Kind)> {
+    st.iter().rev().find_map(|b| match *b {
+        Blk::Setup { handler, kind } => Some((handler, kind)),
+        Blk::Handler(_) => None,
+    })
+}
+
+/// The kind of the handler being run (the topmost entered handler).
+fn running(st: &[Blk]) -> Option<Kind> {
+    st.iter().rev().find_map(|b| match *b {
+        Blk::Handler(k) => Some(k),
+        Blk::Setup { .. } => None,
+    })
+}
+
+/// Facts of one code object for [`op`]: the instructions that start a handler
+/// with an [`Op::PushExcInfo`], and the replacement ops of the instructions that
+/// touch the exception triple.
+#[derive(Default)]
+pub(super) struct Facts {
+    entries: BTreeSet<usize>,
+    plan: BTreeMap<usize, Op>,
+}
+
+impl Facts {
+    /// Scans `ins` (3.9-3.10): see the module docs for what is rewritten.
+    pub(super) fn scan(code: &CodeObject, ins: &[Instruction]) -> Result<Facts, IrError> {
+        let mut f = Facts::default();
+        if !uses_block_stack(ins) {
+            return Ok(f);
+        }
+        let stacks = simulate(code, ins)?;
+        let index_of = |off: u32| ins.binary_search_by_key(&off, |i| i.offset).ok();
+        // Where the exception triple is on top at the start of an except clause.
+        let mut clause_starts = BTreeSet::new();
+        for (k, i) in ins.iter().enumerate() {
+            if stacks[k].is_none() {
+                continue;
+            }
+            if i.opname.starts_with("SETUP_") {
+                let (t, kind) = kind_of(code, ins, k, &index_of)?;
+                if kind != Kind::NameCleanup {
+                    f.entries.insert(t);
+                }
+                if kind == Kind::Except {
+                    clause_starts.insert(t);
+                }
+            }
+            if i.opname == "JUMP_IF_NOT_EXC_MATCH" {
+                clause_starts.insert(k + 1);
+                if let Some(t) = i.jump_target().and_then(index_of) {
+                    clause_starts.insert(t);
+                }
+            }
+        }
+        let pops3 = |k: usize| names(ins, k, 3) == ["POP_TOP", "POP_TOP", "POP_TOP"];
+        for &k in &clause_starts {
+            let n = names(ins, k, 3);
+            match n.as_slice() {
+                ["DUP_TOP", ..] => {
+                    f.plan.insert(k, Op::Nop);
+                }
+                ["POP_TOP", s, "POP_TOP"] if is_store(s) => {
+                    f.plan.insert(k, Op::Nop);
+                    f.plan.insert(k + 2, Op::Nop);
+                }
+                _ if pops3(k) => {
+                    f.plan.insert(k, Op::PopTop);
+                    f.plan.insert(k + 1, Op::Nop);
+                    f.plan.insert(k + 2, Op::Nop);
+                }
+                ["RERAISE", ..] => {}
+                _ => return Err(IrError::at(code, &ins[k], "an except clause of an unknown shape")),
+            }
+        }
+        let pop_except_next = |mut j: usize| {
+            while ins.get(j).is_some_and(|x| x.opname == "POP_BLOCK") {
+                j += 1;
+            }
+            ins.get(j).is_some_and(|x| x.opname == "POP_EXCEPT")
+        };
+        for (k, i) in ins.iter().enumerate() {
+            let Some(st) = &stacks[k] else { continue };
+            // The stack of `k` is the one after it; for the ops below (no block
+            // effect) it is also the one before.
+            let run = running(st);
+            match i.opname {
+                // A finally body or the end of a `with` handler drops the triple before
+                // `POP_EXCEPT` (a `return` value may sit below it, moved by ROT_FOUR).
+                "POP_TOP" if matches!(run, Some(Kind::Finally | Kind::With)) && pops3(k) && !f.plan.contains_key(&k) => {
+                    let j = if ins.get(k + 3).is_some_and(|x| x.opname == "ROT_FOUR") { k + 4 } else { k + 3 };
+                    if pop_except_next(j) {
+                        f.plan.insert(k, Op::PopTop);
+                        f.plan.insert(k + 1, Op::Nop);
+                        f.plan.insert(k + 2, Op::Nop);
+                    }
+                }
+                "ROT_FOUR" if run.is_some() => {
+                    let before_triple = matches!(run, Some(Kind::Finally | Kind::With)) && pops3(k + 1);
+                    if before_triple || pop_except_next(k + 1) {
+                        f.plan.insert(k, Op::Swap(2));
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(f)
+    }
+}
+
+/// The op of instruction `k` when it belongs to the block stack or an exception
+/// handler (emitting it); `Ok(false)` for the rest.
+pub(super) fn op(cx: &mut Cx<'_>, k: usize, facts: &Facts) -> Result<bool, IrError> {
+    if facts.entries.contains(&k) {
+        cx.emit(k, Op::PushExcInfo);
+    }
+    if let Some(op) = facts.plan.get(&k) {
+        cx.emit(k, op.clone());
+        return Ok(true);
+    }
+    let ins = cx.ins;
+    let code = cx.code;
+    let i = &ins[k];
+    let op = match i.opname {
+        "SETUP_FINALLY" | "POP_BLOCK" => Op::Nop,
+        "SETUP_WITH" => Op::BeforeWith,
+        "POP_EXCEPT" => Op::PopExcept,
+        "RERAISE" => Op::Reraise,
+        "WITH_EXCEPT_START" => Op::WithExceptStart,
+        "JUMP_IF_NOT_EXC_MATCH" => {
+            cx.emit(k, Op::CheckExcMatch);
+            Op::JumpIf { when: false, target: cx.target(k) }
+        }
+        // `exit(None, None, None)`: the normal exit of a `with`.
+        "LOAD_CONST"
+            if is_none(code, i)
+                && names(ins, k + 1, 4) == ["DUP_TOP", "DUP_TOP", "CALL_FUNCTION", "POP_TOP"]
+                && ins[k + 3].oparg == Some(3) =>
+        {
+            cx.skip_more = 4;
+            Op::WithExit
+        }
+        _ => return Ok(false),
+    };
+    cx.emit(k, op);
+    Ok(true)
+}
+
+/// The protected ranges of a 3.9-3.10 code object (see the module docs), from its
+/// instructions and its normalized ops `ir`. Empty when it has no `SETUP_*`.
+pub(super) fn protected_ranges(code: &CodeObject, ins: &[Instruction], ir: &[IrInstr]) -> Result<Vec<ExceptionTableEntry>, IrError> {
+    if !uses_block_stack(ins) {
+        return Ok(Vec::new());
+    }
+    let stacks = simulate(code, ins)?;
+    let index_of = |off: u32| ins.binary_search_by_key(&off, |i| i.offset).ok();
+    // IR ops of each instruction.
+    let mut ops: Vec<Vec<&Op>> = vec![Vec::new(); ins.len()];
+    for x in ir {
+        if let Some(k) = index_of(x.offset) {
+            ops[k].push(&x.op);
+        }
+    }
+    // IR stack depth before each instruction, from the entry and every handler
+    // (entered with the range's depth plus the exception).
+    let mut depth: Vec<Option<i64>> = vec![None; ins.len()];
+    // Handler depth of each SETUP_* instruction (the stack level it records).
+    let mut level: BTreeMap<usize, u32> = BTreeMap::new();
+    let mut work = Vec::new();
+    if !ins.is_empty() {
+        depth[0] = Some(0);
+        work.push(0);
+    }
+    let bad = |k: usize, m: String| IrError::at(code, &ins[k], m);
+    while let Some(k) = work.pop() {
+        let d0 = depth[k].expect("queued with a depth");
+        let mut d = d0;
+        let mut jump = None;
+        for op in &ops[k] {
+            if op.jump_target().is_some() {
+                let (p, q) = op.stack_effect_on(true);
+                jump = Some(d + i64::from(q) - i64::from(p));
+            }
+            let (p, q) = op.stack_effect();
+            d += i64::from(q) - i64::from(p);
+            if d < 0 {
+                return Err(bad(k, "stack underflow in the block-stack walk".into()));
+            }
+        }
+        let mut succ: Vec<(usize, i64)> = Vec::new();
+        let i = &ins[k];
+        if i.opname.starts_with("SETUP_") {
+            // SETUP_FINALLY records the level before it; SETUP_WITH and
+            // SETUP_ASYNC_WITH the level below the value they push.
+            let lv = if i.opname == "SETUP_FINALLY" { d } else { d - 1 };
+            let lv = u32::try_from(lv).map_err(|_| bad(k, "negative handler depth".into()))?;
+            level.insert(k, lv);
+            let t = i.jump_target().and_then(index_of).ok_or_else(|| bad(k, "handler target is not an instruction".into()))?;
+            succ.push((t, i64::from(lv) + 1));
+        }
+        let last = ops[k].iter().rev().find(|o| !matches!(o, Op::Nop));
+        if let (Some(j), Some(t)) = (jump, ops[k].iter().find_map(|o| o.jump_target())) {
+            succ.push((index_of(t).ok_or_else(|| bad(k, "jump target is not an instruction".into()))?, j));
+        }
+        let ends = last.is_some_and(|o| o.is_terminator()) || matches!(i.opname, "RETURN_VALUE" | "RAISE_VARARGS" | "RERAISE" | "JUMP_FORWARD" | "JUMP_ABSOLUTE");
+        // Ops folded into an earlier instruction (`Nop`s) do not end the flow.
+        if !ends && k + 1 < ins.len() {
+            succ.push((k + 1, d));
+        }
+        for (s, ds) in succ {
+            match depth[s] {
+                None => {
+                    depth[s] = Some(ds);
+                    work.push(s);
+                }
+                Some(old) if old == ds => {}
+                Some(old) => return Err(bad(s, format!("reached with stack depths {old} and {ds}"))),
+            }
+        }
+    }
+    // Each reached instruction is protected by the innermost SETUP block on its
+    // stack; the SETUP instruction recording that block gives the depth.
+    let mut setup_of: BTreeMap<usize, usize> = BTreeMap::new();
+    for (k, i) in ins.iter().enumerate() {
+        if i.opname.starts_with("SETUP_") && stacks[k].is_some() {
+            let t = i.jump_target().and_then(index_of).expect("checked by the walk");
+            setup_of.insert(t, k);
+        }
+    }
+    let mut out: Vec<ExceptionTableEntry> = Vec::new();
+    for (k, i) in ins.iter().enumerate() {
+        let Some(st) = &stacks[k] else { continue };
+        // A SETUP_* instruction lies outside its own range, as 3.11's
+        // `BEFORE_WITH` (and the NOP of `try:`) does.
+        let st = if i.opname.starts_with("SETUP_") { &st[..st.len() - 1] } else { &st[..] };
+        let Some((h, _)) = innermost(st) else { continue };
+        let s = setup_of[&h];
+        let dep = *level.get(&s).ok_or_else(|| bad(s, "a SETUP block whose stack depth is unknown".into()))?;
+        let end = ins.get(k + 1).map_or(i.offset + 2, |n| n.offset);
+        let target = ins[h].offset;
+        match out.last_mut() {
+            Some(r) if r.end == i.offset && r.target == target && r.depth == dep => r.end = end,
+            _ => out.push(ExceptionTableEntry { start: i.offset, end, target, depth: dep, lasti: false }),
+        }
+    }
+    Ok(out)
+}
+
