@@ -9,8 +9,9 @@
 //! - **Folds.** Some instructions are folded into a neighbour and become `Nop`s: the
 //!   `LOAD_CONST` of the keyword names before `CALL_FUNCTION_KW` (3.8-3.10) and `CALL_KW`
 //!   (3.13+), the `PUSH_NULL` of absent `**kwargs` before 3.14+ `CALL_FUNCTION_EX`, the
-//!   `POP_TOP` after 3.12+ `CALL_INTRINSIC_1 INTRINSIC_IMPORT_STAR`. The pair is checked
-//!   as a whole.
+//!   `POP_TOP` after 3.12+ `CALL_INTRINSIC_1 INTRINSIC_IMPORT_STAR`, the `LOAD_CONST
+//!   None` ×2, `CALL 2`, `POP_TOP` of a 3.12+ `with` exit after its first `LOAD_CONST`
+//!   (one `WithExit`). The group is checked as a whole.
 //! - **`FOR_ITER`'s jump, 3.12+.** CPython's number describes the jump as landing on
 //!   `END_FOR` with `next` pushed (+1), `END_FOR` (and 3.13's `POP_TOP`) popping it and
 //!   the iterator. The interpreter pops the iterator and jumps over them (3.12-3.13), or
@@ -22,6 +23,17 @@
 //!   the value the caller receives, so `dis` says 0; in the returning frame it pops one
 //!   ([`Op::Return`] is `(value -- )`). Nothing follows a return, so only the number
 //!   differs; CPython's is lowered by one.
+//! - **Exceptions before 3.11** (see `normalize/pre311_exc.rs`). CPython 3.9-3.10
+//!   enter a handler with six more items (the saved `exc_info` triple and the
+//!   exception's triple); the IR, in 3.11's shape, with one exception value that the
+//!   handler's first op, a [`Op::PushExcInfo`] of no instruction, turns into two
+//!   (`prev_exc, exc`). So: that `PushExcInfo` is not counted; the folds
+//!   `DUP_TOP` (into the `JUMP_IF_NOT_EXC_MATCH` after it), `LOAD_CONST None;
+//!   DUP_TOP; DUP_TOP; CALL_FUNCTION 3; POP_TOP` (one `WithExit`), `POP_TOP; STORE_x;
+//!   POP_TOP` (into the store) and `POP_TOP; POP_TOP; POP_TOP` (into the first) are
+//!   checked as wholes; and the instructions that consume a triple (those two
+//!   groups, `POP_EXCEPT`, `RERAISE`) are checked at a third of `dis`'s number
+//!   (one IR value for three items).
 //! - `JUMP_IF_TRUE_OR_POP`/`JUMP_IF_FALSE_OR_POP` (3.8-3.11): `dis` says 0 on the jump
 //!   and -1 on the fall-through, as executed, so they need no exception.
 //!
@@ -106,7 +118,11 @@ fn is_jump(ops: &[&Op]) -> bool {
 /// returns, for each instruction index folded away, the index it is checked with.
 fn folds(v: PythonVersion, ins: &[Instruction], ops: &HashMap<u32, Vec<&Op>>) -> HashMap<usize, usize> {
     let mut m = HashMap::new();
-    let all_nop = |k: usize| ops.get(&ins[k].offset).is_some_and(|o| o.iter().all(|o| **o == Op::Nop));
+    // (Before 3.11 a handler's first instruction also has the `PushExcInfo` of no
+    // instruction.)
+    let all_nop = |k: usize| {
+        ops.get(&ins[k].offset).is_some_and(|o| o.iter().all(|o| **o == Op::Nop || (v < PythonVersion::PY311 && **o == Op::PushExcInfo)))
+    };
     let prev = |k: usize| (0..k).rev().find(|&j| ins[j].opname != "EXTENDED_ARG");
     for k in 0..ins.len() {
         match ins[k].opname {
@@ -127,6 +143,35 @@ fn folds(v: PythonVersion, ins: &[Instruction], ops: &HashMap<u32, Vec<&Op>>) ->
                 }
             }
             _ => {}
+        }
+        // The normal exit of a `with` (3.9-3.10 and 3.12+): `exit(None, None, None)`
+        // is one `WithExit` at the first `LOAD_CONST`.
+        if ins[k].opname == "LOAD_CONST" && ops.get(&ins[k].offset).is_some_and(|o| o.as_slice() == [&Op::WithExit]) {
+            for j in k + 1..(k + 5).min(ins.len()) {
+                if all_nop(j) && ins[j].opname != "NOP" {
+                    m.insert(j, k);
+                }
+            }
+        }
+        if v < PythonVersion::PY311 {
+            let is_store = |j: usize| ins.get(j).is_some_and(|i| i.opname.starts_with("STORE_"));
+            let nop_pop = |j: usize| ins.get(j).is_some_and(|i| i.opname == "POP_TOP") && all_nop(j);
+            match ins[k].opname {
+                "DUP_TOP" if all_nop(k) && !m.contains_key(&k) => {
+                    if let Some(j) = (k + 1..ins.len()).find(|&j| ins[j].opname == "JUMP_IF_NOT_EXC_MATCH") {
+                        m.insert(k, j);
+                    }
+                }
+                "POP_TOP" if nop_pop(k) && !m.contains_key(&k) => {
+                    if is_store(k + 1) && nop_pop(k + 2) {
+                        m.insert(k, k + 1);
+                        m.insert(k + 2, k + 1);
+                    } else if let Some(j) = [k.wrapping_sub(1), k.wrapping_sub(2)].into_iter().find(|&j| j < k && ins[j].opname == "POP_TOP" && !all_nop(j)) {
+                        m.insert(k, j);
+                    }
+                }
+                _ => {}
+            }
         }
     }
     m
@@ -163,8 +208,15 @@ fn check(v: PythonVersion, codes: &[CodeObject], eff: &Effects, fig: &mut Figure
                 continue;
             }
             fig.normalized += 1;
-            let mine = ops.get(&i.offset).cloned().unwrap_or_default();
+            let mut mine = ops.get(&i.offset).cloned().unwrap_or_default();
+            if v < PythonVersion::PY311 {
+                // The handler entry of no instruction (see the module docs).
+                mine.retain(|o| **o != Op::PushExcInfo);
+            }
             let partners: Vec<usize> = folded.iter().filter(|(_, &to)| to == k).map(|(&from, _)| from).collect();
+            // Consumes an exception triple (pre-3.11): one IR value for three items.
+            let triple = v < PythonVersion::PY311
+                && (matches!(i.opname, "POP_EXCEPT" | "RERAISE") || ((i.opname == "POP_TOP" || i.opname.starts_with("STORE_")) && partners.iter().any(|&p| ins[p].opname == "POP_TOP")));
             let mut ok = true;
             let mut report = String::new();
             for jump in [false, true] {
@@ -181,6 +233,7 @@ fn check(v: PythonVersion, codes: &[CodeObject], eff: &Effects, fig: &mut Figure
                     }
                     theirs = theirs.and_then(|t| dis(p, false).map(|d| t + d));
                 }
+                let ours = if triple { ours * 3 } else { ours };
                 if Some(ours) != theirs {
                     ok = false;
                     report = format!("{} {:?} jump={jump}: ours {ours} vs dis {theirs:?}", i.opname, i.oparg);

@@ -80,3 +80,31 @@ class Base:
 
 
 assert X, "message"
+
+
+# Exception handling and `with` (3.9-3.10: the block stack, see normalize/pre311_exc.rs).
+def exceptions(a, b):
+    try:
+        a()
+    except ValueError as e:
+        b(e)
+    except (KeyError, TypeError):
+        return 1
+    except:
+        raise
+    else:
+        b()
+    finally:
+        b(2)
+    with a() as x, b():
+        x()
+    for i in a:
+        try:
+            if i:
+                return i
+        finally:
+            b()
+    try:
+        pass
+    except OSError as e:
+        return e
