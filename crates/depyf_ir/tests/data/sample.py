@@ -105,6 +105,6 @@ def exceptions(a, b):
         finally:
             b()
     try:
-        pass
+        a()
     except OSError as e:
         return e
