@@ -154,7 +154,8 @@ pub(super) fn simulate(code: &CodeObject, ins: &[Instruction]) -> Result<Vec<Opt
                 Some(Blk::Setup { .. }) => {}
                 _ => return Err(IrError::at(code, i, "POP_BLOCK without a SETUP block")),
             },
-            "POP_EXCEPT" => match st.pop() {
+            // `END_ASYNC_FOR` ends an `async for` by popping its entered handler.
+            "POP_EXCEPT" | "END_ASYNC_FOR" => match st.pop() {
                 Some(Blk::Handler(_)) => {}
                 _ => return Err(IrError::at(code, i, "POP_EXCEPT outside an exception handler")),
             },
