@@ -185,7 +185,17 @@ impl Structurer<'_> {
         entering_loop: bool,
         err: &dyn Fn(&str) -> DecompileError,
     ) -> Result<(), DecompileError> {
-        let exits = self.body_exits(b, h);
+        let mut exits = self.body_exits(b, h);
+        if exits.len() > 1 && !self.has_cleanup(h) {
+            // CPython 3.9-3.10 copy a small exit (a `with` exit and `return None`)
+            // into every path that leaves the body: copies that do what the first
+            // does are part of the body (a `return` there does the same).
+            let start = |x: BlockId| self.cfg.blocks[x.index()].start;
+            let first = exits[0];
+            if exits[1..].iter().all(|&x| self.same_code(start(first), start(x))) {
+                exits.truncate(1);
+            }
+        }
         if exits.len() > 1 {
             return Err(err("a try or with body with several exits"));
         }
@@ -339,6 +349,14 @@ impl Structurer<'_> {
                         _ => return Err(err("the code after a with differs on its normal and suppressed exits")),
                     }
                 }
+            }
+        }
+        if !self.has_cleanup(h) {
+            // 3.9-3.10 copy `exit; return <const>` into the paths that leave the body
+            // (see `emit_try`): when the code after the `with` is that `return`, the
+            // copies at the ends of the body are the same flow.
+            if let [ret @ Stmt::Return(None | Some(Expr::Const(_)))] = rest.as_slice() {
+                strip_tail_copy(&mut body, ret);
             }
         }
         let mut items = vec![(mgr, target)];
@@ -526,6 +544,24 @@ fn fold_returns(body: &mut Vec<Stmt>, with: bool) {
             }
         }
         i += 1;
+    }
+}
+
+/// Removes `ret` where it ends `stmts`, or ends a branch of the `if` that ends it
+/// (recursively): flow that leaves the statements goes on to an equal `ret`.
+fn strip_tail_copy(stmts: &mut Vec<Stmt>, ret: &Stmt) {
+    match stmts.last_mut() {
+        Some(s) if s == ret => {
+            stmts.pop();
+        }
+        Some(Stmt::If(_, a, b)) => {
+            strip_tail_copy(a, ret);
+            strip_tail_copy(b, ret);
+            if a.is_empty() {
+                a.push(Stmt::Pass);
+            }
+        }
+        _ => {}
     }
 }
 
