@@ -187,12 +187,13 @@ impl Structurer<'_> {
     ) -> Result<(), DecompileError> {
         let mut exits = self.body_exits(b, h);
         if exits.len() > 1 && !self.has_cleanup(h) {
-            // CPython 3.9-3.10 copy a small exit (a `with` exit and `return None`)
-            // into every path that leaves the body: copies that do what the first
-            // does are part of the body (a `return` there does the same).
+            // CPython 3.9-3.10 copy a small exit (a `with` exit and `return
+            // <const>`) into every path that leaves the body: such copies are part of
+            // the body (a `return <const>` there does the same). Other copies (a
+            // `finally` body, a value computed after the exit) are not merged.
             let start = |x: BlockId| self.cfg.blocks[x.index()].start;
             let first = exits[0];
-            if exits[1..].iter().all(|&x| self.same_code(start(first), start(x))) {
+            if exits.iter().all(|&x| self.is_const_return_exit(start(x))) && exits[1..].iter().all(|&x| self.same_code(start(first), start(x))) {
                 exits.truncate(1);
             }
         }
@@ -236,6 +237,14 @@ impl Structurer<'_> {
             // CPython copies the finally body before every return/break/continue
             // that leaves the try: drop those copies, the `finally` runs once.
             strip_finally_copies(&mut body, &fbody);
+            if !self.has_cleanup(h) {
+                // 3.9-3.10 copy `finally body; return <const>` into the paths that
+                // leave the body: when that `return` follows the `try`, the copies
+                // at the ends of the body are the same flow.
+                if let [ret @ Stmt::Return(None | Some(Expr::Const(_)))] = &rest[n..] {
+                    strip_tail_copy(&mut body, ret);
+                }
+            }
             let fbody = if fbody.is_empty() { vec![Stmt::Pass] } else { fbody };
             let stmt = match body.as_slice() {
                 [Stmt::Try(b2, hs, e2, f2)] if f2.is_empty() && !hs.is_empty() => Stmt::Try(b2.clone(), hs.clone(), e2.clone(), fbody),
@@ -404,6 +413,27 @@ impl Structurer<'_> {
             depyf_cfg::Terminator::Branch { jump, .. } if matches!(self.ir[blk.end - 1].op, Op::JumpIf { when: true, .. }) => Ok(jump),
             _ => Err(err("a with handler of an unknown shape")),
         }
+    }
+
+    /// Whether the code from op index `i` is `[WithExit;] LoadConst; Return`
+    /// (`Nop`s skipped, unconditional jumps followed).
+    fn is_const_return_exit(&self, mut i: usize) -> bool {
+        let mut seen = Vec::new();
+        for _ in 0..32 {
+            match self.ir.get(i).map(|x| &x.op) {
+                Some(Op::Nop) => i += 1,
+                Some(Op::Jump(t)) => i = self.ir.partition_point(|x| x.offset < *t),
+                Some(op) => {
+                    seen.push(op);
+                    if matches!(op, Op::Return) {
+                        break;
+                    }
+                    i += 1;
+                }
+                None => return false,
+            }
+        }
+        matches!(seen.as_slice(), [Op::WithExit, Op::LoadConst(_) | Op::LoadSmallInt(_), Op::Return] | [Op::LoadConst(_) | Op::LoadSmallInt(_), Op::Return])
     }
 
     /// Whether the code from op index `a` and from op index `b` is the same: the
