@@ -147,8 +147,8 @@ fn folds(v: PythonVersion, ins: &[Instruction], ops: &HashMap<u32, Vec<&Op>>) ->
         // The normal exit of a `with` (3.9-3.10 and 3.12+): `exit(None, None, None)`
         // is one `WithExit` at the first `LOAD_CONST`.
         if ins[k].opname == "LOAD_CONST" && ops.get(&ins[k].offset).is_some_and(|o| o.as_slice() == [&Op::WithExit]) {
-            for j in k + 1..(k + 5).min(ins.len()) {
-                if all_nop(j) && ins[j].opname != "NOP" {
+            for (j, x) in ins.iter().enumerate().skip(k + 1).take(4) {
+                if all_nop(j) && x.opname != "NOP" {
                     m.insert(j, k);
                 }
             }

@@ -72,7 +72,7 @@ fn is_store(name: &str) -> bool {
     matches!(name, "STORE_FAST" | "STORE_NAME" | "STORE_GLOBAL" | "STORE_DEREF")
 }
 
-fn names<'a>(ins: &'a [Instruction], from: usize, n: usize) -> Vec<&'a str> {
+fn names(ins: &[Instruction], from: usize, n: usize) -> Vec<&'static str> {
     ins.get(from..).unwrap_or(&[]).iter().take(n).map(|x| x.opname).collect()
 }
 
