@@ -380,8 +380,9 @@ pub enum Op {
     /// effect, kept so that verification can see the frame set-up.
     FrameSetup,
     /// `(exc -- prev_exc, exc)` at the start of an exception handler: the exception
-    /// being handled becomes the current one (3.11+ `PUSH_EXC_INFO`; the 3.8-3.10
-    /// block-stack normalizer produces the same shape).
+    /// being handled becomes the current one (3.11+ `PUSH_EXC_INFO`; for 3.9-3.10 the
+    /// block-stack normalizer `normalize/pre311_exc.rs` puts one, of no instruction,
+    /// at the start of every `try`/`with` handler).
     PushExcInfo,
     /// `(prev_exc -- )` restore the previous current exception (`POP_EXCEPT`).
     PopExcept,

@@ -1,5 +1,6 @@
 //! CPython 3.10 → [`Op`](crate::Op): everything is shared with the other pre-3.11
-//! versions in `pre311`.
+//! versions in `pre311`; its block stack (`SETUP_FINALLY`, `SETUP_WITH`, `POP_BLOCK`,
+//! `POP_EXCEPT`, `RERAISE`, ...) is normalized to 3.11's shape by `pre311_exc`.
 //!
 //! 3.10 counts jump arguments in code units (the decoder scales them) and added
 //! `ROT_N` and `GEN_START` (in `pre311_gen`); `MATCH_*` take the error path.

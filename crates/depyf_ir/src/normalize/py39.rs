@@ -1,5 +1,6 @@
 //! CPython 3.9 → [`Op`](crate::Op): everything is shared with the other pre-3.11
-//! versions in `pre311`.
+//! versions in `pre311`; its block stack (`SETUP_FINALLY`, `SETUP_WITH`, `POP_BLOCK`,
+//! `POP_EXCEPT`, `RERAISE`, ...) is normalized to 3.11's shape by `pre311_exc`.
 //!
 //! 3.9 added `LIST_TO_TUPLE`, `LIST_EXTEND`, `SET_UPDATE`, `DICT_UPDATE`, `DICT_MERGE`,
 //! `IS_OP`, `CONTAINS_OP`, `LOAD_ASSERTION_ERROR` (all in `common`).
