@@ -186,15 +186,23 @@ impl Structurer<'_> {
         err: &dyn Fn(&str) -> DecompileError,
     ) -> Result<(), DecompileError> {
         let mut exits = self.body_exits(b, h);
+        let mut finally_copies = false;
         if exits.len() > 1 && !self.has_cleanup(h) {
             // CPython 3.9-3.10 copy a small exit (a `with` exit and `return
             // <const>`) into every path that leaves the body: such copies are part of
-            // the body (a `return <const>` there does the same). Other copies (a
-            // `finally` body, a value computed after the exit) are not merged.
+            // the body (a `return <const>` there does the same). Copies of
+            // `finally body; ...; return <const>` are merged too, provided the
+            // `finally` below finds exactly `finally body; return <const>` after the
+            // `try` (`finally_copies`). Other copies are not merged.
             let start = |x: BlockId| self.cfg.blocks[x.index()].start;
             let first = exits[0];
-            if exits.iter().all(|&x| self.is_const_return_exit(start(x))) && exits[1..].iter().all(|&x| self.same_code(start(first), start(x))) {
-                exits.truncate(1);
+            if exits[1..].iter().all(|&x| self.same_code(start(first), start(x))) {
+                if exits.iter().all(|&x| self.is_const_return_exit(start(x))) {
+                    exits.truncate(1);
+                } else if self.ends_with_const_return(start(first)) {
+                    exits.truncate(1);
+                    finally_copies = true;
+                }
             }
         }
         if exits.len() > 1 {
@@ -208,6 +216,9 @@ impl Structurer<'_> {
         r?;
         fold_returns(&mut body, self.is_with_handler(h));
         if self.is_with_handler(h) {
+            if finally_copies {
+                return Err(err("a try or with body with several exits"));
+            }
             return self.finish_with(out, body, h, e1, stop, err);
         }
         // The handler's own clean-up block: code after the `try` lies past it.
@@ -243,6 +254,8 @@ impl Structurer<'_> {
                 // at the ends of the body are the same flow.
                 if let [ret @ Stmt::Return(None | Some(Expr::Const(_)))] = &rest[n..] {
                     strip_tail_copy(&mut body, ret);
+                } else if finally_copies {
+                    return Err(err("copies of a try/finally exit that do more than return a constant"));
                 }
             }
             let fbody = if fbody.is_empty() { vec![Stmt::Pass] } else { fbody };
@@ -253,6 +266,9 @@ impl Structurer<'_> {
             out.push(stmt);
             out.extend(rest.into_iter().skip(n));
             return Ok(());
+        }
+        if finally_copies {
+            return Err(err("a try or with body with several exits"));
         }
         let handlers = parse_handlers(hstmts).ok_or_else(|| err("an exception handler of an unknown shape"))?;
         let body = if body.is_empty() { vec![Stmt::Pass] } else { body };
@@ -434,6 +450,26 @@ impl Structurer<'_> {
             }
         }
         matches!(seen.as_slice(), [Op::WithExit, Op::LoadConst(_) | Op::LoadSmallInt(_), Op::Return] | [Op::LoadConst(_) | Op::LoadSmallInt(_), Op::Return])
+    }
+
+    /// Whether the straight-line code from op index `i` (`Nop`s skipped,
+    /// unconditional jumps followed) ends with `LoadConst; Return`.
+    fn ends_with_const_return(&self, mut i: usize) -> bool {
+        let mut prev: Option<&Op> = None;
+        for _ in 0..256 {
+            match self.ir.get(i).map(|x| &x.op) {
+                Some(Op::Nop) => i += 1,
+                Some(Op::Jump(t)) => i = self.ir.partition_point(|x| x.offset < *t),
+                Some(Op::Return) => return matches!(prev, Some(Op::LoadConst(_) | Op::LoadSmallInt(_))),
+                Some(op) if op.jump_target().is_some() || op.is_terminator() => return false,
+                Some(op) => {
+                    prev = Some(op);
+                    i += 1;
+                }
+                None => return false,
+            }
+        }
+        false
     }
 
     /// Whether the code from op index `a` and from op index `b` is the same: the
