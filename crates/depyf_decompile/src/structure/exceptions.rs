@@ -542,7 +542,9 @@ fn handler(typ: Option<Expr>, mut body: Vec<Stmt>) -> Option<ExceptHandler> {
     if name.is_some() && typ.is_none() {
         return None;
     }
-    clean(&mut body, name.as_deref());
+    if !clean(&mut body, name.as_deref()) {
+        return None;
+    }
     let mut bad = false;
     for s in &body {
         s.walk_exprs(&mut |e| bad |= e.is_name(markers::EXC));
@@ -553,8 +555,12 @@ fn handler(typ: Option<Expr>, mut body: Vec<Stmt>) -> Option<ExceptHandler> {
     Some(ExceptHandler { typ, name, body })
 }
 
-/// Drops `POP_EXCEPT` markers and the `name = None; del name` after them.
-fn clean(body: &mut Vec<Stmt>, name: Option<&str>) {
+/// Drops `POP_EXCEPT` markers and the `name = None; del name` after them. What
+/// follows a `POP_EXCEPT` runs after the `except` clause, the exception no longer
+/// being handled: a bare `raise` there re-raises another one (CPython 3.9-3.10 copy
+/// the code after a `try` into its handlers, e.g. the bare `raise` of an enclosing
+/// handler), so the clause is refused (false) when one follows it.
+fn clean(body: &mut Vec<Stmt>, name: Option<&str>) -> bool {
     let mut i = 0;
     while i < body.len() {
         if is_marker(&body[i], markers::POP_EXCEPT) {
@@ -566,17 +572,41 @@ fn clean(body: &mut Vec<Stmt>, name: Option<&str>) {
                     body.drain(i..i + 2);
                 }
             }
+            let mut reraise = false;
+            for s in &body[i..] {
+                reraise |= matches!(s, Stmt::Raise(None, _));
+                if let Stmt::If(_, a, b) | Stmt::While(_, a, b) | Stmt::For(_, _, a, b) = s {
+                    reraise |= has_bare_raise(a) || has_bare_raise(b);
+                }
+            }
+            if reraise {
+                return false;
+            }
             continue;
         }
         match &mut body[i] {
             Stmt::If(_, a, b) | Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => {
-                clean(a, name);
-                clean(b, name);
+                if !clean(a, name) || !clean(b, name) {
+                    return false;
+                }
             }
             _ => {}
         }
         i += 1;
     }
+    true
+}
+
+/// Whether a bare `raise` occurs in `stmts` (nested `if`/`while`/`for`/`try`
+/// bodies included, not nested functions or classes).
+fn has_bare_raise(stmts: &[Stmt]) -> bool {
+    stmts.iter().any(|s| match s {
+        Stmt::Raise(None, _) => true,
+        Stmt::If(_, a, b) | Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => has_bare_raise(a) || has_bare_raise(b),
+        Stmt::With(_, b) => has_bare_raise(b),
+        Stmt::Try(b, hs, e, f) => has_bare_raise(b) || hs.iter().any(|h| has_bare_raise(&h.body)) || has_bare_raise(e) || has_bare_raise(f),
+        _ => false,
+    })
 }
 
 /// `__temp = v; [__with_exit__;] return __temp` is `return v` (the value of a
