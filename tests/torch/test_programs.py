@@ -28,12 +28,7 @@ import programs as P  # noqa: E402
 PY = f"{sys.version_info[0]}.{sys.version_info[1]}"
 LINKED = ("identical", "equivalent")
 # program -> {python version or "*": why some transformed code is not linked}
-KNOWN_UNLINKED: dict = {
-    "gb_inside_with": {
-        "3.10": "decompiler: 3.8-3.10 exception handling (the SETUP_FINALLY block stack of "
-        "the `with`) is not normalized yet; Dynamo's own code runs",
-    },
-}
+KNOWN_UNLINKED: dict = {}
 # program -> {python version: why Dynamo compiles nothing there}; checked to stay true
 NOT_COMPILED = {
     "rnn_lstm": {"3.10": "torch 2.14.1's Dynamo runs nn.LSTM without compiling it"},
