@@ -76,7 +76,7 @@ fn names(ins: &[Instruction], from: usize, n: usize) -> Vec<&'static str> {
     ins.get(from..).unwrap_or(&[]).iter().take(n).map(|x| x.opname).collect()
 }
 
-/// Whether code `code` uses the block stack for exceptions (3.9-3.10 `SETUP_*`).
+/// Whether the instructions use the block stack (3.9-3.10 `SETUP_*`).
 pub(super) fn uses_block_stack(ins: &[Instruction]) -> bool {
     ins.iter().any(|i| matches!(i.opname, "SETUP_FINALLY" | "SETUP_WITH" | "SETUP_ASYNC_WITH"))
 }
@@ -211,12 +211,10 @@ impl Facts {
         }
         let stacks = simulate(code, ins)?;
         let index_of = |off: u32| ins.binary_search_by_key(&off, |i| i.offset).ok();
-        // Where the exception triple is on top at the start of an except clause.
+        // Where the exception triple is on top at the start of an except clause (dead
+        // code included: 3.9 keeps unreachable copies of handlers, normalized alike).
         let mut clause_starts = BTreeSet::new();
         for (k, i) in ins.iter().enumerate() {
-            if stacks[k].is_none() {
-                continue;
-            }
             if i.opname.starts_with("SETUP_") {
                 let (t, kind) = kind_of(code, ins, k, &index_of)?;
                 if kind != Kind::NameCleanup {
