@@ -17,6 +17,7 @@ debugpy (scripts/_setup.sh installs both; a skip is a failure in CI).
 
 import json
 import os
+import queue
 import socket
 import subprocess
 import sys
@@ -105,6 +106,8 @@ class DapClient:
             message = self._read()
             if pred(message):
                 return message
+            if message.get("event") in ("exited", "terminated"):
+                raise AssertionError(f"the debuggee ended while waiting: {message}")
             if message.get("type") == "event":
                 self.events.append(message)
 
@@ -113,6 +116,37 @@ class DapClient:
         response = self.wait(lambda m: m.get("type") == "response" and m.get("request_seq") == seq)
         assert response["success"], response
         return response
+
+
+class ChildOutput:
+    """The child's stdout, read by a thread: debugpy's adapter process inherits the pipe
+    and keeps it open after the child ends, so reads must not wait for end of file."""
+
+    def __init__(self, proc):
+        self.proc = proc
+        self.lines = []
+        self.queue = queue.Queue()
+        threading.Thread(target=self._pump, daemon=True).start()
+
+    def _pump(self):
+        for line in self.proc.stdout:
+            self.queue.put(line)
+
+    def until(self, prefix):
+        """The first line starting with `prefix`; AssertionError with the output so far
+        if the child ends or TIMEOUT_S passes first."""
+        deadline = time.monotonic() + TIMEOUT_S
+        while time.monotonic() < deadline:
+            try:
+                line = self.queue.get(timeout=1)
+            except queue.Empty:
+                if self.proc.poll() is not None and self.queue.empty():
+                    break
+                continue
+            self.lines.append(line)
+            if line.startswith(prefix):
+                return line
+        raise AssertionError(f"no {prefix!r} line from the child:\n" + "".join(self.lines))
 
 
 def _free_port():
@@ -138,7 +172,7 @@ def test_debugpy_stops_in_dumped_file(tmp_path):
     )
     timer = threading.Timer(TIMEOUT_S, proc.kill)
     timer.start()
-    out = []
+    output = ChildOutput(proc)
     try:
         client = DapClient(port)
         client.request("initialize", adapterID="depyf-test", clientID="depyf-test", linesStartAt1=True,
@@ -148,14 +182,8 @@ def test_debugpy_stops_in_dumped_file(tmp_path):
         client.request("configurationDone")
         client.wait(lambda m: m.get("type") == "response" and m.get("request_seq") == attach)
 
-        target = None
-        for line in proc.stdout:
-            out.append(line)
-            if line.startswith("DUMPFILE "):
-                _, path, lineno = line.split()
-                target = (path, int(lineno))
-                break
-        assert target, "".join(out)
+        _, path, lineno = output.until("DUMPFILE ").split()
+        target = (path, int(lineno))
         response = client.request("setBreakpoints", source={"path": target[0]}, breakpoints=[{"line": target[1]}])
         assert response["body"]["breakpoints"][0]["verified"], response
         proc.stdin.write("go\n")
@@ -175,18 +203,11 @@ def test_debugpy_stops_in_dumped_file(tmp_path):
         assert top["name"] == "toy_example", top
         client.request("setBreakpoints", source={"path": target[0]}, breakpoints=[])
         client.request("continue", threadId=stopped["body"]["threadId"])
-        # debugpy's adapter process inherits stdout and lives until the client leaves:
-        # read up to the child's last line, then disconnect.
-        for line in proc.stdout:
-            out.append(line)
-            if line.startswith("CHILD DONE"):
-                break
+        output.until("CHILD DONE")
         client.send("disconnect")
         client.sock.close()
         rc = proc.wait(timeout=120)
     finally:
         timer.cancel()
         proc.kill()
-    text = "".join(out)
-    assert rc == 0, text
-    assert "CHILD DONE" in text, text
+    assert rc == 0, "".join(output.lines)
