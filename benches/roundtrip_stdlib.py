@@ -23,7 +23,10 @@ import time
 import types
 import warnings
 
-from depyf import _core
+try:
+    from depyf import _core
+except ImportError:  # 3.8 (no extension): benches/roundtrip_cli.py imports only the sample
+    _core = None
 
 # A fixed sample: the first 150 (or more) importable-free-to-compile stdlib modules in
 # sorted order of their file names; the same list on every run of one interpreter.
@@ -159,6 +162,9 @@ def main():
     ap.add_argument("--failures", type=int, default=0, help="print this many failures of each kind")
     ap.add_argument("--diff", action="store_true", help="with --failures: show the first differing instruction")
     args = ap.parse_args()
+    if _core is None:
+        raise SystemExit("depyf._core does not import here (build it with maturin develop, "
+                         "PYTHONPATH=python); on 3.8 use benches/roundtrip_cli.py")
     files = stdlib_files()
     if not args.all:
         files = files[: args.limit_modules]
