@@ -602,9 +602,25 @@ fn annotations(body: &mut Vec<Stmt>) {
     }
 }
 
+/// Removes what a 3.12+ class body (every class body with a function in it from
+/// 3.14 on) does to keep its namespace in the cell `__classdict__` for annotation
+/// scopes: `__classdict__ = <locals>` first and `__classdictcell__ = <that cell>`
+/// before the return (CPython 3.14 `Python/codegen.c`, `codegen_class_body`). Only a
+/// class body stores `LOAD_LOCALS` into that cell.
+fn drop_classdict(body: &mut Vec<Stmt>) {
+    let is_store = |s: &Stmt, name: &str| matches!(s, Stmt::Assign(t, _) if matches!(t.as_slice(), [Expr::Name(n)] if n == name));
+    if let Some(i) = body.iter().take(6).position(|s| matches!(s, Stmt::Assign(t, Expr::Name(v)) if v == LOCALS && matches!(t.as_slice(), [Expr::Name(n)] if n == "__classdict__"))) {
+        body.remove(i);
+        if let Some(i) = body.iter().rposition(|s| matches!(s, Stmt::Assign(t, v) if is_store(s, "__classdictcell__") && t.len() == 1 && recover::cell_name(v) == Some("__classdict__"))) {
+            body.remove(i);
+        }
+    }
+}
+
 /// Binds definitions, reads annotated assignments (when the body ran
 /// `SETUP_ANNOTATIONS`), tidies building shapes, and fails on any marker left.
 pub(crate) fn bind(body: &mut Vec<Stmt>) -> Result<(), String> {
+    drop_classdict(body);
     bind_defs(body);
     let setup = Stmt::Expr(Expr::name(SETUP_ANNOTATIONS));
     if let Some(i) = body.iter().position(|s| *s == setup) {

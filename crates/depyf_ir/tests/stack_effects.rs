@@ -34,6 +34,17 @@
 //!   checked as wholes; and the instructions that consume a triple (those two
 //!   groups, `POP_EXCEPT`, `RERAISE`) are checked at a third of `dis`'s number
 //!   (one IR value for three items).
+//! - **3.15's iterator index slot.** `GET_ITER` pushes the iterator and an index (or
+//!   NULL) that the normalizer removes (`normalize/py315.rs`): `GET_ITER` is counted
+//!   one less (its ops `GetIter` + `Nop`), likewise the `PUSH_NULL` of an index before
+//!   `FOR_ITER` (a `Nop`), `POP_ITER` and a `POP_TOP` of the index (a
+//!   `Nop` there) one more, and `FOR_ITER`'s jump edge one more (it pops the index and
+//!   the iterator).
+//! - **3.14+'s `with`.** The entry `COPY 1; LOAD_SPECIAL; SWAP; SWAP; LOAD_SPECIAL;
+//!   CALL 0` is one `BeforeWith` and the exit `None, None, None, CALL, POP_TOP` (3.12+)
+//!   one `WithExit`, each checked as a whole; from 3.14 on `BeforeWith` is counted one
+//!   less and `WithExit` and a `POP_TOP` of the hidden `self` of `__exit__` (a `Nop`)
+//!   one more (`normalize/post314.rs`).
 //! - `JUMP_IF_TRUE_OR_POP`/`JUMP_IF_FALSE_OR_POP` (3.8-3.11): `dis` says 0 on the jump
 //!   and -1 on the fall-through, as executed, so they need no exception.
 //!
@@ -134,6 +145,18 @@ fn folds(v: PythonVersion, ins: &[Instruction], ops: &HashMap<u32, Vec<&Op>>) ->
             "CALL_INTRINSIC_1" if k + 1 < ins.len() && all_nop(k + 1) && ins[k + 1].opname == "POP_TOP" => {
                 m.insert(k + 1, k);
             }
+            // 3.14+ `with` entry (`COPY 1` ... `CALL 0`, see `normalize/post314.rs`).
+            "COPY" if ops.get(&ins[k].offset).is_some_and(|o| o.as_slice() == [&Op::BeforeWith]) => {
+                for j in k + 1..(k + 6).min(ins.len()) {
+                    m.insert(j, k);
+                }
+            }
+            // 3.12+ `with` exit: three `None` loads, `CALL`, `POP_TOP`.
+            _ if v >= PythonVersion::PY312 && ops.get(&ins[k].offset).is_some_and(|o| o.as_slice() == [&Op::WithExit]) => {
+                for j in k + 1..(k + 5).min(ins.len()) {
+                    m.insert(j, k);
+                }
+            }
             "FOR_ITER" if v >= PythonVersion::PY312 => {
                 let t = ins[k].jump_target().unwrap();
                 let mut j = ins.iter().position(|i| i.offset == t).unwrap();
@@ -177,6 +200,31 @@ fn folds(v: PythonVersion, ins: &[Instruction], ops: &HashMap<u32, Vec<&Op>>) ->
     m
 }
 
+/// 3.14+: what the removed hidden slots change in instruction `i`'s effect
+/// (see the module docs); `ops` are its normalized ops.
+fn index_slot_fix(v: PythonVersion, i: &Instruction, ops: &[&Op], jump: bool) -> i64 {
+    if v < PythonVersion::PY314 {
+        return 0;
+    }
+    let has_nop = ops.iter().any(|o| **o == Op::Nop);
+    match (i.opname, ops) {
+        (_, [Op::BeforeWith]) => return -1,
+        (_, [Op::WithExit]) => return 1,
+        ("POP_TOP", _) if !ops.is_empty() && ops.iter().all(|o| **o == Op::Nop) => return 1,
+        _ => {}
+    }
+    if v < PythonVersion::PY315 {
+        return 0;
+    }
+    match i.opname {
+        "GET_ITER" if ops == [&Op::GetIter, &Op::Nop] => -1,
+        "PUSH_NULL" if ops == [&Op::Nop] => -1,
+        "POP_ITER" if has_nop => 1,
+        "FOR_ITER" if jump => 1,
+        _ => 0,
+    }
+}
+
 fn check(v: PythonVersion, codes: &[CodeObject], eff: &Effects, fig: &mut Figures) {
     for code in codes {
         let ins = decode(code).expect("decodes");
@@ -201,6 +249,8 @@ fn check(v: PythonVersion, codes: &[CodeObject], eff: &Effects, fig: &mut Figure
             let i = &ins[k];
             let (j, f) = eff[&(i.opcode, i.oparg)];
             let fix = if v >= PythonVersion::PY314 && i.opname == "RETURN_VALUE" { -1 } else { 0 };
+            // A folded instruction is counted with its partner, as CPython counts it.
+            let fix = if folded.contains_key(&k) { fix } else { fix + index_slot_fix(v, i, ops.get(&i.offset).map_or(&[][..], Vec::as_slice), jump) };
             if jump { j.map(|x| x + fix) } else { f.map(|x| x + fix) }
         };
         for (k, i) in ins.iter().enumerate() {

@@ -17,6 +17,7 @@ mod common;
 mod post311;
 mod post311_async;
 mod post311_exc;
+mod post314;
 mod pre311;
 mod pre311_gen;
 mod pre311_exc;
@@ -178,6 +179,8 @@ fn dispatch_version(code: &CodeObject, ins: &[depyf_bytecode::Instruction], leni
 /// depths in IR values and `lasti` false; this needs the code object to normalize
 /// (its error otherwise). 3.8 has none: its block-stack ops fail normalization.
 ///
+/// From 3.14 on the depths leave out the hidden slots (see `post314`), like the ops.
+///
 /// From 3.12 on, the handlers the compiler adds on its own (a generator's
 /// `StopIteration` guard, the `CLEANUP_THROW` of `yield from`/`await`, the handler of
 /// an inlined comprehension that restores its hidden locals; see `post311_exc`), and
@@ -194,9 +197,16 @@ pub fn protected_ranges(code: &CodeObject) -> Result<Vec<depyf_bytecode::Excepti
         let ir = normalize(code)?;
         return pre311_exc::protected_ranges(code, &ins, &ir);
     }
-    let ranges = depyf_bytecode::parse_exception_table(code).map_err(|e| IrError::from_bytecode(code, e))?;
+    let mut ranges = depyf_bytecode::parse_exception_table(code).map_err(|e| IrError::from_bytecode(code, e))?;
     if !(code.version.major == 3 && code.version.minor >= 11) || ranges.is_empty() {
         return Ok(ranges);
+    }
+    // 3.14+: the depths count the hidden slots that normalization removes.
+    if code.version.minor >= 14 {
+        let fix = if code.version.minor == 14 { py314::handler_hidden_slots(code)? } else { py315::handler_hidden_slots(code)? };
+        for r in &mut ranges {
+            r.depth -= fix.get(&r.target).copied().unwrap_or(0);
+        }
     }
     let ins = decode(code).map_err(|e| IrError::from_bytecode(code, e))?;
     // 3.11 has only the `END_ASYNC_FOR` of `async for` (see `post311_async`).

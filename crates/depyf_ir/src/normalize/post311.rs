@@ -87,6 +87,11 @@ impl Loops {
         }
         Ok(loops)
     }
+
+    /// Whether the instruction at `offset` is part of a `FOR_ITER`'s skipped tail.
+    pub fn is_dead(&self, offset: u32) -> bool {
+        self.dead.contains(&offset)
+    }
 }
 
 /// Normalizes instruction `k` with the meanings shared by 3.12 and later.

@@ -4,14 +4,16 @@
 //! `NOT_TAKEN` (a marker after conditional jumps), `POP_ITER`, `BINARY_OP` with the
 //! subscript kind (`NB_SUBSCR`) instead of `BINARY_SUBSCR`, `CALL_FUNCTION_EX` with an
 //! always-present kwargs slot, no `RETURN_CONST` and no `BUILD_CONST_KEY_MAP`.
-//! `BUILD_TEMPLATE`/`BUILD_INTERPOLATION` (template strings), `LOAD_SPECIAL` (`with`)
-//! take the error path.
+//! `with` through `LOAD_SPECIAL` with a hidden `self` slot: see `post314`.
+//! `BUILD_TEMPLATE`/`BUILD_INTERPOLATION` (template strings) take the error path.
+
+use std::collections::HashMap;
 
 use depyf_bytecode::{CodeObject, Instruction};
 
 use super::common::{Cx, Normalized};
 use super::post311::{self, Family, Loops};
-use super::IrError;
+use super::{post314, IrError};
 use crate::{CallLayout, Op};
 
 /// CPython 3.14 `Python/bytecodes.c`: the exhausted `FOR_ITER` jumps over `END_FOR`
@@ -41,8 +43,38 @@ pub(super) fn own(cx: &Cx<'_>, k: usize) -> Result<Option<Op>, IrError> {
     }))
 }
 
-pub(super) fn normalize(code: &CodeObject, ins: &[Instruction], lenient: bool) -> Result<Normalized, IrError> {
+/// Normalizes, returning the ops and, per handler offset, the hidden slots (a `with`'s
+/// `self` of `__exit__`, see `post314`) within its kept depth.
+fn run(code: &CodeObject, ins: &[Instruction], lenient: bool) -> Result<(Normalized, HashMap<u32, u32>), IrError> {
     let cx = Cx::new(code, ins, lenient);
     let loops = Loops::scan(&cx, &FAMILY)?;
-    cx.run(|cx, k| post311::op(cx, &FAMILY, &loops, k))
+    let (mut ir, mut errors) = cx.run(|cx, k| match cx.ins[k].opname {
+        "COPY" if post314::is_with_enter(cx.ins, k) => {
+            post314::with_enter(cx, k);
+            Ok(())
+        }
+        _ => post311::op(cx, &FAMILY, &loops, k),
+    })?;
+    let mut fix = HashMap::new();
+    if errors.is_empty() {
+        fix = post314::drop_hidden_slots(code, ins, &mut ir)?;
+    } else {
+        // Another instruction emitted nothing: the `with` slots cannot be followed.
+        for i in ins.iter().filter(|i| i.opname == "LOAD_SPECIAL") {
+            errors.push(IrError::at(code, i, "hidden stack slot not followed (another instruction has no normalized form)"));
+        }
+    }
+    Ok(((ir, errors), fix))
+}
+
+pub(super) fn normalize(code: &CodeObject, ins: &[Instruction], lenient: bool) -> Result<Normalized, IrError> {
+    run(code, ins, lenient).map(|(n, _)| n)
+}
+
+/// For each exception handler (by offset) of 3.14 `code`, how many hidden slots lie
+/// within the stack depth the exception table keeps for it. Errors as
+/// [`super::normalize`].
+pub(super) fn handler_hidden_slots(code: &CodeObject) -> Result<HashMap<u32, u32>, IrError> {
+    let ins = depyf_bytecode::decode(code).map_err(|e| IrError::from_bytecode(code, e))?;
+    run(code, &ins, false).map(|(_, fix)| fix)
 }

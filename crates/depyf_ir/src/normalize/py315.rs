@@ -1,18 +1,27 @@
 //! CPython 3.15 → [`Op`](crate::Op): 3.14 (`py314::own`) plus what 3.15 changed.
 //!
-//! - The iterator of a `for` loop takes two stack slots: `GET_ITER` pushes the
-//!   iterator and an index (or NULL), `FOR_ITER` keeps both, `POP_ITER` pops both.
-//!   [`Op::GetIter`]/[`Op::ForIter`] have one slot, so these take the error path.
+//! - The iterator of a `for` loop takes two stack slots (CPython 3.15
+//!   `Python/bytecodes.c`): `GET_ITER` is `(iterable -- iter, index_or_null)`, `FOR_ITER`
+//!   reads both and pushes the next value, `POP_ITER` is `(iter, index_or_null -- )`, and
+//!   leaving a loop early (`break`, `return`, an exception handler's exit) pops the two
+//!   with two `POP_TOP`s. The second slot is the interpreter's own (a list/tuple index or
+//!   NULL) and no source expression stands for it, so [`post314::drop_hidden_slots`](super::post314::drop_hidden_slots) removes it:
+//!   the normalized stream has the one-slot iterator of [`Op::GetIter`]/[`Op::ForIter`]
+//!   that every other version has, and the depth operands (`SWAP`, `COPY`,
+//!   `LIST_APPEND`, ...) and the handlers' stack depths ([`handler_hidden_slots`]) no
+//!   longer count it.
 //! - `IMPORT_NAME` keeps lazy/eager import flags in its low two bits (PEP 810 `lazy
 //!   import`): a flagged import takes the error path rather than lose the flag.
 //! - `LOAD_COMMON_CONSTANT` also loads `list`, `set`, `None`, `''`, `True`, `False`,
-//!   `-1` (error path, as in 3.14 for all but `AssertionError`).
+//!   `-1` (see `py314`).
+
+use std::collections::HashMap;
 
 use depyf_bytecode::{CodeObject, Instruction};
 
 use super::common::{Cx, Normalized};
 use super::post311::{self, Family, Loops};
-use super::{py314, IrError};
+use super::{post314, py314, IrError};
 use crate::{CallLayout, Op};
 
 const FAMILY: Family =
@@ -20,16 +29,60 @@ const FAMILY: Family =
 
 fn own(cx: &Cx<'_>, k: usize) -> Result<Option<Op>, IrError> {
     match cx.ins[k].opname {
-        "GET_ITER" | "FOR_ITER" | "POP_ITER" => {
-            Err(cx.err(k, "two-slot iterators (3.15): not supported by the decompiler yet"))
-        }
         "IMPORT_NAME" if cx.arg(k) & 3 != 0 => Err(cx.err(k, "lazy import: not supported by the decompiler yet")),
         _ => py314::own(cx, k),
     }
 }
 
-pub(super) fn normalize(code: &CodeObject, ins: &[Instruction], lenient: bool) -> Result<Normalized, IrError> {
+/// The opnames whose ops [`post314::drop_hidden_slots`] rewrites; in lenient mode,
+/// when it cannot run, their instructions are reported as errors (their ops still
+/// count the hidden slots).
+const HIDDEN_SLOT_OPS: [&str; 4] = ["GET_ITER", "FOR_ITER", "POP_ITER", "LOAD_SPECIAL"];
+
+/// Normalizes, returning the ops and, per handler offset, the hidden slots within its
+/// kept depth (see `post314`).
+fn run(code: &CodeObject, ins: &[Instruction], lenient: bool) -> Result<(Normalized, HashMap<u32, u32>), IrError> {
     let cx = Cx::new(code, ins, lenient);
     let loops = Loops::scan(&cx, &FAMILY)?;
-    cx.run(|cx, k| post311::op(cx, &FAMILY, &loops, k))
+    let (mut ir, mut errors) = cx.run(|cx, k| match cx.ins[k].opname {
+        "COPY" if post314::is_with_enter(cx.ins, k) => {
+            post314::with_enter(cx, k);
+            Ok(())
+        }
+        // The index slot is pushed as a `PushNull` that `drop_hidden_slots` recognizes
+        // by its opname and removes.
+        "GET_ITER" => {
+            cx.emit(k, Op::GetIter);
+            cx.emit(k, Op::PushNull);
+            Ok(())
+        }
+        "POP_ITER" if !loops.is_dead(cx.ins[k].offset) => {
+            cx.emit(k, Op::PopTop);
+            cx.emit(k, Op::PopTop);
+            Ok(())
+        }
+        _ => post311::op(cx, &FAMILY, &loops, k),
+    })?;
+    let mut fix = HashMap::new();
+    if errors.is_empty() {
+        fix = post314::drop_hidden_slots(code, ins, &mut ir)?;
+    } else {
+        // Another instruction emitted nothing: the stack cannot be followed.
+        for i in ins.iter().filter(|i| HIDDEN_SLOT_OPS.contains(&i.opname)) {
+            errors.push(IrError::at(code, i, "hidden stack slot not followed (another instruction has no normalized form)"));
+        }
+    }
+    Ok(((ir, errors), fix))
+}
+
+pub(super) fn normalize(code: &CodeObject, ins: &[Instruction], lenient: bool) -> Result<Normalized, IrError> {
+    run(code, ins, lenient).map(|(n, _)| n)
+}
+
+/// For each exception handler (by offset) of 3.15 `code`, how many hidden slots lie
+/// within the stack depth the exception table keeps for it. Errors as
+/// [`super::normalize`].
+pub(super) fn handler_hidden_slots(code: &CodeObject) -> Result<HashMap<u32, u32>, IrError> {
+    let ins = depyf_bytecode::decode(code).map_err(|e| IrError::from_bytecode(code, e))?;
+    run(code, &ins, false).map(|(_, fix)| fix)
 }

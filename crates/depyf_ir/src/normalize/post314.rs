@@ -1,0 +1,277 @@
+//! What CPython 3.14 and later share beyond `post311`: stack slots that the
+//! interpreter keeps for itself and no source expression stands for, which the
+//! normalized ops (one slot per value, as in 3.13) leave out.
+//!
+//! - **The `self` of a `with`'s `__exit__` (3.14+).** `BEFORE_WITH` is gone: `with m`
+//!   is `COPY 1; LOAD_SPECIAL __exit__; SWAP 2; SWAP 3; LOAD_SPECIAL __enter__; CALL 0`
+//!   (CPython 3.14 `Python/codegen.c`, `codegen_with`), leaving `exit_func, self,
+//!   result`, where 3.13 left `exit, result`. `LOAD_SPECIAL` is `(owner -- method,
+//!   self_or_null)` (`Python/bytecodes.c`). The sequence is [`Op::BeforeWith`] (see
+//!   [`with_enter`]); the exit calls `exit_func(self, None, None, None)` (`CALL 3` over
+//!   three `None`s and a `POP_TOP`) are [`Op::WithExit`], and the handler's `POP_TOP` of
+//!   `self` a `Nop`.
+//! - **The index of a `for` loop's iterator (3.15).** See `py315`.
+//!
+//! [`drop_hidden_slots`] follows the slots along the control flow and the exception
+//! edges and does the rewriting; [`handler_hidden_slots`](drop_hidden_slots)'s result
+//! lowers the handlers' depths in `protected_ranges`.
+
+use std::collections::HashMap;
+
+use depyf_bytecode::{parse_exception_table, CodeObject, Constant, Instruction};
+
+use super::common::Cx;
+use super::{IrError, IrInstr};
+use crate::Op;
+
+/// The sequence of a 3.14+ `with` entry.
+const WITH_ENTER: [(&str, u32); 6] = [("COPY", 1), ("LOAD_SPECIAL", 1), ("SWAP", 2), ("SWAP", 3), ("LOAD_SPECIAL", 0), ("CALL", 0)];
+
+/// Whether instruction `k` starts `COPY 1; LOAD_SPECIAL 1 (__exit__); SWAP 2; SWAP 3;
+/// LOAD_SPECIAL 0 (__enter__); CALL 0`. `LOAD_SPECIAL`'s oparg indexes
+/// `dis._special_method_names` (`__enter__`, `__exit__`, `__aenter__`, `__aexit__`).
+pub(super) fn is_with_enter(ins: &[Instruction], k: usize) -> bool {
+    ins.len() >= k + WITH_ENTER.len()
+        && WITH_ENTER.iter().enumerate().all(|(j, (name, arg))| ins[k + j].opname == *name && ins[k + j].oparg == Some(*arg))
+}
+
+/// Emits [`Op::BeforeWith`] for the `with` entry at `k` ([`is_with_enter`]); the five
+/// instructions after it become `Nop`s.
+pub(super) fn with_enter(cx: &mut Cx<'_>, k: usize) {
+    cx.emit(k, Op::BeforeWith);
+    cx.skip_more = WITH_ENTER.len() - 1;
+}
+
+fn loads_none(code: &CodeObject, op: &Op) -> bool {
+    match op {
+        Op::LoadConst(c) => matches!(code.co_consts.get(*c), Some(Constant::None)),
+        Op::LoadCommonConstant(c) => *c == "None",
+        _ => false,
+    }
+}
+
+/// A value-stack slot as [`drop_hidden_slots`] follows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Slot {
+    /// A value of the program.
+    Value,
+    /// The index (or NULL) that 3.15's `GET_ITER` pushes above the iterator, or the
+    /// `self` that 3.14's `with` keeps above `__exit__`.
+    Index,
+}
+
+/// Removes the hidden slots from normalized 3.14+ ops `ir` of instructions `ins`,
+/// where they are still present: 3.15's `GET_ITER` is `GetIter` + `PushNull`, a
+/// `PUSH_NULL` right before `FOR_ITER` is the index of an iterator already on the stack
+/// (`any(genexpr)` inlined), 3.15's `POP_ITER` is two `PopTop`s, `ForIter` has the
+/// index on top of the iterator (3.15), [`Op::BeforeWith`] leaves `exit_func, self,
+/// result`, and a `with`'s exit is three `None` loads, a `Call` of 3 arguments and a
+/// `PopTop`. Follows the kind of every stack slot along the control flow and the
+/// exception edges, then turns the pushes and each `PopTop` of a hidden slot into
+/// `Nop`s, each exit call into [`Op::WithExit`] (at the first `None` load, the rest
+/// `Nop`s), and lowers the depth operands (`Swap`, `Copy`, `ListAppend`, `SetAdd`,
+/// `MapAdd`, `ListExtend`, `SetUpdate`, `DictUpdate`) by the hidden slots they reach
+/// over. Returns, per handler offset, the hidden slots within its kept depth.
+///
+/// Errors (naming the instruction) where a path reaches an op with another stack
+/// shape than an earlier path did, where an op other than those consumes, copies or
+/// swaps an index slot, or where `FOR_ITER` does not find an iterator and its index on
+/// top: shapes the compiler does not make.
+pub(super) fn drop_hidden_slots(code: &CodeObject, ins: &[Instruction], ir: &mut [IrInstr]) -> Result<HashMap<u32, u32>, IrError> {
+    use Slot::{Index, Value};
+    let err = |i: &IrInstr, m: String| IrError {
+        code_name: code.co_qualname.clone(),
+        offset: i.offset,
+        opname: i.opname.to_string(),
+        version: code.version,
+        message: m,
+    };
+    let ranges = parse_exception_table(code).map_err(|e| IrError::from_bytecode(code, e))?;
+    let mut first_at: HashMap<u32, usize> = HashMap::new();
+    for (k, i) in ir.iter().enumerate() {
+        first_at.entry(i.offset).or_insert(k);
+    }
+    let n = ir.len();
+    let mut state: Vec<Option<Vec<Slot>>> = vec![None; n];
+    let mut rewrite: Vec<Option<Op>> = vec![None; n];
+    let mut handler_fix: HashMap<u32, u32> = HashMap::new();
+    let mut work: Vec<usize> = Vec::new();
+    if n > 0 {
+        state[0] = Some(Vec::new());
+        work.push(0);
+    }
+    let count = |s: &[Slot]| s.iter().filter(|&&x| x == Index).count() as u32;
+    while let Some(k) = work.pop() {
+        let mut s = state[k].clone().expect("queued with a state");
+        let here = &ir[k];
+        let mut out: Vec<(usize, Vec<Slot>)> = Vec::new();
+        for r in ranges.iter().filter(|r| r.start <= here.offset && here.offset < r.end) {
+            // The handlers the compiler adds on its own have no source (their ranges
+            // are dropped or take their handler's range, `protected_ranges`); a
+            // generator expression's guard even keeps a depth deeper than the stack
+            // after its loop.
+            if ins.binary_search_by_key(&r.target, |i| i.offset).is_ok_and(|t| super::post311_exc::implicit_handler(code, ins, t)) {
+                continue;
+            }
+            let depth = r.depth as usize;
+            if s.len() < depth {
+                return Err(err(here, format!("the stack is shallower than the handler's depth {depth}")));
+            }
+            let mut h = s[..depth].to_vec();
+            let fix = count(&h);
+            if *handler_fix.entry(r.target).or_insert(fix) != fix {
+                return Err(err(here, "the handler's kept stack differs between its ranges".into()));
+            }
+            if r.lasti {
+                h.push(Value);
+            }
+            h.push(Value);
+            let t = *first_at.get(&r.target).ok_or_else(|| err(here, format!("no instruction at handler offset {}", r.target)))?;
+            out.push((t, h));
+        }
+        let pop = |s: &mut Vec<Slot>, p: u32, what: &str| -> Result<(), IrError> {
+            for _ in 0..p {
+                match s.pop() {
+                    Some(Value) => {}
+                    Some(Index) => return Err(err(here, format!("{what} consumes an iterator index slot"))),
+                    None => return Err(err(here, "stack underflow".into())),
+                }
+            }
+            Ok(())
+        };
+        // Lowers depth operand `d` (counted from the top of `s`, 1-based) by the index
+        // slots above the slot it names, which must be a value.
+        let lower = |s: &[Slot], d: u32| -> Result<u32, IrError> {
+            let d = d as usize;
+            if d == 0 || d > s.len() || s[s.len() - d] == Index {
+                return Err(err(here, format!("depth operand {d} does not name a value")));
+            }
+            Ok((d as u32) - count(&s[s.len() - d..]))
+        };
+        let op = here.op.clone();
+        let mut jump: Option<Vec<Slot>> = None;
+        match op {
+            Op::PushNull if here.opname == "GET_ITER" || ir.get(k + 1).is_some_and(|x| matches!(x.op, Op::ForIter(_))) => {
+                s.push(Index);
+                rewrite[k] = Some(Op::Nop);
+            }
+            Op::BeforeWith => {
+                pop(&mut s, 1, here.opname)?;
+                s.extend([Value, Index, Value]);
+            }
+            // 3.15: iterator and index; 3.14: the iterator alone.
+            Op::ForIter(_) => {
+                let slots = if s.ends_with(&[Value, Index]) { 2 } else { 1 };
+                if s.len() < slots || s[s.len() - slots] != Value {
+                    return Err(err(here, "FOR_ITER without its iterator on top".into()));
+                }
+                let mut j = s.clone();
+                j.truncate(j.len() - slots);
+                jump = Some(j);
+                s.push(Value);
+            }
+            Op::Call { argc, .. } if s.len() > argc as usize && s[s.len() - argc as usize - 1] == Index => {
+                let next_pops = ir.get(k + 1).is_some_and(|x| x.op == Op::PopTop);
+                let nones = k >= 3 && ir[k - 3..k].iter().all(|x| loads_none(code, &x.op));
+                if argc != 3 || !next_pops || !nones || s.len() < 5 || s[s.len() - 5] != Value {
+                    return Err(err(here, "a call of a with's __exit__ that is not exit(None, None, None) with its result dropped".into()));
+                }
+                s.truncate(s.len() - 5);
+                s.push(Value);
+                rewrite[k - 3] = Some(Op::WithExit);
+                rewrite[k - 2] = Some(Op::Nop);
+                rewrite[k - 1] = Some(Op::Nop);
+                rewrite[k] = Some(Op::Nop);
+                rewrite[k + 1] = Some(Op::Nop);
+            }
+            Op::PopTop if s.last() == Some(&Index) => {
+                s.pop();
+                rewrite[k] = Some(Op::Nop);
+            }
+            Op::Swap(d) => {
+                let du = d as usize;
+                if du < 2 || du > s.len() {
+                    return Err(err(here, format!("SWAP {d} deeper than the stack")));
+                }
+                let (top, other) = (s.len() - 1, s.len() - du);
+                if s[top] == Value && s[other] == Value {
+                    let d2 = lower(&s, d)?;
+                    if d2 != d {
+                        rewrite[k] = Some(Op::Swap(d2));
+                    }
+                } else if s[other + 1..top].iter().all(|&x| x == Index) {
+                    // A value and a hidden slot with only hidden slots between (3.14's
+                    // `return` in a `with` brings `self` above `__exit__` so: `SWAP 3;
+                    // SWAP 2`): the values keep their order.
+                    s.swap(top, other);
+                    rewrite[k] = Some(Op::Nop);
+                } else {
+                    return Err(err(here, "SWAP of a hidden slot over values".into()));
+                }
+            }
+            Op::Copy(d) => {
+                let d2 = lower(&s, d)?;
+                if d2 != d {
+                    rewrite[k] = Some(Op::Copy(d2));
+                }
+                s.push(Value);
+            }
+            Op::ListAppend(d) | Op::ListExtend(d) | Op::SetAdd(d) | Op::SetUpdate(d) | Op::DictUpdate(d, _) | Op::MapAdd(d) => {
+                pop(&mut s, if matches!(op, Op::MapAdd(_)) { 2 } else { 1 }, here.opname)?;
+                let d2 = lower(&s, d)?;
+                if d2 != d {
+                    rewrite[k] = Some(match op {
+                        Op::ListAppend(_) => Op::ListAppend(d2),
+                        Op::ListExtend(_) => Op::ListExtend(d2),
+                        Op::SetAdd(_) => Op::SetAdd(d2),
+                        Op::SetUpdate(_) => Op::SetUpdate(d2),
+                        Op::DictUpdate(_, m) => Op::DictUpdate(d2, m),
+                        _ => Op::MapAdd(d2),
+                    });
+                }
+            }
+            Op::Rot(d) => {
+                if s.len() < d as usize || count(&s[s.len() - d as usize..]) > 0 {
+                    return Err(err(here, "a rotation over an iterator index slot".into()));
+                }
+            }
+            _ => {
+                if op.jump_target().is_some() {
+                    let (p, q) = op.stack_effect_on(true);
+                    let mut j = s.clone();
+                    pop(&mut j, p, here.opname)?;
+                    j.extend(std::iter::repeat(Value).take(q as usize));
+                    jump = Some(j);
+                }
+                let (p, q) = op.stack_effect();
+                pop(&mut s, p, here.opname)?;
+                s.extend(std::iter::repeat(Value).take(q as usize));
+            }
+        }
+        if let (Some(j), Some(t)) = (jump, op.jump_target()) {
+            let t = *first_at.get(&t).ok_or_else(|| err(here, format!("no instruction at jump target {t}")))?;
+            out.push((t, j));
+        }
+        if !op.is_terminator() && k + 1 < n {
+            out.push((k + 1, s));
+        }
+        for (t, st) in out {
+            match &state[t] {
+                None => {
+                    state[t] = Some(st);
+                    work.push(t);
+                }
+                Some(old) if *old == st => {}
+                Some(old) => {
+                    return Err(err(&ir[t], format!("paths reach it with different stacks ({} and {} slots)", old.len(), st.len())));
+                }
+            }
+        }
+    }
+    for (k, r) in rewrite.into_iter().enumerate() {
+        if let Some(op) = r {
+            ir[k].op = op;
+        }
+    }
+    Ok(handler_fix)
+}
