@@ -45,6 +45,9 @@
 //!   one `WithExit`, each checked as a whole; from 3.14 on `BeforeWith` is counted one
 //!   less and `WithExit` and a `POP_TOP` of the hidden `self` of `__exit__` (a `Nop`)
 //!   one more (`normalize/post314.rs`).
+//! - **3.14+'s inlined `all`/`any`/`tuple`/`list`/`set` of a generator expression.**
+//!   The type test and the fast path are `Nop`s (the call after them stays), so those
+//!   instructions are not checked.
 //! - `JUMP_IF_TRUE_OR_POP`/`JUMP_IF_FALSE_OR_POP` (3.8-3.11): `dis` says 0 on the jump
 //!   and -1 on the fall-through, as executed, so they need no exception.
 //!
@@ -144,6 +147,21 @@ fn folds(v: PythonVersion, ins: &[Instruction], ops: &HashMap<u32, Vec<&Op>>) ->
             }
             "CALL_INTRINSIC_1" if k + 1 < ins.len() && all_nop(k + 1) && ins[k + 1].opname == "POP_TOP" => {
                 m.insert(k + 1, k);
+            }
+            // 3.14+ inlined `all(genexpr)` & co.: the test and fast path are dropped
+            // (`Nop`s up to the fallback call's `PUSH_NULL`): not checked.
+            "COPY" if v >= PythonVersion::PY314
+                && all_nop(k)
+                && ins.get(k + 1).is_some_and(|i| i.opname == "LOAD_COMMON_CONSTANT")
+                && ins.get(k + 3).is_some_and(|i| i.opname == "POP_JUMP_IF_FALSE") =>
+            {
+                let t = ins[k + 3].jump_target().unwrap();
+                for j in k..ins.len() {
+                    if ins[j].offset >= t {
+                        break;
+                    }
+                    m.insert(j, j);
+                }
             }
             // 3.14+ `with` entry (`COPY 1` ... `CALL 0`, see `normalize/post314.rs`).
             "COPY" if ops.get(&ins[k].offset).is_some_and(|o| o.as_slice() == [&Op::BeforeWith]) => {

@@ -543,16 +543,31 @@ impl BlockState<'_, '_> {
     /// `awaited`: the comprehension is a coroutine, whose call is followed by the `await`
     /// that runs it (part of the comprehension, not of the source).
     fn call_comprehension(&mut self, comp: Expr, next: &[IrInstr], awaited: bool) -> Result<usize, DecompileError> {
-        let base = self.stack.len();
+        let mut base = self.stack.len();
         self.push(comp);
         let mut j = 0;
         while j < next.len() {
             let op = &next[j].op;
+            // 3.13+: the closure (`SET_FUNCTION_ATTRIBUTE 8`, `(attr, func -- func)`)
+            // is set after MAKE_FUNCTION.
+            if let Op::SetFunctionAttribute(flag) = *op {
+                if self.stack.len() == base + 1 && base >= 1 {
+                    let comp = self.pop_expr()?;
+                    let attr = self.pop_expr()?;
+                    let comp = self.set_function_attribute(comp, flag, attr)?;
+                    base -= 1;
+                    self.push(comp);
+                    j += 1;
+                    continue;
+                }
+            }
             if matches!(op, Op::GetIter | Op::GetAIter) && self.stack.len() == base + 2 {
                 let call_at = next[j + 1..].iter().position(|i| i.op != Op::Nop).map(|k| j + 1 + k);
                 let call_ok = matches!(
                     call_at.map(|k| &next[k].op),
-                    Some(Op::Call { argc: 0, kwnames: None, layout: CallLayout::NullFirst })
+                    // 3.12's and 3.13+'s `CALL 0` over `function, iterator` (the iterator
+                    // in the `self` slot) and 3.8-3.10's `CALL_FUNCTION 1`.
+                    Some(Op::Call { argc: 0, kwnames: None, layout: CallLayout::NullFirst | CallLayout::NullSecond })
                         | Some(Op::Call { argc: 1, kwnames: None, layout: CallLayout::NoNull })
                 );
                 if !call_ok {

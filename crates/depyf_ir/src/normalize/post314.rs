@@ -42,6 +42,45 @@ pub(super) fn with_enter(cx: &mut Cx<'_>, k: usize) {
     cx.skip_more = WITH_ENTER.len() - 1;
 }
 
+/// 3.14+ inlines `all`, `any`, `tuple` (3.15 also `list`, `set`) called on a
+/// generator expression (CPython 3.14 `Python/codegen.c`,
+/// `maybe_optimize_function_call`): `LOAD_GLOBAL f; COPY 1; LOAD_COMMON_CONSTANT f;
+/// IS_OP 0; POP_JUMP_IF_FALSE L` then a fast path that runs the loop itself, and at
+/// `L` (`PUSH_NULL` ...) the ordinary call `f(genexpr)`, which does the same for the
+/// builtin `f`. When instruction `k` is that `COPY 1`, returns the number of
+/// instructions from it up to `L`: the test and the fast path, which become `Nop`s so
+/// that the call alone is left (what the source says). `None` for anything else, or
+/// when another jump or a handler lands inside.
+pub(super) fn inlined_builtin_call(code: &CodeObject, ins: &[Instruction], k: usize) -> Option<usize> {
+    let names = ["all", "any", "tuple", "list", "set"];
+    let (load, copy) = (ins.get(k.checked_sub(1)?)?, &ins[k]);
+    let (common, is, jump) = (ins.get(k + 1)?, ins.get(k + 2)?, ins.get(k + 3)?);
+    let global = match load.argval {
+        depyf_bytecode::Argval::Name(n) if load.opname == "LOAD_GLOBAL" && load.oparg? & 1 == 0 => code.co_names.get(n)?,
+        _ => return None,
+    };
+    let constant = super::py314::COMMON_CONSTANTS.get(common.oparg? as usize)?;
+    let shape = copy.opname == "COPY" && copy.oparg == Some(1)
+        && common.opname == "LOAD_COMMON_CONSTANT"
+        && constant == global
+        && names.contains(&constant)
+        && is.opname == "IS_OP" && is.oparg == Some(0)
+        && jump.opname == "POP_JUMP_IF_FALSE";
+    if !shape {
+        return None;
+    }
+    let target = jump.jump_target()?;
+    let end = ins.binary_search_by_key(&target, |i| i.offset).ok()?;
+    if end <= k + 3 || ins[end].opname != "PUSH_NULL" {
+        return None;
+    }
+    let (lo, hi) = (ins[k].offset, target);
+    let inside = |t: u32| lo < t && t < hi;
+    let jumps_in = ins[..k].iter().chain(&ins[end..]).any(|i| i.jump_target().is_some_and(inside));
+    let handler_in = parse_exception_table(code).ok()?.iter().any(|r| inside(r.target));
+    (!jumps_in && !handler_in).then_some(end - k)
+}
+
 fn loads_none(code: &CodeObject, op: &Op) -> bool {
     match op {
         Op::LoadConst(c) => matches!(code.co_consts.get(*c), Some(Constant::None)),

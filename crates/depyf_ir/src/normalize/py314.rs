@@ -4,7 +4,8 @@
 //! `NOT_TAKEN` (a marker after conditional jumps), `POP_ITER`, `BINARY_OP` with the
 //! subscript kind (`NB_SUBSCR`) instead of `BINARY_SUBSCR`, `CALL_FUNCTION_EX` with an
 //! always-present kwargs slot, no `RETURN_CONST` and no `BUILD_CONST_KEY_MAP`.
-//! `with` through `LOAD_SPECIAL` with a hidden `self` slot: see `post314`.
+//! `with` through `LOAD_SPECIAL` with a hidden `self` slot, and the inlined fast path of
+//! `all`/`any`/`tuple` over a generator expression: see `post314`.
 //! `BUILD_TEMPLATE`/`BUILD_INTERPOLATION` (template strings) take the error path.
 
 use std::collections::HashMap;
@@ -22,7 +23,7 @@ const FAMILY: Family =
     Family { layout: CallLayout::NullSecond, for_iter_skips: &["POP_ITER"], call_ex_kwargs_slot: true, own };
 
 /// `opcode._common_constants` of 3.15 (3.14 has the first five), as source text.
-const COMMON_CONSTANTS: [&str; 12] =
+pub(super) const COMMON_CONSTANTS: [&str; 12] =
     ["AssertionError", "NotImplementedError", "tuple", "all", "any", "list", "set", "None", "''", "True", "False", "-1"];
 
 /// The 3.14 opcodes that 3.13 does not have.
@@ -49,6 +50,12 @@ fn run(code: &CodeObject, ins: &[Instruction], lenient: bool) -> Result<(Normali
     let cx = Cx::new(code, ins, lenient);
     let loops = Loops::scan(&cx, &FAMILY)?;
     let (mut ir, mut errors) = cx.run(|cx, k| match cx.ins[k].opname {
+        "COPY" if post314::inlined_builtin_call(cx.code, cx.ins, k).is_some() => {
+            let n = post314::inlined_builtin_call(cx.code, cx.ins, k).expect("checked");
+            cx.emit(k, Op::Nop);
+            cx.skip_more = n - 1;
+            Ok(())
+        }
         "COPY" if post314::is_with_enter(cx.ins, k) => {
             post314::with_enter(cx, k);
             Ok(())

@@ -45,6 +45,12 @@ fn run(code: &CodeObject, ins: &[Instruction], lenient: bool) -> Result<(Normali
     let cx = Cx::new(code, ins, lenient);
     let loops = Loops::scan(&cx, &FAMILY)?;
     let (mut ir, mut errors) = cx.run(|cx, k| match cx.ins[k].opname {
+        "COPY" if post314::inlined_builtin_call(cx.code, cx.ins, k).is_some() => {
+            let n = post314::inlined_builtin_call(cx.code, cx.ins, k).expect("checked");
+            cx.emit(k, Op::Nop);
+            cx.skip_more = n - 1;
+            Ok(())
+        }
         "COPY" if post314::is_with_enter(cx.ins, k) => {
             post314::with_enter(cx, k);
             Ok(())
