@@ -97,6 +97,8 @@ enum Slot {
     /// The index (or NULL) that 3.15's `GET_ITER` pushes above the iterator, or the
     /// `self` that 3.14's `with` keeps above `__exit__`.
     Index,
+    /// A 3.15 generator expression's function, waiting for its iterable.
+    Genexpr,
 }
 
 /// Removes the hidden slots from normalized 3.14+ ops `ir` of instructions `ins`,
@@ -110,14 +112,21 @@ enum Slot {
 /// `Nop`s, each exit call into [`Op::WithExit`] (at the first `None` load, the rest
 /// `Nop`s), and lowers the depth operands (`Swap`, `Copy`, `ListAppend`, `SetAdd`,
 /// `MapAdd`, `ListExtend`, `SetUpdate`, `DictUpdate`) by the hidden slots they reach
-/// over. Returns, per handler offset, the hidden slots within its kept depth.
+/// over. With `genexpr_takes_iterable` (3.15), a call of a `<genexpr>` function gets
+/// the `GetIter` that 3.15 moved into the generator (see `py315`) back before it.
+/// Returns, per handler offset, the hidden slots within its kept depth.
 ///
 /// Errors (naming the instruction) where a path reaches an op with another stack
 /// shape than an earlier path did, where an op other than those consumes, copies or
 /// swaps an index slot, or where `FOR_ITER` does not find an iterator and its index on
 /// top: shapes the compiler does not make.
-pub(super) fn drop_hidden_slots(code: &CodeObject, ins: &[Instruction], ir: &mut [IrInstr]) -> Result<HashMap<u32, u32>, IrError> {
-    use Slot::{Index, Value};
+pub(super) fn drop_hidden_slots(
+    code: &CodeObject,
+    ins: &[Instruction],
+    ir: &mut Vec<IrInstr>,
+    genexpr_takes_iterable: bool,
+) -> Result<HashMap<u32, u32>, IrError> {
+    use Slot::{Genexpr, Index, Value};
     let err = |i: &IrInstr, m: String| IrError {
         code_name: code.co_qualname.clone(),
         offset: i.offset,
@@ -134,6 +143,7 @@ pub(super) fn drop_hidden_slots(code: &CodeObject, ins: &[Instruction], ir: &mut
     let mut state: Vec<Option<Vec<Slot>>> = vec![None; n];
     let mut rewrite: Vec<Option<Op>> = vec![None; n];
     let mut handler_fix: HashMap<u32, u32> = HashMap::new();
+    let mut get_iter_before: Vec<usize> = Vec::new();
     let mut work: Vec<usize> = Vec::new();
     if n > 0 {
         state[0] = Some(Vec::new());
@@ -171,7 +181,7 @@ pub(super) fn drop_hidden_slots(code: &CodeObject, ins: &[Instruction], ir: &mut
         let pop = |s: &mut Vec<Slot>, p: u32, what: &str| -> Result<(), IrError> {
             for _ in 0..p {
                 match s.pop() {
-                    Some(Value) => {}
+                    Some(Value | Genexpr) => {}
                     Some(Index) => return Err(err(here, format!("{what} consumes an iterator index slot"))),
                     None => return Err(err(here, "stack underflow".into())),
                 }
@@ -201,7 +211,7 @@ pub(super) fn drop_hidden_slots(code: &CodeObject, ins: &[Instruction], ir: &mut
             // 3.15: iterator and index; 3.14: the iterator alone.
             Op::ForIter(_) => {
                 let slots = if s.ends_with(&[Value, Index]) { 2 } else { 1 };
-                if s.len() < slots || s[s.len() - slots] != Value {
+                if s.len() < slots || s[s.len() - slots] == Index {
                     return Err(err(here, "FOR_ITER without its iterator on top".into()));
                 }
                 let mut j = s.clone();
@@ -212,7 +222,7 @@ pub(super) fn drop_hidden_slots(code: &CodeObject, ins: &[Instruction], ir: &mut
             Op::Call { argc, .. } if s.len() > argc as usize && s[s.len() - argc as usize - 1] == Index => {
                 let next_pops = ir.get(k + 1).is_some_and(|x| x.op == Op::PopTop);
                 let nones = k >= 3 && ir[k - 3..k].iter().all(|x| loads_none(code, &x.op));
-                if argc != 3 || !next_pops || !nones || s.len() < 5 || s[s.len() - 5] != Value {
+                if argc != 3 || !next_pops || !nones || s.len() < 5 || s[s.len() - 5] == Index {
                     return Err(err(here, "a call of a with's __exit__ that is not exit(None, None, None) with its result dropped".into()));
                 }
                 s.truncate(s.len() - 5);
@@ -233,7 +243,7 @@ pub(super) fn drop_hidden_slots(code: &CodeObject, ins: &[Instruction], ir: &mut
                     return Err(err(here, format!("SWAP {d} deeper than the stack")));
                 }
                 let (top, other) = (s.len() - 1, s.len() - du);
-                if s[top] == Value && s[other] == Value {
+                if s[top] != Index && s[other] != Index {
                     let d2 = lower(&s, d)?;
                     if d2 != d {
                         rewrite[k] = Some(Op::Swap(d2));
@@ -268,6 +278,28 @@ pub(super) fn drop_hidden_slots(code: &CodeObject, ins: &[Instruction], ir: &mut
                         _ => Op::MapAdd(d2),
                     });
                 }
+            }
+            // 3.15: `<genexpr>` code made a function, its closure set, called with
+            // the iterable (`CALL 0` over `function, iterable`); the generator calls
+            // `iter()` itself.
+            Op::MakeFunction { .. }
+                if genexpr_takes_iterable
+                    && k > 0
+                    && matches!(ir[k - 1].op, Op::LoadConst(c) if matches!(code.co_consts.get(c), Some(Constant::Code(g)) if g.co_name == "<genexpr>")) =>
+            {
+                let (p, _) = op.stack_effect();
+                pop(&mut s, p, here.opname)?;
+                s.push(Genexpr);
+            }
+            Op::SetFunctionAttribute(_) if s.last() == Some(&Genexpr) => {
+                s.pop();
+                pop(&mut s, 1, here.opname)?;
+                s.push(Genexpr);
+            }
+            Op::Call { argc: 0, .. } if s.len() >= 2 && s[s.len() - 2] == Genexpr => {
+                pop(&mut s, 2, here.opname)?;
+                s.push(Value);
+                get_iter_before.push(k);
             }
             Op::Rot(d) => {
                 if s.len() < d as usize || count(&s[s.len() - d as usize..]) > 0 {
@@ -311,6 +343,12 @@ pub(super) fn drop_hidden_slots(code: &CodeObject, ins: &[Instruction], ir: &mut
         if let Some(op) = r {
             ir[k].op = op;
         }
+    }
+    get_iter_before.sort_unstable();
+    for &k in get_iter_before.iter().rev() {
+        let mut g = ir[k].clone();
+        g.op = Op::GetIter;
+        ir.insert(k, g);
     }
     Ok(handler_fix)
 }

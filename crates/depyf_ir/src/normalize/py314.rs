@@ -64,7 +64,7 @@ fn run(code: &CodeObject, ins: &[Instruction], lenient: bool) -> Result<(Normali
     })?;
     let mut fix = HashMap::new();
     if errors.is_empty() {
-        fix = post314::drop_hidden_slots(code, ins, &mut ir)?;
+        fix = post314::drop_hidden_slots(code, ins, &mut ir, false)?;
     } else {
         // Another instruction emitted nothing: the `with` slots cannot be followed.
         for i in ins.iter().filter(|i| i.opname == "LOAD_SPECIAL") {

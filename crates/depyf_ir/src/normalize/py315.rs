@@ -10,6 +10,10 @@
 //!   that every other version has, and the depth operands (`SWAP`, `COPY`,
 //!   `LIST_APPEND`, ...) and the handlers' stack depths ([`handler_hidden_slots`]) no
 //!   longer count it.
+//! - A generator expression takes the iterable, not `iter(iterable)`: `LOAD_CONST
+//!   <genexpr>; MAKE_FUNCTION; <iterable>; CALL 0`, and the generator runs `LOAD_FAST
+//!   .0; GET_ITER` before `RETURN_GENERATOR`. Both sides are normalized to the 3.14
+//!   convention (a `GetIter` before the call, none in the generator).
 //! - `IMPORT_NAME` keeps lazy/eager import flags in its low two bits (PEP 810 `lazy
 //!   import`): a flagged import takes the error path rather than lose the flag.
 //! - `LOAD_COMMON_CONSTANT` also loads `list`, `set`, `None`, `''`, `True`, `False`,
@@ -57,6 +61,13 @@ fn run(code: &CodeObject, ins: &[Instruction], lenient: bool) -> Result<(Normali
         }
         // The index slot is pushed as a `PushNull` that `drop_hidden_slots` recognizes
         // by its opname and removes.
+        // A generator expression gets its iterable (`.0`) and calls `iter()` on it
+        // before `RETURN_GENERATOR`; the caller's `GetIter` stands for it (see
+        // `post314::drop_hidden_slots`), so `.0` is the iterator as before 3.15.
+        "GET_ITER" if genexpr_iter(code, ins, k) => {
+            cx.emit(k, Op::Nop);
+            Ok(())
+        }
         "GET_ITER" => {
             cx.emit(k, Op::GetIter);
             cx.emit(k, Op::PushNull);
@@ -71,7 +82,7 @@ fn run(code: &CodeObject, ins: &[Instruction], lenient: bool) -> Result<(Normali
     })?;
     let mut fix = HashMap::new();
     if errors.is_empty() {
-        fix = post314::drop_hidden_slots(code, ins, &mut ir)?;
+        fix = post314::drop_hidden_slots(code, ins, &mut ir, true)?;
     } else {
         // Another instruction emitted nothing: the stack cannot be followed.
         for i in ins.iter().filter(|i| HIDDEN_SLOT_OPS.contains(&i.opname)) {
@@ -79,6 +90,18 @@ fn run(code: &CodeObject, ins: &[Instruction], lenient: bool) -> Result<(Normali
         }
     }
     Ok(((ir, errors), fix))
+}
+
+/// Whether instruction `k` of `code` is the `GET_ITER` of a 3.15 `<genexpr>` on its
+/// argument `.0` that starts it (before `RETURN_GENERATOR`, which the decompiler's
+/// reading of generator expressions may have turned into a `NOP`).
+fn genexpr_iter(code: &CodeObject, ins: &[Instruction], k: usize) -> bool {
+    code.co_name == "<genexpr>"
+        && code.co_localsplusnames.first().is_some_and(|n| n == ".0")
+        && k >= 1
+        && ins[k - 1].opname == "LOAD_FAST"
+        && ins[k - 1].oparg == Some(0)
+        && ins[..k - 1].iter().all(|i| matches!(i.opname, "RESUME" | "COPY_FREE_VARS" | "MAKE_CELL" | "NOP"))
 }
 
 pub(super) fn normalize(code: &CodeObject, ins: &[Instruction], lenient: bool) -> Result<Normalized, IrError> {
