@@ -23,8 +23,14 @@ use super::common::Cx;
 use super::IrError;
 use crate::Op;
 
+/// A load of `None`: `LOAD_CONST None`, or 3.15's `LOAD_COMMON_CONSTANT 7`
+/// (`opcode._common_constants[7]` is `None`).
 fn is_none(code: &CodeObject, i: &Instruction) -> bool {
-    i.opname == "LOAD_CONST" && matches!(i.argval, Argval::Const(c) if matches!(code.co_consts.get(c), Some(Constant::None)))
+    match i.opname {
+        "LOAD_CONST" => matches!(i.argval, Argval::Const(c) if matches!(code.co_consts.get(c), Some(Constant::None))),
+        "LOAD_COMMON_CONSTANT" => code.version.minor >= 15 && i.oparg == Some(7),
+        _ => false,
+    }
 }
 
 fn opnames<'a>(ins: &'a [Instruction], from: usize, n: usize) -> Vec<&'a str> {

@@ -15,7 +15,8 @@
 //!   .0; GET_ITER` before `RETURN_GENERATOR`. Both sides are normalized to the 3.14
 //!   convention (a `GetIter` before the call, none in the generator).
 //! - `IMPORT_NAME` keeps lazy/eager import flags in its low two bits (PEP 810 `lazy
-//!   import`): a flagged import takes the error path rather than lose the flag.
+//!   import`): the eager flag that every import in a function has is a plain import;
+//!   other flagged imports take the error path rather than lose the flag.
 //! - `LOAD_COMMON_CONSTANT` also loads `list`, `set`, `None`, `''`, `True`, `False`,
 //!   `-1` (see `py314`).
 
@@ -33,6 +34,11 @@ const FAMILY: Family =
 
 fn own(cx: &Cx<'_>, k: usize) -> Result<Option<Op>, IrError> {
     match cx.ins[k].opname {
+        // Bit 1 (eager) is what the compiler gives every import in a function (PEP 810:
+        // `lazy import` only at module level), so there a plain `import` makes it again.
+        "IMPORT_NAME" if cx.arg(k) & 3 == 2 && cx.code.co_flags & depyf_bytecode::co_flags::OPTIMIZED != 0 => {
+            Ok(Some(Op::ImportName(cx.idx(k))))
+        }
         "IMPORT_NAME" if cx.arg(k) & 3 != 0 => Err(cx.err(k, "lazy import: not supported by the decompiler yet")),
         _ => py314::own(cx, k),
     }
