@@ -14,6 +14,8 @@
 //!   <genexpr>; MAKE_FUNCTION; <iterable>; CALL 0`, and the generator runs `LOAD_FAST
 //!   .0; GET_ITER` before `RETURN_GENERATOR`. Both sides are normalized to the 3.14
 //!   convention (a `GetIter` before the call, none in the generator).
+//! - `await x` is `GET_AWAITABLE; PUSH_NULL; None; SEND ...` and `yield from x`
+//!   `GET_ITER; None; SEND ...`: the receiver also has two slots ([`delegation`]).
 //! - `IMPORT_NAME` keeps lazy/eager import flags in its low two bits (PEP 810 `lazy
 //!   import`): the eager flag that every import in a function has is a plain import;
 //!   other flagged imports take the error path rather than lose the flag.
@@ -70,6 +72,12 @@ fn run(code: &CodeObject, ins: &[Instruction], lenient: bool) -> Result<(Normali
         // A generator expression gets its iterable (`.0`) and calls `iter()` on it
         // before `RETURN_GENERATOR`; the caller's `GetIter` stands for it (see
         // `post314::drop_hidden_slots`), so `.0` is the iterator as before 3.15.
+        "GET_AWAITABLE" | "GET_ITER" if delegation(code, ins, k).is_some() => {
+            let (op, n) = delegation(code, ins, k).expect("checked");
+            cx.emit(k, op);
+            cx.skip_more = n;
+            Ok(())
+        }
         "GET_ITER" if genexpr_iter(code, ins, k) => {
             cx.emit(k, Op::Nop);
             Ok(())
@@ -96,6 +104,26 @@ fn run(code: &CodeObject, ins: &[Instruction], lenient: bool) -> Result<(Normali
         }
     }
     Ok(((ir, errors), fix))
+}
+
+/// `await x` / `yield from x` at instruction `k`: `GET_AWAITABLE; PUSH_NULL` or
+/// `GET_ITER` (each leaving the receiver and an index or NULL), then `None`, `SEND`,
+/// `YIELD_VALUE`, `RESUME`, `JUMP_BACKWARD_NO_INTERRUPT`, `END_SEND` (`(receiver,
+/// index_or_null, value -- value)`): one [`Op::Await`]/[`Op::YieldFrom`] and the
+/// number of instructions after `k` folded into it (the `CLEANUP_THROW` handler is
+/// dropped as in 3.12+, see `post311_exc`).
+fn delegation(code: &CodeObject, ins: &[Instruction], k: usize) -> Option<(Op, usize)> {
+    let (op, from) = match ins[k].opname {
+        "GET_AWAITABLE" if ins.get(k + 1)?.opname == "PUSH_NULL" => (Op::Await, k + 2),
+        "GET_ITER" => (Op::YieldFrom, k + 1),
+        _ => return None,
+    };
+    let none = ins.get(from)?;
+    let is_none = none.opname == "LOAD_COMMON_CONSTANT" && none.oparg == Some(7)
+        || none.opname == "LOAD_CONST" && matches!(none.argval, depyf_bytecode::Argval::Const(c) if matches!(code.co_consts.get(c), Some(depyf_bytecode::Constant::None)));
+    let rest = ["SEND", "YIELD_VALUE", "RESUME", "JUMP_BACKWARD_NO_INTERRUPT", "END_SEND"];
+    let ok = is_none && rest.iter().enumerate().all(|(j, n)| ins.get(from + 1 + j).is_some_and(|i| i.opname == *n));
+    ok.then_some((op, from + rest.len() - k))
 }
 
 /// Whether instruction `k` of `code` is the `GET_ITER` of a 3.15 `<genexpr>` on its
