@@ -501,11 +501,14 @@ impl BlockState<'_, '_> {
                     args.kw_defaults.push((k, v));
                 }
             }
-            0x04 => {
+            0x04 | 0x10 => {
                 if is_lambda {
                     return Err(self.err("annotations of a lambda"));
                 }
                 let pairs: Vec<(Expr, Expr)> = match attr {
+                    // 3.14+ deferred annotations (PEP 649): a compiler-made
+                    // `__annotate__(format)` that returns the dict.
+                    attr if flag == 0x10 => annotate_items(attr).ok_or_else(|| self.err("an __annotate__ function of an unknown shape"))?,
                     Expr::Dict(items) => items.into_iter().map(|(k, v)| k.map(|k| (k, v))).collect::<Option<_>>().ok_or_else(|| self.err("annotations with **"))?,
                     other => {
                         let items = tuple_items(other).ok_or_else(|| self.err("annotations that are not a tuple"))?;
@@ -603,4 +606,27 @@ impl BlockState<'_, '_> {
         }
         Err(self.err("a comprehension that is not called with its iterable in the same block"))
     }
+}
+
+/// The `(name, annotation)` pairs of a 3.14+ `__annotate__` function value (CPython
+/// 3.14 `Python/codegen.c`, `codegen_annotations`): its body is `if format > 2: raise
+/// NotImplementedError` (formats other than VALUE and VALUE_WITH_FAKE_GLOBALS) and
+/// `return {'name': annotation, ...}` in parameter order, `'return'` last. `None` for
+/// any other shape.
+fn annotate_items(f: Expr) -> Option<Vec<(Expr, Expr)>> {
+    let Expr::Def(d) = f else { return None };
+    let Stmt::FunctionDef(name, args, body) = *d else { return None };
+    let [Stmt::If(Expr::Compare(left, ops), then, orelse), Stmt::Return(Some(Expr::Dict(items)))] = <[Stmt; 2]>::try_from(body).ok()? else {
+        return None;
+    };
+    let param = args.posonly.first().or(args.args.first())?;
+    let guard = name == "__annotate__"
+        && left.is_name(param)
+        && matches!(ops.as_slice(), [(">", Expr::Const(Constant::Int(2)))])
+        && matches!(then.as_slice(), [Stmt::Raise(Some(e), None)] if e.is_name("NotImplementedError"))
+        && orelse.is_empty();
+    if !guard {
+        return None;
+    }
+    items.into_iter().map(|(k, v)| Some((k?, v))).collect()
 }
