@@ -170,7 +170,7 @@ pub(crate) fn comprehension(code: &CodeObject, options: &Options) -> Result<Expr
     let is_dot0 = |e: &Expr| e.is_name(".0") || e.async_inner().is_some_and(|x| x.is_name(".0"));
     let cfg = Cfg::build(&ir).map_err(|e| err(&e.to_string()))?;
     let failures = std::cell::RefCell::default();
-    let naming = recover::Naming { const_prefix: &options.const_prefix, stub_failures: false, failures: &failures };
+    let naming = recover::Naming { const_prefix: &options.const_prefix, stub_failures: false, failures: &failures, class_annotate: false };
     let rec = recover::recover(code, &ir, &cfg, &naming)?;
     let mut st = structure::Structurer::new(&cfg, &rec, &ir);
     let at = |m: &str| DecompileError::new(code, 0, "", m);
@@ -617,10 +617,81 @@ fn drop_classdict(body: &mut Vec<Stmt>) {
     }
 }
 
+/// A 3.14+ class body's annotations: the body stores a compiler-made
+/// `__annotate__(format)` into `__annotate_func__` (CPython 3.14 `Python/codegen.c`,
+/// `codegen_process_deferred_annotations`) that checks the format, builds a dict
+/// `{}` and sets `d['name'] = annotation` in source order. Each annotated name takes
+/// the first plain assignment to it after the previous one (`name: T = v`), or
+/// becomes a bare `name: T` there. Left alone (the marker then fails the body) when
+/// the function has another shape.
+fn class_annotations(body: &mut Vec<Stmt>) {
+    let is_annotate = |s: &Stmt| {
+        matches!(s, Stmt::Assign(t, Expr::Def(d)) if matches!(t.as_slice(), [Expr::Name(n)] if n == "__annotate_func__")
+            && matches!(&**d, Stmt::FunctionDef(n, ..) if n == "__annotate__"))
+    };
+    let Some(at) = body.iter().position(is_annotate) else { return };
+    let Stmt::Assign(_, Expr::Def(d)) = &body[at] else { return };
+    let Stmt::FunctionDef(_, args, fbody) = &**d else { return };
+    let Some(items) = class_annotate_items(args, fbody) else { return };
+    body.remove(at);
+    let compiler_made = ["__module__", "__qualname__", "__firstlineno__", "__doc__"];
+    let mut pos = body
+        .iter()
+        .position(|s| !compiler_made.iter().any(|n| matches!(s, Stmt::Assign(t, _) if matches!(t.as_slice(), [Expr::Name(x)] if x == n))))
+        .unwrap_or(body.len());
+    for (name, ann) in items {
+        let found = (pos..body.len()).find(|&i| matches!(&body[i], Stmt::Assign(t, _) if matches!(t.as_slice(), [Expr::Name(x)] if *x == name)));
+        match found {
+            Some(i) => {
+                let Stmt::Assign(_, v) = std::mem::replace(&mut body[i], Stmt::Pass) else { unreachable!("matched above") };
+                body[i] = Stmt::AnnAssign(Expr::Name(name), ann, Some(v));
+                pos = i + 1;
+            }
+            None => {
+                body.insert(pos, Stmt::AnnAssign(Expr::Name(name), ann, None));
+                pos += 1;
+            }
+        }
+    }
+}
+
+/// The `(name, annotation)` pairs of a class body's `__annotate__` body (see
+/// [`class_annotations`]), `None` for another shape.
+fn class_annotate_items(args: &depyf_source::Arguments, body: &[Stmt]) -> Option<Vec<(String, Expr)>> {
+    let [Stmt::If(Expr::Compare(left, ops), then, orelse), rest @ ..] = body else { return None };
+    let param = args.posonly.first().or(args.args.first())?;
+    let guard = left.is_name(param)
+        && matches!(ops.as_slice(), [(">", Expr::Const(Constant::Int(2)))])
+        && matches!(then.as_slice(), [Stmt::Raise(Some(e), None)] if e.is_name("NotImplementedError"))
+        && orelse.is_empty();
+    if !guard {
+        return None;
+    }
+    let [Stmt::Assign(init, Expr::Dict(empty)), sets @ .., Stmt::Return(Some(Expr::Name(ret)))] = rest else { return None };
+    let ([Expr::Name(d)], true) = (init.as_slice(), empty.is_empty()) else { return None };
+    if d != ret {
+        return None;
+    }
+    let mut out = Vec::new();
+    for s in sets {
+        let Stmt::Assign(t, v) = s else { return None };
+        let [Expr::Subscript(m, k)] = t.as_slice() else { return None };
+        let (true, Expr::Const(Constant::Str(k))) = (m.is_name(d), &**k) else { return None };
+        let mut leaks = false;
+        v.walk(&mut |e| leaks |= e.is_name(d));
+        if leaks {
+            return None;
+        }
+        out.push((k.clone(), v.clone()));
+    }
+    Some(out)
+}
+
 /// Binds definitions, reads annotated assignments (when the body ran
 /// `SETUP_ANNOTATIONS`), tidies building shapes, and fails on any marker left.
 pub(crate) fn bind(body: &mut Vec<Stmt>) -> Result<(), String> {
     drop_classdict(body);
+    class_annotations(body);
     bind_defs(body);
     let setup = Stmt::Expr(Expr::name(SETUP_ANNOTATIONS));
     if let Some(i) = body.iter().position(|s| *s == setup) {

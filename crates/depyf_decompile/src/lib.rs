@@ -279,7 +279,18 @@ pub(crate) fn recover_body_in(
     options: &Options,
     failures: &std::cell::RefCell<Vec<Failure>>,
 ) -> Result<Vec<Stmt>, DecompileError> {
-    let (mut body, ir, rec) = structured(code, options, failures)?;
+    recover_body_with(code, options, failures, false)
+}
+
+/// [`recover_body_in`]; `class_annotate` reads lookups through the class namespace
+/// cell as plain names (see `recover::Naming::class_annotate`).
+pub(crate) fn recover_body_with(
+    code: &CodeObject,
+    options: &Options,
+    failures: &std::cell::RefCell<Vec<Failure>>,
+    class_annotate: bool,
+) -> Result<Vec<Stmt>, DecompileError> {
+    let (mut body, ir, rec) = structured(code, options, failures, class_annotate)?;
     let at = |m: &str| DecompileError::new(code, 0, "", m);
     idioms::rotated_while(&mut body);
     idioms::asserts(&mut body);
@@ -343,11 +354,12 @@ fn structured(
     code: &CodeObject,
     options: &Options,
     failures: &std::cell::RefCell<Vec<Failure>>,
+    class_annotate: bool,
 ) -> Result<(Vec<Stmt>, Vec<depyf_ir::IrInstr>, recover::Recovered), DecompileError> {
     validate(code)?;
     let ir = normalize(code)?;
     let cfg = build_cfg(code, &ir)?;
-    let naming = recover::Naming { const_prefix: &options.const_prefix, stub_failures: options.stub_failures, failures };
+    let naming = recover::Naming { const_prefix: &options.const_prefix, stub_failures: options.stub_failures, failures, class_annotate };
     let rec = recover::recover(code, &ir, &cfg, &naming)?;
     let mut st = structure::Structurer::new(&cfg, &rec, &ir);
     let at = |m: &str| DecompileError::new(code, 0, "", m);
@@ -358,7 +370,7 @@ fn structured(
 /// The body of a PEP 695 `<generic parameters of ...>` function as structuring leaves
 /// it, for `definitions::generic` to read (it makes a definition, not source).
 pub(crate) fn generic_params_body(code: &CodeObject, options: &Options, failures: &std::cell::RefCell<Vec<Failure>>) -> Result<Vec<Stmt>, DecompileError> {
-    structured(code, options, failures).map(|(body, _, _)| body)
+    structured(code, options, failures, false).map(|(body, _, _)| body)
 }
 
 /// `return None` becomes `return`, in `body` and the statements nested in it (not in

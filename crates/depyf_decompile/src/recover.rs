@@ -135,6 +135,10 @@ pub(crate) struct Naming<'a> {
     pub stub_failures: bool,
     /// Where the stubbed functions are listed.
     pub failures: &'a std::cell::RefCell<Vec<crate::Failure>>,
+    /// The code is a class body's 3.14+ `__annotate__`, whose name lookups through the
+    /// class namespace cell (`LOAD_FROM_DICT_OR_GLOBALS` on `__classdict__`) are what
+    /// a plain name in a class-body annotation compiles to.
+    pub class_annotate: bool,
 }
 
 struct Ctx<'a> {

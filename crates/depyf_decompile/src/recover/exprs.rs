@@ -209,7 +209,7 @@ impl BlockState<'_, '_> {
             Op::LoadLocals => self.push(Expr::name(LOCALS)),
             Op::LoadFromDictOr(i, deref) => {
                 let m = self.pop_expr()?;
-                if !m.is_name(LOCALS) {
+                if !m.is_name(LOCALS) && !(m.is_name("__classdict__") && self.ctx.naming.class_annotate) {
                     return Err(self.err("a name looked up in a mapping other than the class namespace"));
                 }
                 let n = if deref { self.ctx.local_name(i) } else { self.ctx.name(i) };
@@ -432,6 +432,12 @@ impl BlockState<'_, '_> {
                 Ok(Expr::Lambda(args, Box::new(e)))
             }
             "<listcomp>" | "<setcomp>" | "<dictcomp>" | "<genexpr>" => crate::definitions::comprehension(code, &options),
+            // A class body's 3.14+ annotations, read back into the body by
+            // `definitions::bind`.
+            "__annotate__" if code.co_freevars().iter().any(|n| *n == "__classdict__") => {
+                let body = crate::recover_body_with(code, &options, failures, true)?;
+                Ok(Expr::Def(Box::new(Stmt::FunctionDef(code.co_name.clone(), *args, body))))
+            }
             n if n.starts_with("<generic parameters of ") => {
                 let body = crate::generic_params_body(code, &options, failures)?;
                 let g = crate::definitions::generic(code, body)?;
