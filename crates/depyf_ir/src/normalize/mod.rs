@@ -179,7 +179,8 @@ fn dispatch_version(code: &CodeObject, ins: &[depyf_bytecode::Instruction], leni
 /// depths in IR values and `lasti` false; this needs the code object to normalize
 /// (its error otherwise). 3.8 has none: its block-stack ops fail normalization.
 ///
-/// From 3.14 on the depths leave out the hidden slots (see `post314`), like the ops.
+/// From 3.14 on the depths leave out the hidden slots (see `post314`), like the ops,
+/// and two ranges that only a `NOT_TAKEN` separates are one ([`join_over_not_taken`]).
 ///
 /// From 3.12 on, the handlers the compiler adds on its own (a generator's
 /// `StopIteration` guard, the `CLEANUP_THROW` of `yield from`/`await`, the handler of
@@ -209,6 +210,9 @@ pub fn protected_ranges(code: &CodeObject) -> Result<Vec<depyf_bytecode::Excepti
         }
     }
     let ins = decode(code).map_err(|e| IrError::from_bytecode(code, e))?;
+    if code.version.minor >= 14 {
+        ranges = join_over_not_taken(&ins, ranges);
+    }
     // 3.11 has only the `END_ASYNC_FOR` of `async for` (see `post311_async`).
     let old = code.version.minor == 11;
     let implicit = |target: u32| {
@@ -242,4 +246,26 @@ pub fn protected_ranges(code: &CodeObject) -> Result<Vec<depyf_bytecode::Excepti
         }
     }
     Ok(out)
+}
+
+/// 3.14+ leaves `NOT_TAKEN` (a marker that cannot raise, normalized to a `Nop`) out of
+/// the exception table, so a conditional jump inside a `try` body splits its range in
+/// two around it. Joins consecutive ranges with the same handler, depth and `lasti`
+/// when only `NOT_TAKEN`s lie between them. `ins` is the decoded code, `ranges` in
+/// table order.
+fn join_over_not_taken(ins: &[Instruction], ranges: Vec<depyf_bytecode::ExceptionTableEntry>) -> Vec<depyf_bytecode::ExceptionTableEntry> {
+    let mut out: Vec<depyf_bytecode::ExceptionTableEntry> = Vec::with_capacity(ranges.len());
+    for r in ranges {
+        if let Some(last) = out.last_mut() {
+            let same = last.target == r.target && last.depth == r.depth && last.lasti == r.lasti;
+            let gap_not_taken = last.end <= r.start
+                && ins.iter().filter(|i| last.end <= i.offset && i.offset < r.start).all(|i| i.opname == "NOT_TAKEN");
+            if same && gap_not_taken {
+                last.end = r.end;
+                continue;
+            }
+        }
+        out.push(r);
+    }
+    out
 }
