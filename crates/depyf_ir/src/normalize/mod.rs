@@ -180,7 +180,8 @@ fn dispatch_version(code: &CodeObject, ins: &[depyf_bytecode::Instruction], leni
 /// (its error otherwise). 3.8 has none: its block-stack ops fail normalization.
 ///
 /// From 3.14 on the depths leave out the hidden slots (see `post314`), like the ops,
-/// and two ranges that only a `NOT_TAKEN` separates are one ([`join_over_not_taken`]).
+/// two ranges that only a `NOT_TAKEN` separates are one ([`join_over_not_taken`]), and a
+/// range takes in the `return <constant>` that follows it ([`extend_over_constant_returns`]).
 ///
 /// From 3.12 on, the handlers the compiler adds on its own (a generator's
 /// `StopIteration` guard, the `CLEANUP_THROW` of `yield from`/`await`, the handler of
@@ -212,6 +213,9 @@ pub fn protected_ranges(code: &CodeObject) -> Result<Vec<depyf_bytecode::Excepti
     let ins = decode(code).map_err(|e| IrError::from_bytecode(code, e))?;
     if code.version.minor >= 14 {
         ranges = join_over_not_taken(&ins, ranges);
+    }
+    if code.version.minor >= 15 {
+        extend_over_constant_returns(&ins, &mut ranges);
     }
     // 3.11 has only the `END_ASYNC_FOR` of `async for` (see `post311_async`).
     let old = code.version.minor == 11;
@@ -268,4 +272,35 @@ fn join_over_not_taken(ins: &[Instruction], ranges: Vec<depyf_bytecode::Exceptio
         out.push(r);
     }
     out
+}
+
+/// 3.15 leaves a `return <constant>` at the end of a `try` body (`LOAD_COMMON_CONSTANT`
+/// or `LOAD_SMALL_INT`, `RETURN_VALUE`: nothing there can raise) out of the range, so
+/// the body seems to leave it twice. Extends a range over such a run right after it
+/// when the range is a `try` body's (its handler starts with `PUSH_EXC_INFO`), no jump
+/// lands inside the run and no other range covers it: protecting
+/// instructions that cannot raise changes nothing. `ins` is the decoded code.
+fn extend_over_constant_returns(ins: &[Instruction], ranges: &mut [depyf_bytecode::ExceptionTableEntry]) {
+    let targets: std::collections::HashSet<u32> = ins.iter().filter_map(Instruction::jump_target).collect();
+    let covered = |ranges: &[depyf_bytecode::ExceptionTableEntry], off: u32| ranges.iter().any(|r| r.start <= off && off < r.end);
+    let at = |off: u32| ins.binary_search_by_key(&off, |i| i.offset).ok();
+    for k in 0..ranges.len() {
+        // Only a `try` body's own range (its handler starts with PUSH_EXC_INFO).
+        if at(ranges[k].target).map(|t| ins[t].opname) != Some("PUSH_EXC_INFO") {
+            continue;
+        }
+        let Some(mut j) = at(ranges[k].end) else { continue };
+        let start = j;
+        while j < ins.len() && matches!(ins[j].opname, "LOAD_CONST" | "LOAD_COMMON_CONSTANT" | "LOAD_SMALL_INT" | "NOP" | "NOT_TAKEN") {
+            j += 1;
+        }
+        if j == start || j >= ins.len() || ins[j].opname != "RETURN_VALUE" {
+            continue;
+        }
+        let run = &ins[start..=j];
+        if run.iter().any(|i| targets.contains(&i.offset) || covered(ranges, i.offset)) {
+            continue;
+        }
+        ranges[k].end = ins[j].end_offset();
+    }
 }
