@@ -35,9 +35,36 @@ def loops(n):
         out.append(j)
     return out
 
+# depyf-function: exceptions
+def exceptions(path):
+    try:
+        try:
+            f = open(path)
+        except (OSError, ValueError) as e:
+            print(e, file=sys.stderr)
+            raise RuntimeError('bad') from e
+        except Exception:
+            return None
+        with f:
+            __temp_0__ = f.read()
+    finally:
+        print('done')
+    return __temp_0__
+
 # depyf-function: ternary
 def ternary(a, b):
     assert a is not None, 'a is required'
     if a < b < 10:
         return a
     return b
+
+# depyf-function: Point
+class Point:
+    x: int = 0
+    def __init__(self, x):
+        self.x = x
+    @property
+    def double(self):
+        return self.x * 2
+    def __repr__(self):
+        return super().__repr__()

@@ -24,6 +24,14 @@ def outer(n):
         return total
     return inner(n), lambda: total
 
+# depyf-function: gen
+def gen(n):
+    for i in range(n):
+        if i % 2:
+            continue
+        yield i
+    yield from range(3)
+
 # depyf-function: fstrings
 def fstrings(a, b):
     return f'{a!r:>10} and {b}' + f'a={a!r}'
