@@ -399,8 +399,14 @@ impl BlockState<'_, '_> {
         // NULL that 3.13+ pushes after the callable.
         let is_build_class = |v: Option<&SVal>| matches!(v, Some(SVal::Expr(e)) if e.is_name(BUILD_CLASS));
         let n = self.stack.len();
-        let is_class = is_build_class(self.stack.last())
-            || (matches!(self.stack.last(), Some(SVal::Null)) && n >= 2 && is_build_class(self.stack.get(n - 2)));
+        // 3.13+ sets the closure after MAKE_FUNCTION: the cells may still lie on top.
+        let cells = |v: Option<&SVal>| {
+            matches!(v, Some(SVal::Expr(e)) if tuple_items(e.clone()).is_some_and(|c| !c.is_empty() && c.iter().all(|c| super::cell_name(c).is_some())))
+        };
+        let under_null = |top: usize| {
+            is_build_class(self.stack.get(top)) || (matches!(self.stack.get(top), Some(SVal::Null)) && top >= 1 && is_build_class(self.stack.get(top - 1)))
+        };
+        let is_class = (n >= 1 && under_null(n - 1)) || (n >= 2 && cells(self.stack.last()) && under_null(n - 2));
         let mut f = self.function_value(&code, is_class)?;
         for (flag, attr) in attrs.into_iter().rev() {
             f = self.set_function_attribute(f, flag, attr)?;
