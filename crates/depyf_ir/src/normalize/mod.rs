@@ -304,3 +304,64 @@ fn extend_over_constant_returns(ins: &[Instruction], ranges: &mut [depyf_bytecod
         ranges[k].end = ins[j].end_offset();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use depyf_bytecode::{Argval, ExceptionTableEntry, Instruction};
+
+    use super::{extend_over_constant_returns, join_over_not_taken};
+
+    /// Instructions at offsets 0, 2, 4, ... without caches, `JUMP_FORWARD` to `t`
+    /// written `("JUMP_FORWARD", Some(t))`.
+    fn code(ops: &[(&'static str, Option<u32>)]) -> Vec<Instruction> {
+        ops.iter()
+            .enumerate()
+            .map(|(k, &(opname, t))| Instruction {
+                offset: 2 * k as u32,
+                start_offset: 2 * k as u32,
+                opcode: 0,
+                opname,
+                oparg: t,
+                argval: t.map_or(Argval::Plain, Argval::Jump),
+                cache_units: 0,
+                line_number: None,
+                starts_line: false,
+            })
+            .collect()
+    }
+
+    fn range(start: u32, end: u32, target: u32) -> ExceptionTableEntry {
+        ExceptionTableEntry { start, end, target, depth: 0, lasti: false }
+    }
+
+    #[test]
+    fn ranges_split_by_not_taken_are_joined() {
+        let ins = code(&[("LOAD_FAST", None), ("POP_JUMP_IF_TRUE", Some(8)), ("NOT_TAKEN", None), ("CALL", None), ("STORE_FAST", None)]);
+        let joined = join_over_not_taken(&ins, vec![range(0, 4, 20), range(6, 10, 20)]);
+        assert_eq!(joined, vec![range(0, 10, 20)]);
+        // Another handler, or a gap with an instruction that can raise: kept apart.
+        assert_eq!(join_over_not_taken(&ins, vec![range(0, 4, 20), range(6, 10, 22)]).len(), 2);
+        assert_eq!(join_over_not_taken(&ins, vec![range(0, 2, 20), range(6, 10, 20)]).len(), 2);
+    }
+
+    #[test]
+    fn a_try_body_takes_in_its_constant_return() {
+        // 0 CALL, 2 LOAD_COMMON_CONSTANT, 4 RETURN_VALUE, 6 PUSH_EXC_INFO (handler).
+        let ins = code(&[("CALL", None), ("LOAD_COMMON_CONSTANT", None), ("RETURN_VALUE", None), ("PUSH_EXC_INFO", None)]);
+        let mut ranges = vec![range(0, 2, 6)];
+        extend_over_constant_returns(&ins, &mut ranges);
+        assert_eq!(ranges, vec![range(0, 6, 6)]);
+        // Not when a jump lands on the return (it is shared with code outside).
+        let mut ins2 = ins.clone();
+        ins2[0] = code(&[("JUMP_FORWARD", Some(2))])[0].clone();
+        let mut ranges = vec![range(0, 2, 6)];
+        extend_over_constant_returns(&ins2, &mut ranges);
+        assert_eq!(ranges, vec![range(0, 2, 6)]);
+        // Not for a handler that is not a try body's (no PUSH_EXC_INFO).
+        let mut ins3 = ins.clone();
+        ins3[3].opname = "COPY";
+        let mut ranges = vec![range(0, 2, 6)];
+        extend_over_constant_returns(&ins3, &mut ranges);
+        assert_eq!(ranges, vec![range(0, 2, 6)]);
+    }
+}

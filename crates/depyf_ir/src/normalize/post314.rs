@@ -11,10 +11,13 @@
 //!   three `None`s and a `POP_TOP`) are [`Op::WithExit`], and the handler's `POP_TOP` of
 //!   `self` a `Nop`.
 //! - **The index of a `for` loop's iterator (3.15).** See `py315`.
+//! - **The inlined fast path of `all`/`any`/`tuple`/`list`/`set` over a generator
+//!   expression (3.14+)**, which has no source of its own: [`inlined_builtin_call`].
 //!
 //! [`drop_hidden_slots`] follows the slots along the control flow and the exception
-//! edges and does the rewriting; [`handler_hidden_slots`](drop_hidden_slots)'s result
-//! lowers the handlers' depths in `protected_ranges`.
+//! edges and does the rewriting; the hidden slots it counts under each handler lower
+//! the handlers' depths in `protected_ranges` (through each version's
+//! `handler_hidden_slots`).
 
 use std::collections::HashMap;
 
