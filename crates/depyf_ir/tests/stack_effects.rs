@@ -38,7 +38,7 @@
 //!   NULL) that the normalizer removes (`normalize/py315.rs`): `GET_ITER` is counted
 //!   one less (its ops `GetIter` + `Nop`), likewise the `PUSH_NULL` of an index before
 //!   `FOR_ITER` (a `Nop`), and a generator expression's own `GET_ITER` of `.0` (a
-//!   `Nop`: its caller gets a `GetIter` instead) counts neither slot, `POP_ITER` and a `POP_TOP` of the index (a
+//!   `Nop`: its caller gets a `GetIter` instead) is counted one less too, `POP_ITER` and a `POP_TOP` of the index (a
 //!   `Nop` there) one more, and `FOR_ITER`'s jump edge one more (it pops the index and
 //!   the iterator).
 //! - **3.14+'s `with`.** The entry `COPY 1; LOAD_SPECIAL; SWAP; SWAP; LOAD_SPECIAL;
@@ -237,8 +237,9 @@ fn index_slot_fix(v: PythonVersion, i: &Instruction, ops: &[&Op], jump: bool) ->
     }
     match i.opname {
         "GET_ITER" if ops == [&Op::GetIter, &Op::Nop] => -1,
-        // A generator expression's own `GET_ITER` of `.0`: the iterator slot too.
-        "GET_ITER" if ops == [&Op::Nop] => -2,
+        // A generator expression's own `GET_ITER` of `.0` (`.0` is read as the
+        // iterator already): neither its iterator nor its index slot.
+        "GET_ITER" if ops == [&Op::Nop] => -1,
         "PUSH_NULL" if ops == [&Op::Nop] => -1,
         "POP_ITER" if has_nop => 1,
         "FOR_ITER" if jump => 1,
