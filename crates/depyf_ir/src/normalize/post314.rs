@@ -284,11 +284,11 @@ pub(super) fn drop_hidden_slots(
             }
             // 3.15: `<genexpr>` code made a function, its closure set, called with
             // the iterable (`CALL 0` over `function, iterable`); the generator calls
-            // `iter()` itself.
+            // `iter()` itself (an async one `aiter()`: left alone).
             Op::MakeFunction { .. }
                 if genexpr_takes_iterable
                     && k > 0
-                    && matches!(ir[k - 1].op, Op::LoadConst(c) if matches!(code.co_consts.get(c), Some(Constant::Code(g)) if g.co_name == "<genexpr>")) =>
+                    && matches!(ir[k - 1].op, Op::LoadConst(c) if matches!(code.co_consts.get(c), Some(Constant::Code(g)) if g.co_name == "<genexpr>" && g.co_flags & depyf_bytecode::co_flags::ASYNC_GENERATOR == 0)) =>
             {
                 let (p, _) = op.stack_effect();
                 pop(&mut s, p, here.opname)?;
