@@ -316,10 +316,11 @@ impl Structurer<'_> {
                             Terminator::FallThrough(n) | Terminator::Jump(n) => {
                                 return (ops == pops).then_some(Ok(n));
                             }
-                            // The code after the `with` is the implicit `return None`.
+                            // The code after the `with` is the implicit `return None`
+                            // (3.15 loads `None` with LOAD_COMMON_CONSTANT).
                             Terminator::Return => {
                                 let returns_none = matches!(self.rec.blocks[s.index()].stmts.last(), Some(Stmt::Return(Some(Expr::Const(depyf_bytecode::Constant::None)))));
-                                let none = ops.len() == 6 && ops[..4] == pops && ops[5] == Op::Return && matches!(ops[4], Op::LoadConst(_)) && returns_none;
+                                let none = ops.len() == 6 && ops[..4] == pops && ops[5] == Op::Return && matches!(ops[4], Op::LoadConst(_) | Op::LoadCommonConstant("None")) && returns_none;
                                 return none.then_some(Err(()));
                             }
                             _ => return None,
