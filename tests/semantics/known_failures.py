@@ -11,21 +11,8 @@ KNOWN_FAILURES = {
     'access.nested_subscripts': {
         '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
     },
-    'assign.unpack_dict_items': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'assign.unpack_in_for': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'assign.unpack_starred_in_for': {
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
     'calls.call_all_shapes': {
         '3.8': 'BUILD_TUPLE_UNPACK_WITH_CALL: not supported by the decompiler yet',
-    },
-    'calls.call_generator_arg': {
-        '3.13 3.14': 'generator expressions with an exception table are not supported yet',
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
     },
     'calls.call_kw_and_star_order': {
         '3.8': 'BUILD_TUPLE_UNPACK_WITH_CALL: not supported by the decompiler yet',
@@ -39,78 +26,11 @@ KNOWN_FAILURES = {
     'classes.Child.explicit_super': {
         '3.12 3.13 3.14 3.15': 'LOAD_SUPER_ATTR: two-argument super() attribute load: not supported by the decompiler yet',
     },
-    'classes.Child.private_attr': {
-        '3.13 3.14 3.15': 'generator expressions with an exception table are not supported yet',
-    },
-    'classes.class_annotations': {
-        '3.13': '`<build_class>` in a shape that is not recognized',
-        '3.14 3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
     'classes.class_body_control_flow': {
         '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
     },
-    'classes.class_body_uses_closure': {
-        '3.13': '`<build_class>` in a shape that is not recognized',
-        '3.14': '`<locals>` in a shape that is not recognized',
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'classes.class_dataclass': {
-        '3.14 3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'classes.class_docstring_and_dunders': {
-        '3.13': '`<build_class>` in a shape that is not recognized',
-        '3.14': '`<locals>` in a shape that is not recognized',
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'classes.class_dunder_class': {
-        '3.14 3.15': '`<locals>` in a shape that is not recognized',
-    },
-    'classes.class_init_and_attributes': {
-        '3.14': '`<locals>` in a shape that is not recognized',
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'classes.class_init_subclass': {
-        '3.13': '`<build_class>` in a shape that is not recognized',
-        '3.14': '`<locals>` in a shape that is not recognized',
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'classes.class_keywords_metaclass': {
-        '3.14 3.15': '`<locals>` in a shape that is not recognized',
-    },
-    'classes.class_nested': {
-        '3.13': '`<build_class>` in a shape that is not recognized',
-        '3.14': '`<locals>` in a shape that is not recognized',
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'classes.class_private_names': {
-        '3.13': '`<build_class>` in a shape that is not recognized',
-        '3.14': '`<locals>` in a shape that is not recognized',
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'classes.class_property': {
-        '3.13': '`<build_class>` in a shape that is not recognized',
-        '3.14': '`<locals>` in a shape that is not recognized',
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'classes.class_simple': {
-        '3.13': '`<build_class>` in a shape that is not recognized',
-        '3.14': '`<locals>` in a shape that is not recognized',
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'classes.class_static_and_classmethod': {
-        '3.13': '`<build_class>` in a shape that is not recognized',
-        '3.14': '`<locals>` in a shape that is not recognized',
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'classes.class_super_zero_arg': {
-        '3.14': '`<locals>` in a shape that is not recognized',
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
     'classes.class_with_bases': {
         '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
-    },
-    'comprehensions.comp_async_free_generator_send': {
-        '3.13 3.14 3.15': 'generator expressions with an exception table are not supported yet',
     },
     'comprehensions.comp_closure_over_local': {
         '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
@@ -133,10 +53,6 @@ KNOWN_FAILURES = {
     'comprehensions.comp_lambda_capture': {
         '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
     },
-    'comprehensions.comp_nested_generator_in_call': {
-        '3.13': 'generator expressions with an exception table are not supported yet',
-        '3.14 3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
     'comprehensions.comp_shadowing': {
         '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
     },
@@ -153,9 +69,6 @@ KNOWN_FAILURES = {
     },
     'comprehensions.dict_comp': {
         '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
-    },
-    'comprehensions.generator_expr': {
-        '3.13 3.14 3.15': 'generator expressions with an exception table are not supported yet',
     },
     'comprehensions.list_comp': {
         '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
@@ -175,29 +88,8 @@ KNOWN_FAILURES = {
     'constants.displays_with_unpacking': {
         '3.8': 'BUILD_LIST_UNPACK: not supported by the decompiler yet',
     },
-    'control.for_continue': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'control.for_else_break': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'control.for_else_no_break': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'control.for_loop': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
     'control.for_over_dict_and_modify': {
         '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
-    },
-    'control.for_return_inside': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'control.for_target_attribute_and_subscript': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'control.loop_variable_after_loop': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'control.nested_loops': {
         '3.8 3.9 3.12 3.13 3.14': 'control flow too tangled to structure (duplication limit reached)',
@@ -205,9 +97,6 @@ KNOWN_FAILURES = {
     },
     'control.nested_loops_with_else': {
         '3.8 3.9 3.10 3.11 3.12 3.13 3.14': 'control flow too tangled to structure (duplication limit reached)',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'control.while_in_for': {
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'exceptions.except_clauses': {
@@ -234,11 +123,9 @@ KNOWN_FAILURES = {
     'exceptions.with_nested_branches': {
         '3.8': 'SETUP_WITH: not supported by the decompiler yet',
         '3.10': 'a try or with body with several exits',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'exceptions.with_two_items': {
         '3.8': 'SETUP_WITH: not supported by the decompiler yet',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'expressions.conditional_in_expr': {
         '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
@@ -256,61 +143,11 @@ KNOWN_FAILURES = {
     'expressions.walrus_in_comprehension': {
         '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
     },
-    'fstrings.fstring_in_loop': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'functions.annotations_nested': {
-        '3.13': 'generator expressions with an exception table are not supported yet',
-        '3.14 3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'functions.closure_counter': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
     'functions.closure_default_binding': {
         '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'functions.closure_late_binding': {
         '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
-    },
-    'functions.generator_expression_closure': {
-        '3.13 3.14': 'generator expressions with an exception table are not supported yet',
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'imports.from_import': {
-        '3.15': 'IMPORT_NAME: lazy import: not supported by the decompiler yet',
-    },
-    'imports.from_import_as': {
-        '3.15': 'IMPORT_NAME: lazy import: not supported by the decompiler yet',
-    },
-    'imports.from_import_dotted_module': {
-        '3.15': 'IMPORT_NAME: lazy import: not supported by the decompiler yet',
-    },
-    'imports.from_import_missing_name': {
-        '3.15': 'IMPORT_NAME: lazy import: not supported by the decompiler yet',
-    },
-    'imports.import_as': {
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'imports.import_dotted': {
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'imports.import_dotted_as': {
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'imports.import_global_declared': {
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'imports.import_in_nested_function': {
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'imports.import_inside_branch': {
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'imports.import_missing': {
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'imports.import_plain': {
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
     },
     'lang2_async.async_comprehensions': {
         '3.8 3.9 3.10': 'GET_AITER: not supported by the decompiler yet',
@@ -339,16 +176,12 @@ KNOWN_FAILURES = {
         '3.8 3.9 3.10': 'GET_AITER: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
-    'lang2_async.async_generator_asend': {
-        '3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
-    },
     'lang2_async.async_generator_dead_yield': {
         '3.8 3.9 3.10': 'GET_AITER: not supported by the decompiler yet',
         '3.15': 'GET_ANEXT: not supported by the decompiler yet',
     },
     'lang2_async.async_generator_expression': {
         '3.8 3.9 3.10': 'GET_AITER: not supported by the decompiler yet',
-        '3.13 3.14': 'MAKE_FUNCTION: a comprehension that is not called with its iterable in the same block',
         '3.15': 'GET_ANEXT: not supported by the decompiler yet',
     },
     'lang2_async.async_with_as': {
@@ -363,27 +196,8 @@ KNOWN_FAILURES = {
         '3.8 3.9 3.10': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
-    'lang2_generators.coroutine_await': {
-        '3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
-    },
     'lang2_generators.coroutine_await_in_expressions': {
         '3.12 3.13 3.14': 'JUMP_BACKWARD: the loop back to bb1 brings other stack values',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'lang2_generators.gen_lambda_and_genexpr': {
-        '3.13 3.14': 'MAKE_FUNCTION: a comprehension that is not called with its iterable in the same block',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'lang2_generators.gen_send_accumulate': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'lang2_generators.gen_simple': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'lang2_generators.gen_yield_from_list_and_gen': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'lang2_generators.gen_yield_in_expressions': {
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'lang2_type_params.generic_class': {
@@ -391,18 +205,6 @@ KNOWN_FAILURES = {
     },
     'lang2_type_params.generic_function_bound': {
         '3.14 3.15': 'CALL_INTRINSIC_2: a type parameter bound whose function is not one return',
-    },
-    'lang2_type_params.generic_function_decorated': {
-        '3.14 3.15': 'SET_FUNCTION_ATTRIBUTE: function attribute 0x10',
-    },
-    'lang2_type_params.generic_function_defaults': {
-        '3.14 3.15': 'SET_FUNCTION_ATTRIBUTE: function attribute 0x10',
-    },
-    'lang2_type_params.generic_function_params': {
-        '3.14 3.15': 'SET_FUNCTION_ATTRIBUTE: function attribute 0x10',
-    },
-    'lang2_type_params.generic_function_uses_param': {
-        '3.14 3.15': 'SET_FUNCTION_ATTRIBUTE: function attribute 0x10',
     },
     'lang2_type_params.type_alias_generic': {
         '3.14 3.15': 'CALL_INTRINSIC_1: a type alias whose value function is not one return',
@@ -429,15 +231,6 @@ KNOWN_FAILURES = {
     'part2_async.agen_delegates_with_async_for': {
         '3.8 3.9 3.15': 'GET_AITER: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
-    },
-    'part2_async.agen_early_return': {
-        '3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
-    },
-    'part2_async.agen_raises': {
-        '3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
-    },
-    'part2_async.agen_simple': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_async.coro_async_comp_condition': {
         '3.8 3.9 3.12 3.13 3.14 3.15': 'GET_AITER: not supported by the decompiler yet',
@@ -468,7 +261,7 @@ KNOWN_FAILURES = {
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
     'part2_async.coro_async_genexp': {
-        '3.8 3.9 3.13 3.14 3.15': 'GET_AITER: not supported by the decompiler yet',
+        '3.8 3.9 3.15': 'GET_AITER: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
     'part2_async.coro_async_listcomp': {
@@ -491,7 +284,7 @@ KNOWN_FAILURES = {
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_async.coro_async_with_nested_sync_with': {
-        '3.8 3.9 3.13': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
+        '3.8 3.9': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
@@ -505,15 +298,11 @@ KNOWN_FAILURES = {
         '3.10': 'GEN_START: not supported by the decompiler yet',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
-    'part2_async.coro_await_awaitable_class': {
-        '3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
-    },
     'part2_async.coro_await_caught': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
     },
     'part2_async.coro_await_chain': {
-        '3.8 3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
+        '3.8': 'GET_AWAITABLE: not supported by the decompiler yet',
     },
     'part2_async.coro_await_in_handler': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -522,9 +311,6 @@ KNOWN_FAILURES = {
     'part2_async.coro_await_in_listcomp': {
         '3.12 3.13 3.14': 'JUMP_BACKWARD: the loop back to bb1 brings other stack values',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_async.coro_await_simple': {
-        '3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
     },
     'part2_async.coro_drives_nested_async_generator': {
         '3.8 3.9 3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
@@ -542,7 +328,6 @@ KNOWN_FAILURES = {
     },
     'part2_async.coro_task_cancelled': {
         '3.8': 'GET_AWAITABLE: not supported by the decompiler yet',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_async.coro_try_finally_await': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -550,11 +335,9 @@ KNOWN_FAILURES = {
     },
     'part2_async.coro_wait_for': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
     },
     'part2_async.sync_function_runs_coroutine': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
     },
     'part2_except_star.except_star_caught_in_caller': {
         '3.11 3.12 3.13 3.14 3.15': 'CHECK_EG_MATCH: not supported by the decompiler yet',
@@ -589,11 +372,9 @@ KNOWN_FAILURES = {
     },
     'part2_exceptions.augmented_in_handler': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_exceptions.break_in_except': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_exceptions.break_in_finally_swallows': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -622,11 +403,9 @@ KNOWN_FAILURES = {
     },
     'part2_exceptions.continue_in_except': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_exceptions.continue_in_finally_swallows': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_exceptions.continue_in_try_finally': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -707,7 +486,6 @@ KNOWN_FAILURES = {
     },
     'part2_exceptions.finally_sees_loop_variable': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_exceptions.handler_value_used_after': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -719,7 +497,6 @@ KNOWN_FAILURES = {
     },
     'part2_exceptions.if_inside_try': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.15': 'a try or with body with several exits',
     },
     'part2_exceptions.implicit_context': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -792,7 +569,6 @@ KNOWN_FAILURES = {
     },
     'part2_exceptions.try_around_loop': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_exceptions.try_except_pass_in_comprehension_helper': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -807,7 +583,6 @@ KNOWN_FAILURES = {
     },
     'part2_exceptions.try_in_for_else': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_exceptions.try_inside_if': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -832,7 +607,6 @@ KNOWN_FAILURES = {
     },
     'part2_flow.exception_in_loop_iterable': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_flow.finally_with_loop_inside': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -862,11 +636,9 @@ KNOWN_FAILURES = {
     },
     'part2_flow.loop_else_after_try': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_flow.named_handler_in_loop_unbinds': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_flow.nested_loops_break_from_handler': {
         '3.8 3.9': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -910,20 +682,9 @@ KNOWN_FAILURES = {
     },
     'part2_generators.gen_exception_in_body_caught': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_generators.gen_finally_on_throw': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_generators.gen_loop_break_else': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_generators.gen_return_value': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_generators.gen_simple': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_generators.gen_throw_before_start': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -948,75 +709,24 @@ KNOWN_FAILURES = {
     },
     'part2_generators.gen_yield_from_close_propagates': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_generators.gen_yield_from_delegates_send': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_generators.gen_yield_from_delegates_throw': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_generators.gen_yield_from_generator_expression': {
-        '3.13 3.14': 'MAKE_FUNCTION: a comprehension that is not called with its iterable in the same block',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_generators.gen_yield_from_inner_ignores_close': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_generators.gen_yield_from_iterable': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_generators.gen_yield_from_nested_delegation': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_generators.gen_yield_from_return_value': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_generators.gen_yield_from_throw_caught_outside': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_generators.gen_yield_in_handler': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_generators.gen_yield_in_with': {
         '3.8': 'SETUP_WITH: not supported by the decompiler yet',
-        '3.13': '`<build_class>` in a shape that is not recognized',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_generators.gen_yield_in_with_closed': {
         '3.8': 'SETUP_WITH: not supported by the decompiler yet',
-        '3.13': '`<build_class>` in a shape that is not recognized',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
-    },
-    'part2_generators.generator_with_kwargs': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_generators.genexp_condition_and_nested': {
-        '3.13 3.14': 'MAKE_FUNCTION: a comprehension that is not called with its iterable in the same block',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_generators.genexp_driven_manually': {
-        '3.13 3.14': 'MAKE_FUNCTION: a comprehension that is not called with its iterable in the same block',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_generators.genexp_error_caught_by_caller': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.13 3.14': 'MAKE_FUNCTION: a comprehension that is not called with its iterable in the same block',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_generators.genexp_lazy_closure': {
-        '3.13 3.14': 'MAKE_FUNCTION: a comprehension that is not called with its iterable in the same block',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_generators.genexp_sum': {
-        '3.13 3.14': 'MAKE_FUNCTION: a comprehension that is not called with its iterable in the same block',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_generators.genexp_throw_into': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.13 3.14': 'MAKE_FUNCTION: a comprehension that is not called with its iterable in the same block',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_generators.nested_generator_driven_in_case': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -1041,9 +751,6 @@ KNOWN_FAILURES = {
     },
     'part2_match.match_guards': {
         '3.10 3.11 3.12 3.13 3.14 3.15': 'MATCH_CLASS: not supported by the decompiler yet',
-    },
-    'part2_match.match_in_loop_with_break': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_match.match_in_try': {
         '3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -1073,14 +780,8 @@ KNOWN_FAILURES = {
     'part2_match.match_subject_expression': {
         '3.10 3.11 3.12 3.13 3.14 3.15': 'MATCH_SEQUENCE: not supported by the decompiler yet',
     },
-    'part2_match.with_parenthesized_items': {
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
-    },
     'part2_py314.except_star_unparenthesized': {
         '3.14 3.15': 'CHECK_EG_MATCH: not supported by the decompiler yet',
-    },
-    'part2_py314.except_unparenthesized_three': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_type_params.generic_class': {
         '3.12 3.13 3.14 3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
@@ -1090,18 +791,12 @@ KNOWN_FAILURES = {
         '3.14': '`<locals>` in a shape that is not recognized',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
-    'part2_type_params.generic_closure_over_function_local': {
-        '3.14 3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
-    },
-    'part2_type_params.generic_function': {
-        '3.14 3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
-    },
     'part2_type_params.generic_function_bound_and_constraints': {
         '3.12 3.13 3.14': 'CALL_INTRINSIC_2: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_type_params.generic_method_in_class': {
-        '3.12 3.13 3.14 3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
+        '3.12 3.13': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
     },
     'part2_type_params.type_alias_generic': {
         '3.14 3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
@@ -1119,11 +814,9 @@ KNOWN_FAILURES = {
     },
     'part2_with.with_as': {
         '3.8': 'SETUP_WITH: not supported by the decompiler yet',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_with.with_attribute_target': {
         '3.8': 'SETUP_WITH: not supported by the decompiler yet',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_with.with_break_in_loop': {
         '3.8 3.9 3.10': 'SETUP_WITH: not supported by the decompiler yet',
@@ -1133,7 +826,6 @@ KNOWN_FAILURES = {
     },
     'part2_with.with_contextmanager_generator': {
         '3.8': 'SETUP_WITH: not supported by the decompiler yet',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_with.with_continue_in_loop': {
         '3.8 3.9 3.10': 'SETUP_WITH: not supported by the decompiler yet',
@@ -1143,11 +835,9 @@ KNOWN_FAILURES = {
     },
     'part2_with.with_enter_fails': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_with.with_exit_fails': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_with.with_in_finally': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -1156,11 +846,9 @@ KNOWN_FAILURES = {
     },
     'part2_with.with_in_handler': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_with.with_in_try': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_with.with_in_while': {
         '3.8 3.9 3.10': 'SETUP_WITH: not supported by the decompiler yet',
@@ -1169,15 +857,12 @@ KNOWN_FAILURES = {
     },
     'part2_with.with_nested': {
         '3.8': 'SETUP_WITH: not supported by the decompiler yet',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_with.with_one': {
         '3.8': 'SETUP_WITH: not supported by the decompiler yet',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_with.with_raised_in_callee': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_with.with_return_inside': {
         '3.8': 'SETUP_WITH: not supported by the decompiler yet',
@@ -1192,11 +877,9 @@ KNOWN_FAILURES = {
     },
     'part2_with.with_reused_manager': {
         '3.8': 'SETUP_WITH: not supported by the decompiler yet',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_with.with_starred_target': {
         '3.8': 'SETUP_WITH: not supported by the decompiler yet',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_with.with_subscript_target': {
         '3.8': 'SETUP_WITH: not supported by the decompiler yet',
@@ -1205,24 +888,18 @@ KNOWN_FAILURES = {
     },
     'part2_with.with_suppress_in_loop': {
         '3.8': 'SETUP_WITH: not supported by the decompiler yet',
-        '3.14': 'LOAD_SPECIAL: not supported by the decompiler yet',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_with.with_suppressed_continues': {
         '3.8': 'SETUP_WITH: not supported by the decompiler yet',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_with.with_three_items_mixed_targets': {
         '3.8': 'SETUP_WITH: not supported by the decompiler yet',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_with.with_tuple_target': {
         '3.8': 'SETUP_WITH: not supported by the decompiler yet',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_with.with_two_items': {
         '3.8': 'SETUP_WITH: not supported by the decompiler yet',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'py312_fstrings.fstring_backslash_in_expression': {
         '3.12': "FORMAT_VALUE: an f-string field that needs a backslash, '#' or every kind of quote",
@@ -1232,14 +909,11 @@ KNOWN_FAILURES = {
         '3.14': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
         '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
     },
-    'py312_fstrings.type_params_generic_function': {
-        '3.14 3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
+    'py314_normalized.comprehensions_in_loop': {
+        '3.14 3.15': 'JUMP_BACKWARD: the loop back to bb3 brings other stack values',
     },
-    'py314_templates.deferred_annotation_class_body': {
-        '3.14 3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'py314_templates.deferred_annotation_forward_reference': {
-        '3.14 3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+    'py314_normalized.with_in_loop_break_continue': {
+        '3.14 3.15': 'a try or with body with several exits',
     },
     'py314_templates.tstring_conversion_and_spec': {
         '3.14 3.15': 'BUILD_INTERPOLATION: not supported by the decompiler yet',
