@@ -487,6 +487,15 @@ fn stmt_exprs_mut(s: &mut Stmt, f: &mut dyn FnMut(&mut Expr)) {
             }
         }
         Stmt::TypeAlias(_, _, v) => v.walk_mut(f),
+        Stmt::Match(subject, cases) => {
+            subject.walk_mut(f);
+            for c in cases {
+                if let Some(g) = &mut c.guard {
+                    g.walk_mut(f);
+                }
+                body(&mut c.body, f);
+            }
+        }
         Stmt::AnnAssign(t, a, v) => {
             t.walk_mut(f);
             a.walk_mut(f);

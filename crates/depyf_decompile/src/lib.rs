@@ -31,6 +31,7 @@ mod definitions;
 mod error;
 mod recover;
 mod idioms;
+mod patterns;
 mod structure;
 
 use std::collections::BTreeSet;
@@ -163,6 +164,7 @@ fn leftover_marker(body: &[Stmt]) -> Option<String> {
         match s {
             Stmt::If(_, a, b) | Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => vec![a, b],
             Stmt::FunctionDef(_, _, b) | Stmt::ClassDef(_, _, _, b) | Stmt::With(_, b) => vec![b],
+            Stmt::Match(_, cases) => cases.iter().map(|c| &c.body).collect(),
             Stmt::Decorated(_, d) => stmts_in(d),
             Stmt::Try(b, hs, e, f) => {
                 let mut v = vec![b, e, f];
@@ -195,7 +197,7 @@ fn leftover_marker(body: &[Stmt]) -> Option<String> {
             }
             if let Expr::Name(n) = e {
                 let is_marker = n.starts_with('<')
-                    || matches!(n.as_str(), "__exc__" | "__exc_match__" | "__pop_except__" | "__reraise__" | "__with_enter__" | "__with_exit__" | "__with_suppress__" | depyf_source::ASYNC_MARK)
+                    || matches!(n.as_str(), "__exc__" | "__exc_match__" | "__pop_except__" | "__reraise__" | "__with_enter__" | "__with_exit__" | "__with_suppress__" | patterns::MATCH_MARK | depyf_source::ASYNC_MARK)
                     || matches!(n.as_str(), "__typevar__" | "__typevartuple__" | "__paramspec__" | "__type_alias__" | "__set_type_params__" | "__generic__" | ".defaults" | ".kwdefaults");
                 if is_marker && found.is_none() {
                     found = Some(n.clone());
@@ -357,13 +359,17 @@ fn structured(
     class_annotate: bool,
 ) -> Result<(Vec<Stmt>, Vec<depyf_ir::IrInstr>, recover::Recovered), DecompileError> {
     validate(code)?;
-    let ir = normalize(code)?;
+    let mut ir = normalize(code)?;
+    let cases = patterns::rewrite(code, &mut ir);
     let cfg = build_cfg(code, &ir)?;
     let naming = recover::Naming { const_prefix: &options.const_prefix, stub_failures: options.stub_failures, failures, class_annotate };
     let rec = recover::recover(code, &ir, &cfg, &naming)?;
     let mut st = structure::Structurer::new(&cfg, &rec, &ir);
     let at = |m: &str| DecompileError::new(code, 0, "", m);
-    let body = st.region(depyf_cfg::BlockId(0), None, &at)?;
+    let mut body = st.region(depyf_cfg::BlockId(0), None, &at)?;
+    if !cases.is_empty() {
+        patterns::fold(&mut body, &cases).map_err(|m| at(&format!("match statement: {m}")))?;
+    }
     Ok((body, ir, rec))
 }
 

@@ -985,6 +985,19 @@ impl BlockState<'_, '_> {
                 let v = self.pop_expr()?;
                 self.stack.push(SVal::Iter(v));
             }
+            // Pattern ops outside the case shapes that `patterns` reads.
+            Op::MatchSequence | Op::MatchMapping | Op::MatchKeys | Op::MatchClass(_) | Op::GetLen => {
+                return Err(self.err("a pattern of a match statement: not supported by the decompiler yet"));
+            }
+            // A whole `case` pattern (see `patterns`): the subject stays for the next
+            // case when copied; the test reads `__match__(subject, id)`.
+            Op::MatchCase { id, copy } => {
+                if copy {
+                    self.step(&Op::Copy(1), &[])?;
+                }
+                let subject = self.pop_expr()?;
+                self.push(Expr::Call(Box::new(Expr::name(crate::patterns::MATCH_MARK)), vec![subject, Expr::Const(depyf_bytecode::Constant::Int(i64::from(id)))], vec![]));
+            }
             // The iterable of an `async for` is marked so that the loop prints as one.
             Op::GetAIter => {
                 let v = self.pop_expr()?;

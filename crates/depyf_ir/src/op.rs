@@ -286,6 +286,28 @@ pub enum Op {
     ForIter(u32),
     /// `(iterable -- aiter)` `aiter(x)` of an `async for` (`GET_AITER`).
     GetAIter,
+    /// `(subject -- subject, is_sequence)` of a sequence pattern (3.10+ `MATCH_SEQUENCE`).
+    MatchSequence,
+    /// `(subject -- subject, is_mapping)` of a mapping pattern (3.10+ `MATCH_MAPPING`).
+    MatchMapping,
+    /// `(subject, keys -- subject, keys, values_or_None)` of a mapping pattern (3.11+
+    /// `MATCH_KEYS`).
+    MatchKeys,
+    /// `(subject, cls, kw_names -- attrs_or_None)` of a class pattern with this many
+    /// positional sub-patterns (3.11+ `MATCH_CLASS`).
+    MatchClass(u32),
+    /// `(obj -- obj, len(obj))` (`GET_LEN`).
+    GetLen,
+    /// Not made by normalization: one whole `case` pattern, recognized by the
+    /// decompiler, standing for its tests and captures; `id` names the pattern in the
+    /// decompiler's table. `(subject -- subject, matched)` when the case copies the
+    /// subject (`copy`), `(subject -- matched)` for the last case that tests it.
+    MatchCase {
+        /// Index of the pattern in the decompiler's table.
+        id: u32,
+        /// Whether the subject stays on the stack for the next case.
+        copy: bool,
+    },
     /// 3.8-3.11 `JUMP_IF_TRUE_OR_POP` / `JUMP_IF_FALSE_OR_POP`: on the jump edge
     /// `(cond -- cond)`, on the fall-through edge `(cond -- )`.
     JumpIfOrPop {
@@ -445,6 +467,10 @@ impl Op {
             LoadMethod(..) => (1, 2),
             GetIter | GetAIter | ConvertValue(_) | LoadFromDictOr(..) | Intrinsic1(_) => (1, 1),
             Intrinsic2(_) => (2, 1),
+            MatchSequence | MatchMapping | GetLen => (1, 2),
+            MatchKeys => (2, 3),
+            MatchClass(_) => (3, 1),
+            MatchCase { copy, .. } => (1, 1 + u32::from(copy)),
             ForIter(_) => (1, 2),
             JumpIfOrPop { .. } => (1, 0),
             MakeFunction { flags, qualname } => (1 + u32::from(qualname) + (flags & 0x1f).count_ones(), 1),

@@ -200,6 +200,43 @@ pub enum Stmt {
     With(Vec<(Expr, Option<Expr>)>, Vec<Stmt>),
     /// `type name[params] = value` (3.12+), params as in [`Arguments::type_params`].
     TypeAlias(String, Vec<String>, Expr),
+    /// `match subject:` with its cases, in order (3.10+).
+    Match(Expr, Vec<MatchCase>),
+}
+
+/// One `case pattern if guard: body` of a [`Stmt::Match`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct MatchCase {
+    /// The pattern.
+    pub pattern: Pattern,
+    /// The guard, if any.
+    pub guard: Option<Expr>,
+    /// The case body.
+    pub body: Vec<Stmt>,
+}
+
+/// A pattern of a `case` clause (PEP 634).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Pattern {
+    /// `_`.
+    Wildcard,
+    /// A capture name `x`.
+    Capture(String),
+    /// A literal or value pattern compared with `==` (`1`, `-1`, `"s"`, `Color.RED`).
+    Value(Expr),
+    /// `None`, `True`, `False` (compared with `is`).
+    Singleton(Expr),
+    /// `[p1, *rest, p2]`: items, and the position and name of the star item (`None`
+    /// name: `*_`).
+    Sequence(Vec<Pattern>, Option<(usize, Option<String>)>),
+    /// `{k: p, **rest}`: keys (literal or value expressions), sub-patterns, rest name.
+    Mapping(Vec<(Expr, Pattern)>, Option<String>),
+    /// `Cls(p1, kw=p2)`: class expression, positional and keyword sub-patterns.
+    Class(Expr, Vec<Pattern>, Vec<(String, Pattern)>),
+    /// `p1 | p2`.
+    Or(Vec<Pattern>),
+    /// `p as name`.
+    As(Box<Pattern>, String),
 }
 
 /// One `except` clause.
@@ -423,6 +460,7 @@ impl Stmt {
                 v
             }
             Stmt::With(_, b) => vec![b],
+            Stmt::Match(_, cases) => cases.iter_mut().map(|c| &mut c.body).collect(),
             _ => Vec::new(),
         }
     }
@@ -478,6 +516,15 @@ impl Stmt {
                 }
             }
             Stmt::TypeAlias(_, _, v) => v.walk(f),
+            Stmt::Match(subject, cases) => {
+                subject.walk(f);
+                for c in cases {
+                    if let Some(g) = &c.guard {
+                        g.walk(f);
+                    }
+                    body(&c.body, f);
+                }
+            }
             Stmt::AnnAssign(t, a, v) => {
                 t.walk(f);
                 a.walk(f);

@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use depyf_bytecode::Constant;
 
-use crate::ast::{Arguments, CompKind, Comprehension, Expr, FPart, Keyword, Stmt};
+use crate::ast::{Arguments, CompKind, Comprehension, Expr, FPart, Keyword, Stmt, Pattern};
 
 // Precedence levels, lowest binding first.
 const P_TUPLE: u8 = 0;
@@ -617,6 +617,91 @@ fn arguments(out: &mut String, a: &Arguments, annotated: bool) {
 }
 
 
+/// Prints a `case` pattern; `top`: an `as` or `|` pattern needs no parentheses here
+/// (the whole pattern of a `case`, an item of a sequence or class pattern).
+fn pattern(out: &mut String, p: &Pattern, top: bool) {
+    match p {
+        Pattern::Wildcard => out.push('_'),
+        Pattern::Capture(n) => out.push_str(n),
+        Pattern::Value(e) | Pattern::Singleton(e) => expr(out, e, P_TUPLE),
+        Pattern::Sequence(items, star) => {
+            out.push('[');
+            let mut parts: Vec<String> = items
+                .iter()
+                .map(|q| {
+                    let mut s = String::new();
+                    pattern(&mut s, q, true);
+                    s
+                })
+                .collect();
+            if let Some((at, name)) = star {
+                parts.insert(*at, format!("*{}", name.as_deref().unwrap_or("_")));
+            }
+            out.push_str(&parts.join(", "));
+            out.push(']');
+        }
+        Pattern::Mapping(items, rest) => {
+            out.push('{');
+            let mut parts: Vec<String> = items
+                .iter()
+                .map(|(k, q)| {
+                    let mut s = String::new();
+                    expr(&mut s, k, P_TUPLE);
+                    s.push_str(": ");
+                    pattern(&mut s, q, true);
+                    s
+                })
+                .collect();
+            if let Some(r) = rest {
+                parts.push(format!("**{r}"));
+            }
+            out.push_str(&parts.join(", "));
+            out.push('}');
+        }
+        Pattern::Class(cls, pos, kws) => {
+            expr(out, cls, P_TUPLE);
+            out.push('(');
+            let mut parts: Vec<String> = Vec::new();
+            for q in pos {
+                let mut s = String::new();
+                pattern(&mut s, q, true);
+                parts.push(s);
+            }
+            for (k, q) in kws {
+                let mut s = format!("{k}=");
+                pattern(&mut s, q, true);
+                parts.push(s);
+            }
+            out.push_str(&parts.join(", "));
+            out.push(')');
+        }
+        Pattern::Or(alts) => {
+            if !top {
+                out.push('(');
+            }
+            for (i, q) in alts.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(" | ");
+                }
+                pattern(out, q, false);
+            }
+            if !top {
+                out.push(')');
+            }
+        }
+        Pattern::As(q, name) => {
+            if !top {
+                out.push('(');
+            }
+            pattern(out, q, false);
+            let _ = write!(out, " as {name}");
+            if !top {
+                out.push(')');
+            }
+        }
+    }
+}
+
 fn indent(out: &mut String, level: usize) {
     for _ in 0..level {
         out.push_str("    ");
@@ -876,6 +961,22 @@ fn stmt(out: &mut String, s: &Stmt, level: usize) {
                 paren(out, m, P_TEST);
             }
             out.push('\n');
+        }
+        Stmt::Match(subject, cases) => {
+            out.push_str("match ");
+            paren(out, subject, P_TEST);
+            out.push_str(":\n");
+            for c in cases {
+                indent(out, level + 1);
+                out.push_str("case ");
+                pattern(out, &c.pattern, true);
+                if let Some(g) = &c.guard {
+                    out.push_str(" if ");
+                    paren(out, g, P_TEST);
+                }
+                out.push_str(":\n");
+                block(out, &c.body, level + 2);
+            }
         }
         Stmt::TypeAlias(name, params, value) => {
             let _ = write!(out, "type {name}");

@@ -225,6 +225,11 @@ pub(super) fn op(cx: &mut Cx<'_>, fam: &Family, loops: &Loops, k: usize) -> Resu
         "FORMAT_WITH_SPEC" => Op::FormatValue { conversion: 0, with_spec: true },
         "GET_ITER" => Op::GetIter,
         "FOR_ITER" => Op::ForIter(loops.exits[&i.offset]),
+        "MATCH_SEQUENCE" => Op::MatchSequence,
+        "MATCH_MAPPING" => Op::MatchMapping,
+        "MATCH_KEYS" => Op::MatchKeys,
+        "MATCH_CLASS" => Op::MatchClass(arg),
+        "GET_LEN" => Op::GetLen,
         _ => return Err(cx.unsupported(k)),
     };
     cx.emit(k, op);

@@ -157,6 +157,11 @@ pub(super) fn normalize(code: &CodeObject, ins: &[Instruction]) -> Result<Vec<Ir
             }
             "RAISE_VARARGS" => push(Op::Raise(arg)),
             "GET_ITER" => push(Op::GetIter),
+            "MATCH_SEQUENCE" => push(Op::MatchSequence),
+            "MATCH_MAPPING" => push(Op::MatchMapping),
+            "MATCH_KEYS" => push(Op::MatchKeys),
+            "MATCH_CLASS" => push(Op::MatchClass(arg)),
+            "GET_LEN" => push(Op::GetLen),
             "FOR_ITER" => push(Op::ForIter(target())),
             "JUMP_IF_FALSE_OR_POP" => push(Op::JumpIfOrPop { when: false, target: target() }),
             "JUMP_IF_TRUE_OR_POP" => push(Op::JumpIfOrPop { when: true, target: target() }),
