@@ -1179,4 +1179,31 @@ mod tests {
         assert_eq!(constant_literal(&Constant::Complex(0.0, 2.0)), "2.0j");
         assert_eq!(constant_literal(&Constant::Tuple(vec![Constant::Int(1)])), "(1,)");
     }
+
+    #[test]
+    fn match_patterns() {
+        use crate::ast::{MatchCase, Pattern as P};
+        let c = |v: i64| Expr::Const(Constant::Int(v));
+        let or = P::Or(vec![P::Value(c(0)), P::Value(c(-1))]);
+        let cases = vec![
+            MatchCase { pattern: P::As(Box::new(or.clone()), "small".into()), guard: None, body: vec![Stmt::Pass] },
+            MatchCase {
+                pattern: P::Sequence(vec![P::Capture("a".into()), P::As(Box::new(P::Wildcard), "b".into())], Some((1, Some("rest".into())))),
+                guard: Some(Expr::BoolOp(false, vec![n("a"), n("b")])),
+                body: vec![Stmt::Pass],
+            },
+            MatchCase {
+                pattern: P::Class(Expr::Attribute(Box::new(n("m")), "Pt".into()), vec![or], vec![("y".into(), P::Singleton(Expr::Const(Constant::None)))]),
+                guard: None,
+                body: vec![Stmt::Pass],
+            },
+            MatchCase { pattern: P::Mapping(vec![(Expr::Const(Constant::Str("k".into())), P::Wildcard)], Some("r".into())), guard: None, body: vec![Stmt::Pass] },
+            MatchCase { pattern: P::Sequence(vec![], Some((0, None))), guard: None, body: vec![Stmt::Pass] },
+        ];
+        let text = print_body(&[Stmt::Match(n("v"), cases)], 0);
+        assert_eq!(
+            text,
+            "match v:\n    case (0 | -1) as small:\n        pass\n    case [a, *rest, _ as b] if a or b:\n        pass\n    case m.Pt(0 | -1, y=None):\n        pass\n    case {'k': _, **r}:\n        pass\n    case [*_]:\n        pass\n"
+        );
+    }
 }
