@@ -231,7 +231,6 @@ KNOWN_FAILURES = {
     },
     'match_more.match_in_loop': {
         '3.10': 'MATCH_SEQUENCE: not supported by the decompiler yet',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'match_more.nested_literals': {
         '3.10': 'MATCH_SEQUENCE: not supported by the decompiler yet',
@@ -785,7 +784,6 @@ KNOWN_FAILURES = {
     },
     'part2_match.match_in_try': {
         '3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.14': 'MATCH_SEQUENCE: not supported by the decompiler yet',
     },
     'part2_match.match_mapping': {
         '3.10': 'MATCH_MAPPING: not supported by the decompiler yet',
