@@ -153,7 +153,7 @@ pub(crate) fn comprehension(code: &CodeObject, options: &Options) -> Result<Expr
     } else {
         code
     };
-    let mut ir: Vec<IrInstr> = normalize(code)?;
+    let (mut ir, inlined) = crate::inline_comp::outline(code, normalize(code)?, options)?;
     // `.0` is the iterator the caller made; reading it as `GET_ITER` of `.0` lets the
     // loop recovery see an ordinary `for`.
     let loads: Vec<usize> = ir.iter().enumerate().filter(|(_, i)| i.op == Op::LoadFast(0)).map(|(k, _)| k).collect();
@@ -167,15 +167,27 @@ pub(crate) fn comprehension(code: &CodeObject, options: &Options) -> Result<Expr
     let mut get_iter = ir[loads[0]].clone();
     get_iter.op = if is_async { Op::GetAIter } else { Op::GetIter };
     ir.insert(loads[0] + 1, get_iter);
+    comprehension_of(code, &ir, code.co_name.as_str(), options, &inlined)
+}
+
+/// Recovers the comprehension that `ir` computes, a body in the shape of a
+/// `<listcomp>`/`<setcomp>`/`<dictcomp>`/`<genexpr>` code object (`kind`) whose first
+/// loop iterates `GET_ITER` of the local `.0`: the separate code objects before 3.12,
+/// and (from `inline_comp`) the inlined comprehensions of 3.12+ (PEP 709), there with
+/// `.0` a local added to a copy of the enclosing code object. `inlined`: the
+/// expressions of the [`Op::InlinedComp`] ops in `ir`.
+///
+/// Errors: a body of another shape, or one whose result leaks into its element.
+pub(crate) fn comprehension_of(code: &CodeObject, ir: &[IrInstr], kind: &str, options: &Options, inlined: &[Expr]) -> Result<Expr, DecompileError> {
+    let err = |m: &str| DecompileError::new(code, 0, "", m);
     let is_dot0 = |e: &Expr| e.is_name(".0") || e.async_inner().is_some_and(|x| x.is_name(".0"));
-    let cfg = Cfg::build(&ir).map_err(|e| err(&e.to_string()))?;
+    let cfg = Cfg::build(ir).map_err(|e| err(&e.to_string()))?;
     let failures = std::cell::RefCell::default();
-    let naming = recover::Naming { const_prefix: &options.const_prefix, stub_failures: false, failures: &failures, class_annotate: false };
-    let rec = recover::recover(code, &ir, &cfg, &naming)?;
-    let mut st = structure::Structurer::new(&cfg, &rec, &ir);
+    let naming = recover::Naming { const_prefix: &options.const_prefix, stub_failures: false, failures: &failures, class_annotate: false, inlined };
+    let rec = recover::recover(code, ir, &cfg, &naming)?;
+    let mut st = structure::Structurer::new(&cfg, &rec, ir);
     let at = |m: &str| DecompileError::new(code, 0, "", m);
     let body = st.region(BlockId(0), None, &at)?;
-    let kind = code.co_name.as_str();
     let shape = || err("a comprehension body of an unknown shape");
     if kind == "<genexpr>" {
         let (Some(Stmt::For(target, iter, loop_body, orelse)), None | Some(Stmt::Return(Some(Expr::Const(Constant::None))))) = (body.first(), body.get(1)) else {

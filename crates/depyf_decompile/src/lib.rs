@@ -31,6 +31,7 @@ mod definitions;
 mod error;
 mod recover;
 mod idioms;
+mod inline_comp;
 mod patterns;
 mod structure;
 
@@ -359,10 +360,11 @@ fn structured(
     class_annotate: bool,
 ) -> Result<(Vec<Stmt>, Vec<depyf_ir::IrInstr>, recover::Recovered), DecompileError> {
     validate(code)?;
-    let mut ir = normalize(code)?;
+    // Inlined comprehensions first (a case body may hold one; no pattern is inside one).
+    let (mut ir, inlined) = inline_comp::outline(code, normalize(code)?, options)?;
     let cases = patterns::rewrite(code, &mut ir);
     let cfg = build_cfg(code, &ir)?;
-    let naming = recover::Naming { const_prefix: &options.const_prefix, stub_failures: options.stub_failures, failures, class_annotate };
+    let naming = recover::Naming { const_prefix: &options.const_prefix, stub_failures: options.stub_failures, failures, class_annotate, inlined: &inlined };
     let rec = recover::recover(code, &ir, &cfg, &naming)?;
     let mut st = structure::Structurer::new(&cfg, &rec, &ir);
     let at = |m: &str| DecompileError::new(code, 0, "", m);

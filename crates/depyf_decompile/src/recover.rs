@@ -139,6 +139,9 @@ pub(crate) struct Naming<'a> {
     /// class namespace cell (`LOAD_FROM_DICT_OR_GLOBALS` on `__classdict__`) are what
     /// a plain name in a class-body annotation compiles to.
     pub class_annotate: bool,
+    /// The comprehensions of the [`Op::InlinedComp`] ops, by index (CPython 3.12+),
+    /// each over the placeholder `.0` that the op's iterator replaces.
+    pub inlined: &'a [Expr],
 }
 
 struct Ctx<'a> {
@@ -980,6 +983,18 @@ impl BlockState<'_, '_> {
             }
             Op::Jump(_) | Op::JumpIf { .. } | Op::JumpIfNone { .. } => {
                 unreachable!("terminators are handled by the block walk")
+            }
+            Op::InlinedComp(i) => {
+                let SVal::Iter(it) = self.pop()? else { return Err(self.err("an inlined comprehension not over an iterator")) };
+                let mut comp = self.ctx.naming.inlined.get(i).cloned().ok_or_else(|| self.err("an inlined comprehension never recovered"))?;
+                let (Expr::Comp(_, _, gens) | Expr::DictComp(_, _, gens)) = &mut comp else {
+                    return Err(self.err("an inlined comprehension that is not one"));
+                };
+                if gens[0].iter.async_inner().is_some() != it.async_inner().is_some() {
+                    return Err(self.err("an inlined comprehension whose first loop and iterable disagree on async"));
+                }
+                gens[0].iter = it;
+                self.push(comp);
             }
             Op::GetIter => {
                 let v = self.pop_expr()?;

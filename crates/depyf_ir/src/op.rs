@@ -441,6 +441,12 @@ pub enum Op {
     /// `INTRINSIC_TYPEVAR_WITH_BOUND` / `INTRINSIC_TYPEVAR_WITH_CONSTRAINTS`
     /// `(name, lazy_value_function -- typevar)`, by CPython's name.
     Intrinsic2(&'static str),
+    /// `(iterator -- result)` a whole inlined comprehension (PEP 709, CPython 3.12+)
+    /// over the iterator below it: never made by a normalizer; the decompiler puts it
+    /// in place of the comprehension's instructions, from the hidden-local save
+    /// (`LOAD_FAST_AND_CLEAR`) to their restore, and `usize` indexes the expressions
+    /// it recovered from them.
+    InlinedComp(usize),
 }
 
 impl Op {
@@ -465,7 +471,7 @@ impl Op {
             LoadAttr(_) | Unary(_) | ListToTuple => (1, 1),
             StoreAttr(_) | DeleteSubscr => (2, 0),
             LoadMethod(..) => (1, 2),
-            GetIter | GetAIter | ConvertValue(_) | LoadFromDictOr(..) | Intrinsic1(_) => (1, 1),
+            GetIter | GetAIter | InlinedComp(_) | ConvertValue(_) | LoadFromDictOr(..) | Intrinsic1(_) => (1, 1),
             Intrinsic2(_) => (2, 1),
             MatchSequence | MatchMapping | GetLen => (1, 2),
             MatchKeys => (2, 3),
