@@ -153,7 +153,7 @@ pub(crate) fn comprehension(code: &CodeObject, options: &Options) -> Result<Expr
     } else {
         code
     };
-    let (mut ir, inlined) = crate::inline_comp::outline(code, normalize(code)?, options)?;
+    let (mut ir, inlined, _) = crate::inline_comp::outline(code, normalize(code)?, options)?;
     // `.0` is the iterator the caller made; reading it as `GET_ITER` of `.0` lets the
     // loop recovery see an ordinary `for`.
     let loads: Vec<usize> = ir.iter().enumerate().filter(|(_, i)| i.op == Op::LoadFast(0)).map(|(k, _)| k).collect();

@@ -32,17 +32,18 @@ use crate::{definitions, DecompileError, Options};
 
 /// Replaces the inlined comprehensions of `ir` (normalized from `code`) by
 /// [`Op::InlinedComp`] ops; returns the new IR and the comprehensions, indexed by the
-/// ops. Nested comprehensions are outlined first (the last prologue first), so an
+/// ops, and the locals the comprehensions save (for [`mark_hidden`]). Nested comprehensions are outlined first (the last prologue first), so an
 /// outer one's body holds the op of the inner one. IR without
 /// `LOAD_FAST_AND_CLEAR` (before 3.12, or no comprehension) comes back unchanged.
 ///
 /// Errors: a `LOAD_FAST_AND_CLEAR` that does not start the layout above, a jump into
 /// a comprehension from outside it, or a comprehension body that does not read as
 /// one (see [`definitions::comprehension_of`]).
-pub(crate) fn outline(code: &CodeObject, mut ir: Vec<IrInstr>, options: &Options) -> Result<(Vec<IrInstr>, Vec<Expr>), DecompileError> {
+pub(crate) fn outline(code: &CodeObject, mut ir: Vec<IrInstr>, options: &Options) -> Result<(Vec<IrInstr>, Vec<Expr>, Vec<usize>), DecompileError> {
     let mut inlined = Vec::new();
-    if !ir.iter().any(|i| i.opname == "LOAD_FAST_AND_CLEAR") {
-        return Ok((ir, inlined));
+    let saved: Vec<usize> = ir.iter().filter(|i| i.opname == "LOAD_FAST_AND_CLEAR").filter_map(|i| match i.op { Op::LoadFast(x) => Some(x), _ => None }).collect();
+    if saved.is_empty() {
+        return Ok((ir, inlined, saved));
     }
     // The enclosing code with one more local, `.0`, that the recovered loop iterates.
     let mut inner = code.clone();
@@ -55,23 +56,88 @@ pub(crate) fn outline(code: &CodeObject, mut ir: Vec<IrInstr>, options: &Options
         if ir[k].opname != "LOAD_FAST_AND_CLEAR" || (k > 0 && ir[k - 1].opname == "LOAD_FAST_AND_CLEAR") {
             continue;
         }
-        let (end, sub, kind, consumer) = region(code, &ir, k, dot0)?;
-        let comp = definitions::comprehension_of(&inner, &sub, kind, options, &inlined)?;
+        let r = region(code, &ir, k, dot0)?;
+        let comp = definitions::comprehension_of(&inner, &r.body, r.kind, options, &inlined)?;
         let mut op = ir[k].clone();
         op.op = Op::InlinedComp(inlined.len());
         inlined.push(comp);
-        let mut replacement = vec![op];
-        replacement.extend(consumer);
-        ir.splice(k..end, replacement);
+        // The epilogue first (it may lie after the handler, past the jump to it).
+        let consumer = r.consumer.into_iter();
+        match r.jump {
+            None => {
+                ir.splice(k..r.end, std::iter::once(op).chain(consumer));
+            }
+            Some(jump) => {
+                // The jump stays: its target becomes the consumer (or a `Nop`).
+                let mut landing: Vec<IrInstr> = consumer.collect();
+                if landing.is_empty() {
+                    let mut nop = ir[r.epilogue].clone();
+                    nop.op = Op::Nop;
+                    landing.push(nop);
+                }
+                landing[0].offset = ir[r.epilogue].offset;
+                ir.splice(r.epilogue..r.end, landing);
+                ir.splice(k..jump, std::iter::once(op));
+            }
+        }
     }
-    Ok((ir, inlined))
+    Ok((ir, inlined, saved))
 }
 
-/// The inlined comprehension whose prologue starts at `ir[k]`: the index after its
-/// epilogue, the IR of its body in `<listcomp>` shape (`BUILD_*`, `.0` (local
-/// `dot0`), `GET_ITER`, the loops, `RETURN`), its kind (`"<listcomp>"` ...) and the
-/// consumer of the result that the optimizer moved before the restores, if any.
-fn region(code: &CodeObject, ir: &[IrInstr], k: usize, dot0: usize) -> Result<(usize, Vec<IrInstr>, &'static str, Option<IrInstr>), DecompileError> {
+/// `code` with the 3.12+ `CO_FAST_HIDDEN` kind set on the locals that only inlined
+/// comprehensions bind, when `code` lacks it (code objects read from a live
+/// interpreter, whose kinds Python does not expose): the locals saved by a prologue
+/// that the outlined `ir` no longer reads, stores or deletes, but in the restore of
+/// an implicit handler (`SWAP n`, `STORE_FAST`s, `RERAISE`). `None` when none is
+/// missing. CPython 3.12 `Python/compile.c` (`push_inlined_comprehension_state`).
+pub(crate) fn mark_hidden(code: &CodeObject, ir: &[IrInstr], saved: &[usize]) -> Option<CodeObject> {
+    let in_handler = |j: usize| {
+        let mut e = j;
+        while ir.get(e).is_some_and(|i| matches!(i.op, Op::StoreFast(_))) {
+            e += 1;
+        }
+        let mut b = j;
+        while b > 0 && matches!(ir[b - 1].op, Op::StoreFast(_)) {
+            b -= 1;
+        }
+        ir.get(e).is_some_and(|i| i.op == Op::Reraise) && b > 0 && matches!(ir[b - 1].op, Op::Swap(_))
+    };
+    let mut hidden: Vec<usize> = saved.iter().copied().filter(|&x| code.co_localspluskinds.get(x).is_some_and(|k| k & local_kind::HIDDEN == 0)).collect();
+    hidden.sort_unstable();
+    hidden.dedup();
+    hidden.retain(|&x| {
+        !ir.iter().enumerate().any(|(j, i)| matches!(i.op, Op::LoadFast(y) | Op::StoreFast(y) | Op::DeleteFast(y) if y == x) && !in_handler(j))
+    });
+    if hidden.is_empty() {
+        return None;
+    }
+    let mut out = code.clone();
+    for x in hidden {
+        out.co_localspluskinds[x] |= local_kind::HIDDEN;
+    }
+    Some(out)
+}
+
+/// One inlined comprehension found by [`region`].
+struct Region {
+    /// The IR of its body in `<listcomp>` shape: `BUILD_*`, `.0` (local `dot0`),
+    /// `GET_ITER`, the loops, `RETURN`.
+    body: Vec<IrInstr>,
+    /// `"<listcomp>"`, `"<setcomp>"` or `"<dictcomp>"`.
+    kind: &'static str,
+    /// The consumer of the result that the optimizer moved before the restores.
+    consumer: Option<IrInstr>,
+    /// The index of a `JUMP_FORWARD` after the loops that goes over the exception
+    /// handler to the epilogue (CPython puts the handler there when the epilogue
+    /// has more than one predecessor or is shared), if any.
+    jump: Option<usize>,
+    /// Where the epilogue starts and the index after it.
+    epilogue: usize,
+    end: usize,
+}
+
+/// The inlined comprehension whose prologue starts at `ir[k]`.
+fn region(code: &CodeObject, ir: &[IrInstr], k: usize, dot0: usize) -> Result<Region, DecompileError> {
     let err = |j: usize, m: &str| {
         let at = &ir[j.min(ir.len() - 1)];
         DecompileError::new(code, at.offset, at.opname, format!("an inlined comprehension: {m}"))
@@ -114,6 +180,14 @@ fn region(code: &CodeObject, ir: &[IrInstr], k: usize, dot0: usize) -> Result<(u
     if ep >= ir.len() {
         return Err(err(ep, "the loop has no epilogue"));
     }
+    let after_loop = ep;
+    let (jump, ep) = match ir[ep].op {
+        Op::Jump(t) if t > ir[ep].offset => match ir.iter().position(|i| i.offset == t) {
+            Some(e) if ir[ep + 1..e].iter().all(|i| i.op.jump_target().is_none()) => (Some(ep), e),
+            _ => return Err(err(ep, "the jump to the epilogue lands elsewhere")),
+        },
+        _ => (None, ep),
+    };
     // The epilogue: `SWAP n+1` and the restores in reverse order, or the consumer of
     // the result and then the restores (in any order: they store distinct locals).
     let stores_of = |from: usize| -> Option<Vec<usize>> {
@@ -141,11 +215,11 @@ fn region(code: &CodeObject, ir: &[IrInstr], k: usize, dot0: usize) -> Result<(u
         }
         (ep + 1 + saved.len(), Some(ir[ep].clone()))
     };
-    // No jump from outside lands inside (the instruction after it may be a target).
+    // No jump from outside lands inside (the instruction after it may be a target;
+    // the jump over the handler is inside).
     let (lo, hi) = (ir[k].offset, ir.get(end).map_or(u32::MAX, |i| i.offset));
     let inside = |t: u32| t > lo && t < hi;
-    if let Some(o) = ir[..k].iter().chain(&ir[end..]).position(|i| i.op.jump_target().is_some_and(inside)) {
-        let o = if o < k { o } else { o - k + end };
+    if let Some(o) = (0..ir.len()).filter(|&o| o < k || o >= end).find(|&o| Some(o) != jump && ir[o].op.jump_target().is_some_and(inside)) {
         return Err(err(o, "a jump from outside lands inside it"));
     }
     if let Some(o) = (f..body_end).find(|&e| ir[e].op.jump_target().is_some_and(|t| t < ir[f].offset || t > exit)) {
@@ -160,10 +234,10 @@ fn region(code: &CodeObject, ir: &[IrInstr], k: usize, dot0: usize) -> Result<(u
     get_iter.opname = if is_async { "GET_AITER" } else { "GET_ITER" };
     sub.push(load);
     sub.push(get_iter);
-    sub.extend(ir[f..ep].iter().cloned());
+    sub.extend(ir[f..after_loop].iter().cloned());
     let mut ret = ir[body_end].clone();
     ret.op = Op::Return;
     ret.opname = "RETURN_VALUE";
     sub.push(ret);
-    Ok((end, sub, kind, consumer))
+    Ok(Region { body: sub, kind, consumer, jump, epilogue: ep, end })
 }

@@ -361,7 +361,9 @@ fn structured(
 ) -> Result<(Vec<Stmt>, Vec<depyf_ir::IrInstr>, recover::Recovered), DecompileError> {
     validate(code)?;
     // Inlined comprehensions first (a case body may hold one; no pattern is inside one).
-    let (mut ir, inlined) = inline_comp::outline(code, normalize(code)?, options)?;
+    let (mut ir, inlined, saved) = inline_comp::outline(code, normalize(code)?, options)?;
+    let marked = inline_comp::mark_hidden(code, &ir, &saved);
+    let code = marked.as_ref().unwrap_or(code);
     let cases = patterns::rewrite(code, &mut ir);
     let cfg = build_cfg(code, &ir)?;
     let naming = recover::Naming { const_prefix: &options.const_prefix, stub_failures: options.stub_failures, failures, class_annotate, inlined: &inlined };

@@ -168,6 +168,14 @@ impl Ctx<'_> {
         self.code.co_names[i].clone()
     }
 
+    /// Whether a local named `name` would make the global of that name unreadable
+    /// by name: any local but the hidden ones (3.12+ `CO_FAST_HIDDEN`, bound only
+    /// by inlined comprehensions, PEP 709), which the rest of the function does not
+    /// see. CPython 3.12 `Python/compile.c` (`push_inlined_comprehension_state`).
+    fn shadows_global(&self, name: &str) -> bool {
+        self.code.co_localsplusnames.iter().zip(&self.code.co_localspluskinds).any(|(n, k)| n == name && k & local_kind::HIDDEN == 0)
+    }
+
     fn is_local(&self, name: &str) -> bool {
         name.starts_with("__temp_")
             || self.code.co_localsplusnames.iter().any(|n| n == name)
@@ -647,7 +655,7 @@ impl BlockState<'_, '_> {
             }
             Op::LoadGlobal(i) | Op::LoadName(i) => {
                 let n = ctx.name(i);
-                if matches!(op, Op::LoadGlobal(_)) && ctx.code.co_localsplusnames.contains(&n) {
+                if matches!(op, Op::LoadGlobal(_)) && ctx.shadows_global(&n) {
                     return Err(self.err(format!("global `{n}` is shadowed by a local of the same name")));
                 }
                 self.push(Expr::Name(n));
@@ -655,7 +663,7 @@ impl BlockState<'_, '_> {
             Op::StoreGlobal(i) | Op::StoreName(i) => {
                 let n = ctx.name(i);
                 if matches!(op, Op::StoreGlobal(_)) {
-                    if ctx.code.co_localsplusnames.contains(&n) {
+                    if ctx.shadows_global(&n) {
                         return Err(self.err(format!("global `{n}` is shadowed by a local of the same name")));
                     }
                     ctx.globals_stored.insert(n.clone());
