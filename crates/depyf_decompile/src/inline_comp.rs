@@ -241,3 +241,54 @@ fn region(code: &CodeObject, ir: &[IrInstr], k: usize, dot0: usize) -> Result<Re
     sub.push(ret);
     Ok(Region { body: sub, kind, consumer, jump, epilogue: ep, end })
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use depyf_bytecode::{read_pyc, CodeObject, Constant};
+    use depyf_ir::{normalize, Op};
+
+    use super::outline;
+    use crate::Options;
+
+    /// The function `name` of the golden fixture `functions.pyc` of `tag` (`"py312"`).
+    fn fixture(tag: &str, name: &str) -> CodeObject {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/pyc").join(tag).join("functions.pyc");
+        let module = read_pyc(&std::fs::read(&path).unwrap()).unwrap();
+        module
+            .code
+            .co_consts
+            .iter()
+            .find_map(|c| match c {
+                Constant::Code(c) if c.co_name == name => Some((**c).clone()),
+                _ => None,
+            })
+            .unwrap()
+    }
+
+    #[test]
+    fn list_dict_set_comprehensions_become_one_op_each() {
+        for tag in ["py312", "py313"] {
+            let code = fixture(tag, "comprehensions");
+            let (ir, inlined, saved) = outline(&code, normalize(&code).unwrap(), &Options::default()).unwrap();
+            let printed: Vec<String> = inlined.iter().map(|e| depyf_source::print_expr(e)).collect();
+            assert_eq!(printed, ["{x for x in .0}", "{x: x for x in .0}", "[x for x in .0 if x]"], "{tag}");
+            assert_eq!(ir.iter().filter(|i| matches!(i.op, Op::InlinedComp(_))).count(), 3);
+            // Only the ops keep the prologue's opname (for error messages).
+            assert!(ir.iter().filter(|i| i.opname == "LOAD_FAST_AND_CLEAR").all(|i| matches!(i.op, Op::InlinedComp(_))));
+            assert_eq!(saved.len(), 3);
+        }
+    }
+
+    #[test]
+    fn a_prologue_without_its_swap_is_refused() {
+        let code = fixture("py312", "comprehensions");
+        let mut ir = normalize(&code).unwrap();
+        let k = ir.iter().position(|i| i.opname == "LOAD_FAST_AND_CLEAR").unwrap();
+        assert_eq!(ir[k + 1].op, Op::Swap(2));
+        ir[k + 1].op = Op::Nop;
+        let err = outline(&code, ir, &Options::default()).unwrap_err();
+        assert!(err.to_string().contains("the saved locals are not followed by SWAP"), "{err}");
+    }
+}
