@@ -33,6 +33,10 @@ async def coro(session):
             await item
     return [i async for i in session]
 
+# depyf-function: comprehensions
+def comprehensions(xs):
+    return [x for x in xs if x], {x: x for x in xs}, {x for x in xs}, (x for x in xs)
+
 # depyf-function: fstrings
 def fstrings(a, b):
     return f'{a!r:>10} and {b}' + f'a={a!r}'
