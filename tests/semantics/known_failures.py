@@ -9,7 +9,7 @@ constructs not supported yet, quoted from the error.
 
 KNOWN_FAILURES = {
     'access.nested_subscripts': {
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'calls.call_all_shapes': {
         '3.8': 'BUILD_TUPLE_UNPACK_WITH_CALL: not supported by the decompiler yet',
@@ -27,69 +27,115 @@ KNOWN_FAILURES = {
         '3.12 3.13 3.14 3.15': 'LOAD_SUPER_ATTR: two-argument super() attribute load: not supported by the decompiler yet',
     },
     'classes.class_body_control_flow': {
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'classes.class_with_bases': {
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
+    },
+    'comp_inline.inline_async': {
+        '3.8 3.9 3.10': 'GET_AITER: not supported by the decompiler yet',
+        '3.15': 'GET_ANEXT: not supported by the decompiler yet',
+    },
+    'comp_inline.inline_class_body': {
+        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
+    },
+    'comp_inline.inline_closure_in_comp': {
+        '3.12 3.13 3.14 3.15': 'LOAD_FAST_AND_CLEAR: an inlined comprehension that binds a cell variable of its function: not supported by the decompiler yet',
+    },
+    'comp_inline.inline_filters_and_loops': {
+        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
+    },
+    'comp_inline.inline_in_call_args': {
+        '3.8': 'BUILD_TUPLE_UNPACK_WITH_CALL: not supported by the decompiler yet',
+        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
+    },
+    'comp_inline.inline_in_conditional': {
+        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
+    },
+    'comp_inline.inline_in_genexpr_and_lambda': {
+        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
+    },
+    'comp_inline.inline_in_loop': {
+        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
+    },
+    'comp_inline.inline_nested': {
+        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
+    },
+    'comp_inline.inline_restore_on_exception': {
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
+    },
+    'comp_inline.inline_restores_local': {
+        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
+    },
+    'comp_inline.inline_same_name_target': {
+        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
+    },
+    'comp_inline.inline_statement': {
+        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
+    },
+    'comp_inline.inline_unbound_after': {
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'comprehensions.comp_closure_over_local': {
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'comprehensions.comp_conditional_element': {
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'comprehensions.comp_dict_nested': {
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'comprehensions.comp_flatten': {
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'comprehensions.comp_in_class_body': {
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'comprehensions.comp_iter_is_expression': {
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'comprehensions.comp_lambda_capture': {
         '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'comprehensions.comp_shadowing': {
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'comprehensions.comp_starred_element': {
         '3.8': 'BUILD_TUPLE_UNPACK: not supported by the decompiler yet',
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'comprehensions.comp_unpacking_target': {
         '3.8 3.9 3.10 3.11': 'a comprehension body of an unknown shape',
         '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'comprehensions.comp_walrus': {
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'comprehensions.dict_comp': {
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'comprehensions.list_comp': {
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'comprehensions.list_comp_condition': {
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'comprehensions.list_comp_nested_comp': {
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'comprehensions.list_comp_nested_loops': {
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'comprehensions.set_comp': {
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'constants.displays_with_unpacking': {
         '3.8': 'BUILD_LIST_UNPACK: not supported by the decompiler yet',
     },
     'control.for_over_dict_and_modify': {
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'control.nested_loops': {
         '3.8 3.9 3.12 3.13 3.14': 'control flow too tangled to structure (duplication limit reached)',
@@ -128,10 +174,10 @@ KNOWN_FAILURES = {
         '3.8': 'SETUP_WITH: not supported by the decompiler yet',
     },
     'expressions.conditional_in_expr': {
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'expressions.lambda_closure': {
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'expressions.lambda_conditional_body': {
         '3.8 3.9 3.10 3.11 3.14': 'a lambda body that is not one expression',
@@ -141,17 +187,16 @@ KNOWN_FAILURES = {
         '3.13 3.14 3.15': 'wrong code: `not not b` prints as `b` (the bool conversion is lost)',
     },
     'expressions.walrus_in_comprehension': {
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'functions.closure_default_binding': {
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'functions.closure_late_binding': {
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'lang2_async.async_comprehensions': {
         '3.8 3.9 3.10': 'GET_AITER: not supported by the decompiler yet',
-        '3.12 3.13 3.14': 'JUMP_BACKWARD: the loop back to bb1 brings other stack values',
         '3.15': 'GET_ANEXT: not supported by the decompiler yet',
     },
     'lang2_async.async_for_and_with_in_try': {
@@ -197,7 +242,6 @@ KNOWN_FAILURES = {
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'lang2_generators.coroutine_await_in_expressions': {
-        '3.12 3.13 3.14': 'JUMP_BACKWARD: the loop back to bb1 brings other stack values',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'lang2_type_params.generic_class': {
@@ -263,7 +307,7 @@ KNOWN_FAILURES = {
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
     'part2_async.coro_async_comp_condition': {
-        '3.8 3.9 3.12 3.13 3.14 3.15': 'GET_AITER: not supported by the decompiler yet',
+        '3.8 3.9 3.15': 'GET_AITER: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
     'part2_async.coro_async_for': {
@@ -279,7 +323,7 @@ KNOWN_FAILURES = {
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
     'part2_async.coro_async_for_over_async_comp': {
-        '3.8 3.9 3.12 3.13 3.14 3.15': 'GET_AITER: not supported by the decompiler yet',
+        '3.8 3.9 3.15': 'GET_AITER: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
     'part2_async.coro_async_for_try_in_body': {
@@ -295,11 +339,11 @@ KNOWN_FAILURES = {
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
     'part2_async.coro_async_listcomp': {
-        '3.8 3.9 3.12 3.13 3.14 3.15': 'GET_AITER: not supported by the decompiler yet',
+        '3.8 3.9 3.15': 'GET_AITER: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
     'part2_async.coro_async_set_dict_comps': {
-        '3.8 3.9 3.12 3.13 3.14 3.15': 'GET_AITER: not supported by the decompiler yet',
+        '3.8 3.9 3.15': 'GET_AITER: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
     'part2_async.coro_async_with': {
@@ -339,7 +383,6 @@ KNOWN_FAILURES = {
         '3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
     },
     'part2_async.coro_await_in_listcomp': {
-        '3.12 3.13 3.14': 'JUMP_BACKWARD: the loop back to bb1 brings other stack values',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_async.coro_drives_nested_async_generator': {
@@ -349,11 +392,10 @@ KNOWN_FAILURES = {
         '3.12 3.13 3.14': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
     },
     'part2_async.coro_gather': {
-        '3.12 3.13 3.14': 'JUMP_BACKWARD: the loop back to bb1 brings other stack values',
         '3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
     },
     'part2_async.coro_nested_async_comprehension': {
-        '3.8 3.9 3.12 3.13 3.14 3.15': 'GET_AITER: not supported by the decompiler yet',
+        '3.8 3.9 3.15': 'GET_AITER: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
     'part2_async.coro_task_cancelled': {
@@ -602,7 +644,6 @@ KNOWN_FAILURES = {
     },
     'part2_exceptions.try_except_pass_in_comprehension_helper': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.12 3.13 3.14': 'JUMP_BACKWARD: the loop back to bb1 brings other stack values',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_exceptions.try_finally_logs_into_argument': {
@@ -821,7 +862,7 @@ KNOWN_FAILURES = {
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_type_params.generic_function_bound_and_constraints': {
-        '3.12 3.13 3.14': 'CALL_INTRINSIC_2: not supported by the decompiler yet',
+        '3.14': 'CALL_INTRINSIC_2: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_type_params.generic_method_in_class': {
@@ -912,8 +953,7 @@ KNOWN_FAILURES = {
     },
     'part2_with.with_subscript_target': {
         '3.8': 'SETUP_WITH: not supported by the decompiler yet',
-        '3.12 3.13': 'JUMP_BACKWARD: the loop back to bb4 brings other stack values',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
+        '3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_with.with_suppress_in_loop': {
         '3.8': 'SETUP_WITH: not supported by the decompiler yet',
@@ -939,7 +979,7 @@ KNOWN_FAILURES = {
         '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
     },
     'py314_normalized.comprehensions_in_loop': {
-        '3.14 3.15': 'JUMP_BACKWARD: the loop back to bb3 brings other stack values',
+        '3.15': 'JUMP_BACKWARD: the loop back to bb3 brings other stack values',
     },
     'py314_normalized.with_in_loop_break_continue': {
         '3.14 3.15': 'a try or with body with several exits',
@@ -952,53 +992,5 @@ KNOWN_FAILURES = {
     },
     'py314_templates.tstring_simple': {
         '3.14 3.15': 'BUILD_INTERPOLATION: not supported by the decompiler yet',
-    },
-    'comp_inline.inline_unbound_after': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'comp_inline.inline_restore_on_exception': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'comp_inline.inline_in_call_args': {
-        '3.8': 'BUILD_TUPLE_UNPACK_WITH_CALL: not supported by the decompiler yet',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'comp_inline.inline_async': {
-        '3.8 3.9 3.10': 'GET_AITER: not supported by the decompiler yet',
-        '3.15': 'GET_ANEXT: not supported by the decompiler yet',
-    },
-    'comp_inline.inline_closure_in_comp': {
-        '3.12 3.13 3.14 3.15': 'LOAD_FAST_AND_CLEAR: an inlined comprehension that binds a cell variable of its function: not supported by the decompiler yet',
-    },
-    'comp_inline.inline_in_genexpr_and_lambda': {
-        '3.13 3.14': 'MAKE_FUNCTION: a comprehension that is not called with its iterable in the same block',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'comp_inline.inline_class_body': {
-        '3.13 3.14': '`<build_class>` in a shape that is not recognized',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'comp_inline.inline_restores_local': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'comp_inline.inline_same_name_target': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'comp_inline.inline_in_conditional': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'comp_inline.inline_in_loop': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'comp_inline.inline_nested': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'comp_inline.inline_statement': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'comp_inline.inline_filters_and_loops': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
 }
