@@ -174,10 +174,10 @@ fn dispatch_version(code: &CodeObject, ins: &[depyf_bytecode::Instruction], leni
 
 /// The protected ranges of `code`, in the shape of the 3.11+ exception table
 /// (half-open byte ranges, handler offset, stack depth kept, whether `lasti` is
-/// pushed). For 3.9 and 3.10 they are derived from the block stack
+/// pushed). For 3.8-3.10 they are derived from the block stack
 /// (`SETUP_FINALLY`, `SETUP_WITH`, `POP_BLOCK`, `POP_EXCEPT`; see `pre311_exc`), with
 /// depths in IR values and `lasti` false; this needs the code object to normalize
-/// (its error otherwise). 3.8 has none: its block-stack ops fail normalization.
+/// (its error otherwise).
 ///
 /// From 3.14 on the depths leave out the hidden slots (see `post314`), like the ops,
 /// two ranges that only a `NOT_TAKEN` separates are one ([`join_over_not_taken`]), and a
@@ -191,7 +191,7 @@ fn dispatch_version(code: &CodeObject, ins: &[depyf_bytecode::Instruction], leni
 /// handler itself goes, so each such range takes the handler's own range (its
 /// handler, depth and `lasti`), or is left out when the handler is unprotected.
 pub fn protected_ranges(code: &CodeObject) -> Result<Vec<depyf_bytecode::ExceptionTableEntry>, IrError> {
-    if code.version.major == 3 && matches!(code.version.minor, 9 | 10) {
+    if code.version.major == 3 && matches!(code.version.minor, 8..=10) {
         let ins = decode(code).map_err(|e| IrError::from_bytecode(code, e))?;
         if !pre311_exc::uses_block_stack(&ins) {
             return Ok(Vec::new());

@@ -31,8 +31,25 @@
 //! - the normal exit of a `with`, `LOAD_CONST None; DUP_TOP; DUP_TOP;
 //!   CALL_FUNCTION 3; POP_TOP`, is one [`Op::WithExit`].
 //!
-//! 3.8 (`BEGIN_FINALLY`, `CALL_FINALLY`, `END_FINALLY`, `WITH_CLEANUP_*`) is not
-//! handled: its block-stack opcodes keep failing normalization.
+//! **CPython 3.8** (`Python/ceval.c` of 3.8: `BEGIN_FINALLY`, `END_FINALLY`,
+//! `WITH_CLEANUP_START`/`FINISH`) shares one handler between the normal and the
+//! exceptional exit where 3.9 copies it; the shapes handled are rewritten to 3.9's:
+//!
+//! - `COMPARE_OP 10` (exception match) + `POP_JUMP_IF_FALSE L` is
+//!   `CHECK_EXC_MATCH; POP_JUMP_IF_FALSE L`;
+//! - `END_FINALLY` with an exception on top (the no-match end of `except` clauses,
+//!   the end of the handler unbinding `except E as name`) is `RERAISE`;
+//! - `POP_BLOCK; BEGIN_FINALLY` falling into the unbinding handler of `except E as
+//!   name` is 3.9's copy on the normal path: `POP_EXCEPT; name = None; del name`
+//!   and a jump to where the clause's `POP_EXCEPT; JUMP` goes;
+//! - `POP_BLOCK; BEGIN_FINALLY` falling into `WITH_CLEANUP_START;
+//!   WITH_CLEANUP_FINISH; END_FINALLY` is [`Op::WithExit`] and a jump past it; the
+//!   handler itself is `WITH_EXCEPT_START; POP_JUMP_IF_TRUE; RERAISE;` then the
+//!   triple, `POP_EXCEPT` and the exit popped (3.9's shape).
+//!
+//! A `finally` body (`BEGIN_FINALLY` into it, `END_FINALLY` at its end),
+//! `CALL_FINALLY`/`POP_FINALLY` (return/break/continue through a `finally` or a
+//! `with`) and `async with` are not rewritten: they fail normalization.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -98,7 +115,7 @@ fn kind_of(code: &CodeObject, ins: &[Instruction], k: usize, index_of: &dyn Fn(u
             && is_none(code, &ins[t])
             && is_store(h[1])
             && h[2].starts_with("DELETE_")
-            && h[3] == "RERAISE"
+            && (h[3] == "RERAISE" || h[3] == "END_FINALLY" && code.version.minor == 8)
             && ins[t + 1].argval == ins[k - 2].argval
             && ins[t + 2].argval == ins[k - 2].argval;
         if !unbinds {
@@ -161,8 +178,18 @@ pub(super) fn simulate(code: &CodeObject, ins: &[Instruction]) -> Result<Vec<Opt
             },
             _ => {}
         }
-        let ends = matches!(i.opname, "RETURN_VALUE" | "RAISE_VARARGS" | "RERAISE" | "JUMP_FORWARD" | "JUMP_ABSOLUTE");
-        if !i.opname.starts_with("SETUP_") {
+        let mut ends = matches!(i.opname, "RETURN_VALUE" | "RAISE_VARARGS" | "RERAISE" | "JUMP_FORWARD" | "JUMP_ABSOLUTE");
+        if code.version.minor == 8 {
+            match py38_step(code, ins, k, &mut st)? {
+                Step38::Through => {}
+                Step38::Ends => ends = true,
+                Step38::JumpTo(t) => {
+                    reach(t, st.clone(), &mut before, &mut work, i)?;
+                    ends = true;
+                }
+            }
+        }
+        if !i.opname.starts_with("SETUP_") && !matches!(i.opname, "CALL_FINALLY" | "BEGIN_FINALLY") {
             if let Some(t) = i.jump_target() {
                 let t = index_of(t).ok_or_else(|| IrError::at(code, i, "jump target is not an instruction"))?;
                 reach(t, st.clone(), &mut before, &mut work, i)?;
@@ -174,6 +201,95 @@ pub(super) fn simulate(code: &CodeObject, ins: &[Instruction]) -> Result<Vec<Opt
         after[k] = Some(st);
     }
     Ok(after)
+}
+
+/// What a 3.8 instruction does to the block-stack walk of [`simulate`].
+enum Step38 {
+    /// Falls through (a jump it has is followed by the caller).
+    Through,
+    /// Ends the flow (a re-raise).
+    Ends,
+    /// Goes on at that instruction index only.
+    JumpTo(usize),
+}
+
+/// How the 3.8 `BEGIN_FINALLY` at `k` (after its `POP_BLOCK`) is rewritten.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Begin38 {
+    /// Falls into the handler at `k + 1` that unbinds `except E as name`
+    /// (`LOAD_CONST None; STORE; DELETE; END_FINALLY; POP_EXCEPT`): the clause's
+    /// normal exit; goes on at the instruction index given.
+    Unbind(usize),
+    /// Falls into `WITH_CLEANUP_START; WITH_CLEANUP_FINISH; END_FINALLY` at `k + 1`:
+    /// the normal exit of a `with`; goes on at `k + 4`.
+    With,
+}
+
+/// The rewrite of the 3.8 `BEGIN_FINALLY` at `k`, or the error for the shapes not
+/// handled (a `finally` body, `async with`).
+fn begin38(code: &CodeObject, ins: &[Instruction], k: usize) -> Result<Begin38, IrError> {
+    let err = || IrError::at(code, &ins[k], "BEGIN_FINALLY into a finally body (3.8 try/finally is not handled)");
+    if k == 0 || ins[k - 1].opname != "POP_BLOCK" {
+        return Err(err());
+    }
+    let h = names(ins, k + 1, 6);
+    if h.len() >= 3 && h[..3] == ["WITH_CLEANUP_START", "WITH_CLEANUP_FINISH", "END_FINALLY"] {
+        return Ok(Begin38::With);
+    }
+    if h.len() == 6 && is_none(code, &ins[k + 1]) && is_store(h[1]) && h[2].starts_with("DELETE_") && h[3] == "END_FINALLY" && h[4] == "POP_EXCEPT" {
+        let after = &ins[k + 6];
+        let index_of = |off: u32| ins.binary_search_by_key(&off, |i| i.offset).ok();
+        let t = if matches!(after.opname, "JUMP_FORWARD" | "JUMP_ABSOLUTE") {
+            after.jump_target().and_then(index_of).ok_or_else(err)?
+        } else {
+            k + 6
+        };
+        return Ok(Begin38::Unbind(t));
+    }
+    Err(err())
+}
+
+/// The 3.8 block-stack step of instruction `k` with block stack `st` (updated).
+fn py38_step(code: &CodeObject, ins: &[Instruction], k: usize, st: &mut Vec<Blk>) -> Result<Step38, IrError> {
+    let i = &ins[k];
+    match i.opname {
+        "BEGIN_FINALLY" => match begin38(code, ins, k)? {
+            Begin38::With => Ok(Step38::JumpTo(k + 4)),
+            Begin38::Unbind(t) => match st.pop() {
+                Some(Blk::Handler(Kind::Except)) => Ok(Step38::JumpTo(t)),
+                _ => Err(IrError::at(code, i, "BEGIN_FINALLY of an except clause outside its handler")),
+            },
+        },
+        // With the exception on top (the handler of a `with`), pops the handler
+        // when `__exit__` suppresses it; END_FINALLY re-raises otherwise.
+        "WITH_CLEANUP_FINISH" => match st.pop() {
+            Some(Blk::Handler(Kind::With)) if ins.get(k + 1).is_some_and(|x| x.opname == "END_FINALLY") && ins[k - 1].opname == "WITH_CLEANUP_START" => {
+                Ok(Step38::Through)
+            }
+            _ => Err(IrError::at(code, i, "WITH_CLEANUP_FINISH of an unknown shape (3.8 async with is not handled)")),
+        },
+        "END_FINALLY" => match end_finally38(code, ins, k, st)? {
+            Op::Reraise => Ok(Step38::Ends),
+            _ => Ok(Step38::Through),
+        },
+        "CALL_FINALLY" | "POP_FINALLY" => Err(IrError::at(code, i, format!("{} (return, break or continue through a 3.8 finally or with) is not handled", i.opname))),
+        _ => Ok(Step38::Through),
+    }
+}
+
+/// The op of the 3.8 `END_FINALLY` at `k` whose block stack is `st`: a re-raise
+/// in an `except` handler, nothing after `WITH_CLEANUP_FINISH` (which has re-raised
+/// or dropped the exception by then, see [`py38_step`]).
+fn end_finally38(code: &CodeObject, ins: &[Instruction], k: usize, st: &[Blk]) -> Result<Op, IrError> {
+    if k > 0 && ins[k - 1].opname == "WITH_CLEANUP_FINISH" {
+        // Not suppressed: the exception is still on top and END_FINALLY re-raises
+        // it; the ops of WITH_CLEANUP_START spell that re-raise.
+        return Ok(Op::Nop);
+    }
+    match running(st) {
+        Some(Kind::Except | Kind::NameCleanup) => Ok(Op::Reraise),
+        _ => Err(IrError::at(code, &ins[k], "END_FINALLY of a finally body (3.8 try/finally is not handled)")),
+    }
 }
 
 /// The innermost handler block of a stack (entered handlers above it are unwound
@@ -200,6 +316,8 @@ fn running(st: &[Blk]) -> Option<Kind> {
 pub(super) struct Facts {
     entries: BTreeSet<usize>,
     plan: BTreeMap<usize, Op>,
+    /// 3.8: the rewrite of each reached `BEGIN_FINALLY`.
+    begin38: BTreeMap<usize, Begin38>,
 }
 
 impl Facts {
@@ -221,6 +339,13 @@ impl Facts {
                     f.entries.insert(t);
                 }
                 if kind == Kind::Except {
+                    clause_starts.insert(t);
+                }
+            }
+            let cmp38 = i.opname == "COMPARE_OP" && i.oparg == Some(10) && ins.get(k + 1).is_some_and(|x| x.opname == "POP_JUMP_IF_FALSE");
+            if cmp38 {
+                clause_starts.insert(k + 2);
+                if let Some(t) = ins[k + 1].jump_target().and_then(index_of) {
                     clause_starts.insert(t);
                 }
             }
@@ -248,6 +373,8 @@ impl Facts {
                     f.plan.insert(k + 2, Op::Nop);
                 }
                 ["RERAISE", ..] => {}
+                // Re-raises: decided with the other END_FINALLYs below.
+                ["END_FINALLY", ..] if code.version.minor == 8 => {}
                 _ => return Err(IrError::at(code, &ins[k], "an except clause of an unknown shape")),
             }
         }
@@ -258,10 +385,26 @@ impl Facts {
             ins.get(j).is_some_and(|x| x.opname == "POP_EXCEPT")
         };
         for (k, i) in ins.iter().enumerate() {
+            // 3.8 keeps an unreachable END_FINALLY after the last except clause (3.9 a
+            // RERAISE).
+            if code.version.minor == 8 && i.opname == "END_FINALLY" && stacks[k].is_none() {
+                f.plan.insert(k, Op::Reraise);
+            }
             let Some(st) = &stacks[k] else { continue };
             // The stack of `k` is the one after it; for the ops below (no block
             // effect) it is also the one before.
             let run = running(st);
+            if code.version.minor == 8 {
+                match i.opname {
+                    "END_FINALLY" => {
+                        f.plan.insert(k, end_finally38(code, ins, k, st)?);
+                    }
+                    "BEGIN_FINALLY" => {
+                        f.begin38.insert(k, begin38(code, ins, k)?);
+                    }
+                    _ => {}
+                }
+            }
             match i.opname {
                 // A finally body or the end of a `with` handler drops the triple before
                 // `POP_EXCEPT` (a `return` value may sit below it, moved by ROT_FOUR).
@@ -305,6 +448,46 @@ pub(super) fn op(cx: &mut Cx<'_>, k: usize, facts: &Facts) -> Result<bool, IrErr
         "POP_EXCEPT" => Op::PopExcept,
         "RERAISE" => Op::Reraise,
         "WITH_EXCEPT_START" => Op::WithExceptStart,
+        // 3.8: see the module docs; the ops of the handler's start at the offset of
+        // BEGIN_FINALLY.
+        "BEGIN_FINALLY" => match facts.begin38.get(&k) {
+            Some(Begin38::With) => {
+                cx.emit(k, Op::WithExit);
+                Op::Jump(ins[k + 4].offset)
+            }
+            Some(&Begin38::Unbind(t)) => {
+                cx.emit(k, Op::PopExcept);
+                for j in k + 1..k + 4 {
+                    let n = cx.out.len();
+                    super::pre311::op(cx, j)?;
+                    for o in &mut cx.out[n..] {
+                        o.offset = i.offset;
+                        o.line = i.line_number;
+                        o.opname = i.opname;
+                    }
+                }
+                Op::Jump(ins[t].offset)
+            }
+            None => return Ok(false),
+        },
+        // 3.8, the exceptional exit of a `with`: `__exit__(type, value, tb)`, then a
+        // re-raise unless it returned true.
+        "WITH_CLEANUP_START" if code.version.minor == 8 && names(ins, k + 1, 2) == ["WITH_CLEANUP_FINISH", "END_FINALLY"] => {
+            cx.emit(k, Op::WithExceptStart);
+            cx.emit(k, Op::JumpIf { when: true, target: ins[k + 1].offset });
+            Op::Reraise
+        }
+        // Suppressed: the triple, the handler and the exit function are dropped.
+        "WITH_CLEANUP_FINISH" if code.version.minor == 8 && k > 0 && ins[k - 1].opname == "WITH_CLEANUP_START" => {
+            cx.emit(k, Op::PopTop);
+            cx.emit(k, Op::PopExcept);
+            Op::PopTop
+        }
+        "COMPARE_OP" if i.oparg == Some(10) && ins.get(k + 1).is_some_and(|x| x.opname == "POP_JUMP_IF_FALSE") => {
+            cx.emit(k, Op::CheckExcMatch);
+            cx.skip_next = true;
+            Op::JumpIf { when: false, target: cx.target(k + 1) }
+        }
         "JUMP_IF_NOT_EXC_MATCH" => {
             cx.emit(k, Op::CheckExcMatch);
             Op::JumpIf { when: false, target: cx.target(k) }

@@ -6,13 +6,15 @@
 //! their concatenation, while 3.9+ builds the empty container *below* the items and
 //! extends it one at a time. No sequence of normalized ops means exactly that without
 //! rotations that later stages would have to undo, so they take the error path. Its
-//! `COMPARE_OP` also covers `in`/`is` (normalized) and `exception match` (error path).
+//! `COMPARE_OP` also covers `in`/`is` (normalized) and `exception match` (with the
+//! block stack and its `BEGIN_FINALLY`/`END_FINALLY`/`WITH_CLEANUP_*`, in `pre311_exc`).
 
 use depyf_bytecode::{CodeObject, Instruction};
 
 use super::common::{Cx, Normalized};
-use super::{pre311, IrError};
+use super::{pre311, pre311_exc, IrError};
 
 pub(super) fn normalize(code: &CodeObject, ins: &[Instruction], lenient: bool) -> Result<Normalized, IrError> {
-    Cx::new(code, ins, lenient).run(pre311::op)
+    let facts = pre311_exc::Facts::scan(code, ins)?;
+    Cx::new(code, ins, lenient).run(|cx, k| if pre311_exc::op(cx, k, &facts)? { Ok(()) } else { pre311::op(cx, k) })
 }
