@@ -97,8 +97,18 @@ fn ranges_are_half_open_sorted_and_disjoint() {
 }
 
 #[test]
+fn py38_finally_is_refused() {
+    // The sample's `exceptions` has try/finally, which 3.8 enters with BEGIN_FINALLY
+    // (or CALL_FINALLY from a return): not rewritten, an error names it.
+    let code = sample(PythonVersion::PY38, "exceptions");
+    let e = normalize(&code).unwrap_err().to_string();
+    assert!(e.contains("BEGIN_FINALLY") || e.contains("CALL_FINALLY"), "{e}");
+    assert!(protected_ranges(&code).is_err());
+}
+
+#[test]
 fn no_block_stack_no_ranges() {
-    for v in [PythonVersion::PY39, PythonVersion::PY310] {
+    for v in [PythonVersion::PY38, PythonVersion::PY39, PythonVersion::PY310] {
         let code = sample(v, "ops");
         assert_eq!(protected_ranges(&code).unwrap(), Vec::new(), "{v}");
     }

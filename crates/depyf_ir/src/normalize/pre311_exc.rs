@@ -236,6 +236,9 @@ fn begin38(code: &CodeObject, ins: &[Instruction], k: usize) -> Result<Begin38, 
     if h.len() >= 3 && h[..3] == ["WITH_CLEANUP_START", "WITH_CLEANUP_FINISH", "END_FINALLY"] {
         return Ok(Begin38::With);
     }
+    if h.first() == Some(&"WITH_CLEANUP_START") {
+        return Err(IrError::at(code, &ins[k], "BEGIN_FINALLY into the exit of an async with (3.8 async with is not handled)"));
+    }
     if h.len() == 6 && is_none(code, &ins[k + 1]) && is_store(h[1]) && h[2].starts_with("DELETE_") && h[3] == "END_FINALLY" && h[4] == "POP_EXCEPT" {
         let after = &ins[k + 6];
         let index_of = |off: u32| ins.binary_search_by_key(&off, |i| i.offset).ok();

@@ -15,6 +15,12 @@ use super::common::{Cx, Normalized};
 use super::{pre311, pre311_exc, IrError};
 
 pub(super) fn normalize(code: &CodeObject, ins: &[Instruction], lenient: bool) -> Result<Normalized, IrError> {
-    let facts = pre311_exc::Facts::scan(code, ins)?;
+    // A block-stack shape not handled (try/finally, ...) fails the whole code object;
+    // in lenient mode its instructions are normalized one by one instead, those of
+    // the block stack taking the error path (none rewritten).
+    let facts = match pre311_exc::Facts::scan(code, ins) {
+        Err(_) if lenient => return Cx::new(code, ins, lenient).run(pre311::op),
+        r => r?,
+    };
     Cx::new(code, ins, lenient).run(|cx, k| if pre311_exc::op(cx, k, &facts)? { Ok(()) } else { pre311::op(cx, k) })
 }
