@@ -47,8 +47,11 @@
 //!   handler itself is `WITH_EXCEPT_START; POP_JUMP_IF_TRUE; RERAISE;` then the
 //!   triple, `POP_EXCEPT` and the exit popped (3.9's shape).
 //!
-//! A `finally` body (`BEGIN_FINALLY` into it, `END_FINALLY` at its end),
-//! `CALL_FINALLY`/`POP_FINALLY` (return/break/continue through a `finally` or a
+//! - `POP_BLOCK; BEGIN_FINALLY` falling into a `finally` body of straight-line code
+//!   is 3.9's copy of that body and a jump past its `END_FINALLY`; that
+//!   `END_FINALLY`, reached by an exception only, is `RERAISE`.
+//!
+//! A `finally` body with branches, `CALL_FINALLY`/`POP_FINALLY` (return/break/continue through a `finally` or a
 //! `with`) and `async with` are not rewritten: they fail normalization.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -223,6 +226,36 @@ enum Begin38 {
     /// Falls into `WITH_CLEANUP_START; WITH_CLEANUP_FINISH; END_FINALLY` at `k + 1`:
     /// the normal exit of a `with`; goes on at `k + 4`.
     With,
+    /// Falls into a `finally` body without jumps that ends with the `END_FINALLY` at
+    /// the index given: 3.9's copy of the body on the normal path, then a jump past
+    /// that `END_FINALLY`.
+    Finally(usize),
+}
+
+/// The index of the `END_FINALLY` that ends the `finally` body starting at `h` when
+/// that body is straight-line code (no jump, no jump target, no block op, no exit):
+/// such a body can be copied; `None` otherwise.
+fn straight_finally(ins: &[Instruction], h: usize) -> Option<usize> {
+    let targets: BTreeSet<u32> = ins.iter().filter_map(|i| i.jump_target()).collect();
+    let mut j = h;
+    loop {
+        let x = ins.get(j)?;
+        if x.opname == "END_FINALLY" {
+            return Some(j);
+        }
+        let plain = x.jump_target().is_none()
+            && (j == h || !targets.contains(&x.offset))
+            && !x.opname.contains("FINALLY")
+            && !x.opname.contains("BLOCK")
+            && !x.opname.contains("EXCEPT")
+            && !x.opname.starts_with("SETUP_")
+            && !x.opname.starts_with("WITH_")
+            && !matches!(x.opname, "RETURN_VALUE" | "RAISE_VARARGS" | "YIELD_VALUE" | "YIELD_FROM" | "EXTENDED_ARG");
+        if !plain {
+            return None;
+        }
+        j += 1;
+    }
 }
 
 /// The rewrite of the 3.8 `BEGIN_FINALLY` at `k`, or the error for the shapes not
@@ -235,6 +268,21 @@ fn begin38(code: &CodeObject, ins: &[Instruction], k: usize) -> Result<Begin38, 
     let h = names(ins, k + 1, 6);
     if h.len() >= 3 && h[..3] == ["WITH_CLEANUP_START", "WITH_CLEANUP_FINISH", "END_FINALLY"] {
         return Ok(Begin38::With);
+    }
+    // The kind of the SETUP_FINALLY whose handler follows (not the unbinding of
+    // `except E as name`, whose body has the same ops).
+    let index_of = |off: u32| ins.binary_search_by_key(&off, |i| i.offset).ok();
+    let mut finally_handler = false;
+    for (s, x) in ins.iter().enumerate() {
+        if x.opname == "SETUP_FINALLY" && x.jump_target() == ins.get(k + 1).map(|n| n.offset) {
+            finally_handler |= kind_of(code, ins, s, &index_of)?.1 == Kind::Finally;
+        }
+    }
+    if finally_handler {
+        if let Some(e) = straight_finally(ins, k + 1).filter(|&e| e + 1 < ins.len()) {
+            return Ok(Begin38::Finally(e));
+        }
+        return Err(IrError::at(code, &ins[k], "BEGIN_FINALLY into a finally body with branches (3.8 try/finally is only handled when its body is straight-line code)"));
     }
     if h.first() == Some(&"WITH_CLEANUP_START") {
         return Err(IrError::at(code, &ins[k], "BEGIN_FINALLY into the exit of an async with (3.8 async with is not handled)"));
@@ -258,6 +306,7 @@ fn py38_step(code: &CodeObject, ins: &[Instruction], k: usize, st: &mut Vec<Blk>
     match i.opname {
         "BEGIN_FINALLY" => match begin38(code, ins, k)? {
             Begin38::With => Ok(Step38::JumpTo(k + 4)),
+            Begin38::Finally(e) => Ok(Step38::JumpTo(e + 1)),
             Begin38::Unbind(t) => match st.pop() {
                 Some(Blk::Handler(Kind::Except)) => Ok(Step38::JumpTo(t)),
                 _ => Err(IrError::at(code, i, "BEGIN_FINALLY of an except clause outside its handler")),
@@ -290,7 +339,9 @@ fn end_finally38(code: &CodeObject, ins: &[Instruction], k: usize, st: &[Blk]) -
         return Ok(Op::Nop);
     }
     match running(st) {
-        Some(Kind::Except | Kind::NameCleanup) => Ok(Op::Reraise),
+        // A finally body is entered only by an exception (its normal entry is the
+        // copy made at BEGIN_FINALLY, CALL_FINALLY is refused): it re-raises.
+        Some(Kind::Except | Kind::NameCleanup | Kind::Finally) => Ok(Op::Reraise),
         _ => Err(IrError::at(code, &ins[k], "END_FINALLY of a finally body (3.8 try/finally is not handled)")),
     }
 }
@@ -470,6 +521,33 @@ pub(super) fn op(cx: &mut Cx<'_>, k: usize, facts: &Facts) -> Result<bool, IrErr
                     }
                 }
                 Op::Jump(ins[t].offset)
+            }
+            Some(&Begin38::Finally(e)) => {
+                // The body's ops emitted with their own offsets first (folds look
+                // back by offset), then moved to BEGIN_FINALLY's.
+                let n = cx.out.len();
+                let mut j = k + 1;
+                while j < e {
+                    super::pre311::op(cx, j)?;
+                    j += 1;
+                    while cx.skip_more > 0 || cx.skip_next {
+                        if cx.skip_more > 0 {
+                            cx.skip_more -= 1;
+                        } else {
+                            cx.skip_next = false;
+                        }
+                        j += 1;
+                    }
+                }
+                if j != e {
+                    return Err(cx.err(k, "a finally body folded past its END_FINALLY"));
+                }
+                for o in &mut cx.out[n..] {
+                    o.offset = i.offset;
+                    o.line = i.line_number;
+                    o.opname = i.opname;
+                }
+                Op::Jump(ins[e + 1].offset)
             }
             None => return Ok(false),
         },
