@@ -4,11 +4,11 @@
 //! qualified name on the stack for `MAKE_FUNCTION`. Semantics from each version's
 //! `Lib/dis.py` documentation (`Doc/library/dis.rst`) and `dis.stack_effect`.
 //!
-//! Generators and coroutines are normalized in `pre311_gen`. The block-stack opcodes
+//! Generators and coroutines are normalized in `pre311_gen`, the block-stack opcodes
 //! (`SETUP_FINALLY`, `SETUP_WITH`, `POP_BLOCK`, `POP_EXCEPT`, `RERAISE`,
-//! `WITH_EXCEPT_START`, 3.8's `BEGIN_FINALLY`/`CALL_FINALLY`/`END_FINALLY`, ...) and
-//! pattern matching (`MATCH_*`) take the error path until exception regions are
-//! normalized.
+//! `WITH_EXCEPT_START`, 3.8's `BEGIN_FINALLY`/`END_FINALLY`/`WITH_CLEANUP_*`) in
+//! `pre311_exc` (3.8's `CALL_FINALLY`/`POP_FINALLY` take the error path); pattern
+//! matching (`MATCH_*`) takes the error path.
 
 use super::common::{pre311_binary, same_everywhere, Cx};
 use super::{pre311_gen, IrError};
