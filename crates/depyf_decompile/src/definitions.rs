@@ -190,7 +190,7 @@ pub(crate) fn comprehension_of(code: &CodeObject, ir: &[IrInstr], kind: &str, op
     let body = st.region(BlockId(0), None, &at)?;
     let shape = || err("a comprehension body of an unknown shape");
     if kind == "<genexpr>" {
-        let (Some(Stmt::For(target, iter, loop_body, orelse)), None | Some(Stmt::Return(Some(Expr::Const(Constant::None))))) = (body.first(), body.get(1)) else {
+        let (Some(Stmt::For(target, iter, loop_body, orelse)), None | Some(Stmt::Return(None | Some(Expr::Const(Constant::None))))) = (body.first(), body.get(1)) else {
             return Err(shape());
         };
         if body.len() > 2 || !is_dot0(iter) || !orelse.is_empty() {

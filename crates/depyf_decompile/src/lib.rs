@@ -256,6 +256,37 @@ fn drop_implicit_returns(body: &mut Vec<Stmt>) {
     }
 }
 
+/// In a function body, drops the implicit returns (`Stmt::Return(None)`, marked by
+/// structuring) that end the function anyway, giving back the `else` of an `if`
+/// whose branch ended in one: `if c: A; return` + `B` at the end of a function is
+/// `if c: A else: B`, which compiles back to the copied returns (CPython 3.10+
+/// copies the implicit return into each branch, `Python/compile.c`
+/// `duplicate_exits_without_lineno`); an explicit `return` would be one shared
+/// block. `body` must be in tail position (falling off its end ends the function).
+fn drop_tail_returns(body: &mut Vec<Stmt>) {
+    let is_implicit = |s: &Stmt| matches!(s, Stmt::Return(None));
+    let mut i = 0;
+    while i < body.len() {
+        let more = i + 1 < body.len();
+        if let Stmt::If(_, a, e) = &mut body[i] {
+            if a.last().is_some_and(is_implicit) && e.is_empty() && more {
+                let rest: Vec<Stmt> = body.drain(i + 1..).collect();
+                if let Stmt::If(_, _, e) = &mut body[i] {
+                    *e = rest;
+                }
+            }
+        }
+        i += 1;
+    }
+    if body.last().is_some_and(is_implicit) {
+        body.pop();
+    }
+    if let Some(Stmt::If(_, a, e)) = body.last_mut() {
+        drop_tail_returns(a);
+        drop_tail_returns(e);
+    }
+}
+
 /// Whether a module or class body still has a `return` (inside a loop): structuring
 /// copied the body's end into a loop exit, which such a body cannot express.
 fn loop_return(body: &[Stmt]) -> bool {
@@ -300,8 +331,11 @@ pub(crate) fn recover_body_with(
     definitions::bind(&mut body).map_err(|m| at(&m))?;
     // Idioms: the implicit `return None` at the end of a function body.
     idioms::merge_tails(&mut body);
-    if matches!(body.last(), Some(Stmt::Return(Some(Expr::Const(Constant::None))))) {
+    if matches!(body.last(), Some(Stmt::Return(None | Some(Expr::Const(Constant::None))))) {
         body.pop();
+    }
+    if code.co_flags & (co_flags::OPTIMIZED | co_flags::NEWLOCALS) != 0 {
+        drop_tail_returns(&mut body);
     }
     if code.co_flags & (co_flags::OPTIMIZED | co_flags::NEWLOCALS) == 0 {
         drop_implicit_returns(&mut body);
@@ -486,9 +520,14 @@ fn is_identifier(name: &str) -> bool {
 
 /// Renames `__temp_<n>` by order of first appearance so that two recoveries compare
 /// equal when they differ only in how temporaries were numbered; drops the line
-/// number a 3.13+ class body stores in `__firstlineno__`.
+/// number a 3.13+ class body stores in `__firstlineno__`; reads a bare `return` (an
+/// implicit return that structuring kept) as `return None`.
 fn canonical_temps(text: &str) -> String {
-    let kept: Vec<&str> = text.lines().filter(|l| !l.trim_start().starts_with("__firstlineno__ = ")).collect();
+    let kept: Vec<String> = text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("__firstlineno__ = "))
+        .map(|l| if l.trim() == "return" { format!("{l} None") } else { l.to_string() })
+        .collect();
     let text = kept.join("\n") + "\n";
     let mut map: Vec<(String, String)> = Vec::new();
     let mut out = String::with_capacity(text.len());

@@ -824,7 +824,9 @@ impl BlockState<'_, '_> {
             Op::Compare(c) => {
                 let r = self.pop_expr()?;
                 let l = self.pop_expr()?;
-                self.push(Expr::Compare(Box::new(l), vec![(cmp_symbol(c), r)]));
+                let op = cmp_symbol(c);
+                let r = if matches!(op, "in" | "not in") { set_display(r) } else { r };
+                self.push(Expr::Compare(Box::new(l), vec![(op, r)]));
             }
             Op::BinarySubscr => {
                 let k = self.pop_expr()?;
@@ -1005,7 +1007,7 @@ impl BlockState<'_, '_> {
                 self.push(comp);
             }
             Op::GetIter => {
-                let v = self.pop_expr()?;
+                let v = set_display(self.pop_expr()?);
                 self.stack.push(SVal::Iter(v));
             }
             // Pattern ops outside the case shapes that `patterns` reads.
@@ -1707,7 +1709,30 @@ pub(crate) fn simplify(e: Expr) -> Expr {
     Expr::IfExp(Box::new(test), Box::new(then), Box::new(orelse))
 }
 
+/// A constant `frozenset` where only a set display can have made it: CPython folds
+/// the display `{1, 2}` on the right of `in`/`not in` and as the iterable of a `for`
+/// or comprehension into a `frozenset` constant (CPython 3.8-3.13
+/// `Python/ast_opt.c` `fold_iter`/`fold_compare`), which no literal spells; the
+/// display compiles back to it. Other values are returned unchanged.
+pub(crate) fn set_display(e: Expr) -> Expr {
+    match e {
+        Expr::Const(Constant::FrozenSet(items)) if !items.is_empty() => Expr::Set(items.into_iter().map(Expr::Const).collect()),
+        other => other,
+    }
+}
+
 pub(crate) fn bool_op(is_and: bool, a: Expr, b: Expr) -> Expr {
+    // `not a < b or not b < c` is the negated chain `not a < b < c` (how a jump on a
+    // chained comparison reads when its test is negated).
+    if !is_and {
+        if let (Expr::UnaryOp("not", x), Expr::UnaryOp("not", y)) = (&a, &b) {
+            if let (Expr::Compare(..), Expr::Compare(..)) = (&**x, &**y) {
+                if let chain @ Expr::Compare(..) = bool_op(true, (**x).clone(), (**y).clone()) {
+                    return Expr::UnaryOp("not", Box::new(chain));
+                }
+            }
+        }
+    }
     if is_and {
         if let (Expr::Compare(l1, r1), Expr::Compare(l2, r2)) = (&a, &b) {
             if let Some((_, last)) = r1.last() {

@@ -184,6 +184,12 @@ impl<'a> Structurer<'a> {
                 return Err(e.clone());
             }
             out.extend(code.stmts.iter().cloned());
+            if self.implicit_return(b) {
+                // Marked as the compiler's own `return None` (see `implicit_return`).
+                if let Some(last) = out.last_mut() {
+                    *last = Stmt::Return(None);
+                }
+            }
             if let Some(merge) = code.collapsed_to {
                 b = merge;
                 continue;
@@ -248,13 +254,74 @@ impl<'a> Structurer<'a> {
 
     /// Whether `a` and `b` lead to the same code: the same block, or two terminal
     /// blocks (return/raise) with the same statements, as when CPython copies a
-    /// small exit block into each jump to it.
+    /// small exit block into each jump to it. A copy keeps the line numbers of its
+    /// original, so two blocks on different lines are two statements of the source
+    /// (`if a: return 0` / `if b: return 0`, not `if a or b: return 0`); both
+    /// readings compute the same, the lines only choose the one that compiles back
+    /// to the same bytecode (CPython 3.8-3.13 `Python/compile.c`/`flowgraph.c`
+    /// `duplicate_exits_without_lineno`, `inline_small_exit_blocks`).
     fn same_exit(&self, a: BlockId, b: BlockId) -> bool {
         if a == b {
             return true;
         }
         let terminal = |x: BlockId| matches!(self.cfg.blocks[x.index()].term, Terminator::Return | Terminator::Raise);
-        terminal(a) && terminal(b) && self.rec.blocks[a.index()].stmts == self.rec.blocks[b.index()].stmts
+        terminal(a) && terminal(b) && self.rec.blocks[a.index()].stmts == self.rec.blocks[b.index()].stmts && self.same_lines(a, b)
+    }
+
+    /// Whether block `b` ends in a `return None` that the compiler added at the end
+    /// of the function rather than a `return` statement: its ops carry the line of
+    /// the op before them (in `b`, or in its only predecessor), where a statement
+    /// has a line of its own. CPython 3.10+ copies that implicit return into every
+    /// path that falls off the end (`Python/compile.c`/`flowgraph.c`
+    /// `duplicate_exits_without_lineno`, which gives each copy the line of its
+    /// predecessor), so the copies are one end of the function in the source, not
+    /// `return` statements (see `crate::drop_tail_returns`). False without lines and
+    /// in code with exception handling.
+    fn implicit_return(&self, b: BlockId) -> bool {
+        // Leaving a `try`/`with` runs clean-up ops on the line of the `return`
+        // statement itself, which would read as implicit: only plain code qualifies.
+        if self.cfg.blocks.iter().any(|x| x.handler.is_some()) {
+            return false;
+        }
+        let blk = &self.cfg.blocks[b.index()];
+        if !matches!(self.rec.blocks[b.index()].stmts.last(), Some(Stmt::Return(Some(Expr::Const(depyf_bytecode::Constant::None))))) {
+            return false;
+        }
+        let ops = &self.ir[blk.start..blk.end];
+        let Some(ret) = ops.iter().rposition(|i| matches!(i.op, depyf_ir::Op::Return)) else { return false };
+        if ret + 1 != ops.len() || ret == 0 || !matches!(ops[ret - 1].op, depyf_ir::Op::LoadConst(_)) {
+            return false;
+        }
+        let line = ops[ret].line;
+        if line.is_none() || ops[ret - 1].line != line {
+            return false;
+        }
+        let before = ops[..ret - 1].iter().rev().find(|i| i.op != depyf_ir::Op::Nop && i.offset != ops[ret - 1].offset);
+        let prev_line = match before {
+            Some(i) => i.line,
+            None => match blk.preds.as_slice() {
+                [p] => {
+                    let pb = &self.cfg.blocks[p.index()];
+                    self.ir[pb.start..pb.end].iter().rev().find(|i| i.op != depyf_ir::Op::Nop).and_then(|i| i.line)
+                }
+                _ => None,
+            },
+        };
+        prev_line == line
+    }
+
+    /// Whether the last ops (the `return`/`raise`) of `a` and `b` carry the same line
+    /// number (or either has none). Only the last op: ops before it may belong to
+    /// another statement (the clean-up of a chained comparison).
+    fn same_lines(&self, a: BlockId, b: BlockId) -> bool {
+        let line = |x: BlockId| {
+            let blk = &self.cfg.blocks[x.index()];
+            self.ir[blk.start..blk.end].last().and_then(|i| i.line)
+        };
+        match (line(a), line(b)) {
+            (Some(x), Some(y)) => x == y,
+            _ => true,
+        }
     }
 
     /// Merges chains of tests into one condition with `and`/`or` (how CPython

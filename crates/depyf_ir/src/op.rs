@@ -363,13 +363,16 @@ pub enum Op {
     /// `( -- AssertionError)`.
     LoadAssertionError,
     /// `(global_super, class, self -- attr)` 3.12+ `LOAD_SUPER_ATTR` (zero-argument
-    /// `super().name`), `method` when used as a method load (pushes NULL as well, in
-    /// the version's call layout).
+    /// `super().name`, or `super(class, self).name` when `two_args`), `method` when
+    /// used as a method load (pushes NULL as well, in the version's call layout).
+    /// CPython 3.12 `Python/compile.c` `can_optimize_super_call`.
     LoadSuperAttr {
         /// `co_names` index.
         name: usize,
         /// Loaded as a method.
         method: Option<CallLayout>,
+        /// Oparg bit 2: the two operands were written as `super(class, self)`.
+        two_args: bool,
     },
     /// `( -- )` `__annotations__ = {}` in module and class bodies.
     SetupAnnotations,

@@ -215,15 +215,23 @@ impl BlockState<'_, '_> {
                 let n = if deref { self.ctx.local_name(i) } else { self.ctx.name(i) };
                 self.push(Expr::Name(n));
             }
-            Op::LoadSuperAttr { name, method } => {
+            Op::LoadSuperAttr { name, method, two_args } => {
                 let self_arg = self.pop_expr()?;
                 let class = self.pop_expr()?;
                 let sup = self.pop_expr()?;
-                if !sup.is_name("super") || !class.is_name("__class__") {
-                    return Err(self.err("LOAD_SUPER_ATTR that is not a zero-argument super()"));
+                if !sup.is_name("super") {
+                    return Err(self.err("LOAD_SUPER_ATTR of a callable that is not the global `super`"));
                 }
-                let _ = self_arg;
-                let attr = Expr::Attribute(Box::new(Expr::Call(Box::new(sup), vec![], vec![])), self.ctx.name(name));
+                // Zero arguments: the compiler loads the `__class__` cell and the first
+                // parameter itself; two arguments: the written ones, in order.
+                let args = if two_args {
+                    vec![class, self_arg]
+                } else if class.is_name("__class__") {
+                    vec![]
+                } else {
+                    return Err(self.err("LOAD_SUPER_ATTR that is not a zero-argument super()"));
+                };
+                let attr = Expr::Attribute(Box::new(Expr::Call(Box::new(sup), args, vec![])), self.ctx.name(name));
                 match method {
                     None => self.push(attr),
                     Some(CallLayout::NullSecond) => {
@@ -588,7 +596,7 @@ impl BlockState<'_, '_> {
                 if !call_ok {
                     break;
                 }
-                let iterable = self.pop_expr()?;
+                let iterable = super::set_display(self.pop_expr()?);
                 let is_async = matches!(op, Op::GetAIter);
                 let mut comp = self.pop_expr()?;
                 let gens = match &mut comp {

@@ -95,6 +95,36 @@ impl Loops {
 }
 
 /// Normalizes instruction `k` with the meanings shared by 3.12 and later.
+/// CPython 3.12+ has no backward conditional jumps: where 3.11 jumps back to a loop
+/// header on a condition (`POP_JUMP_BACKWARD_IF_FALSE top`), 3.12+ jumps forward on
+/// the opposite condition over an unconditional `JUMP_BACKWARD top`
+/// (`Python/flowgraph.c` `normalize_jumps_in_block`). For a conditional jump `k`
+/// whose target is right after such a `JUMP_BACKWARD` (a `NOT_TAKEN` may sit
+/// between), which nothing else jumps to: `Some((the loop target, how many
+/// instructions after k to drop))`, so that the pair reads as the one conditional
+/// jump it was made from and the loop shapes are those of 3.11.
+fn backward_over(cx: &Cx<'_>, k: usize) -> Option<(u32, usize)> {
+    let i = &cx.ins[k];
+    if !matches!(i.opname, "POP_JUMP_IF_FALSE" | "POP_JUMP_IF_TRUE" | "POP_JUMP_IF_NONE" | "POP_JUMP_IF_NOT_NONE") {
+        return None;
+    }
+    let mut j = k + 1;
+    if cx.ins.get(j)?.opname == "NOT_TAKEN" {
+        j += 1;
+    }
+    let back = cx.ins.get(j)?;
+    let after = cx.ins.get(j + 1)?;
+    if back.opname != "JUMP_BACKWARD" || i.jump_target()? != after.offset {
+        return None;
+    }
+    let target = back.jump_target()?;
+    let landed = |off: u32| cx.ins.iter().any(|x| x.jump_target() == Some(off));
+    if cx.ins[k + 1..=j].iter().any(|x| landed(x.offset)) {
+        return None;
+    }
+    Some((target, j - k))
+}
+
 pub(super) fn op(cx: &mut Cx<'_>, fam: &Family, loops: &Loops, k: usize) -> Result<(), IrError> {
     let i = &cx.ins[k];
     if loops.dead.contains(&i.offset) {
@@ -106,6 +136,16 @@ pub(super) fn op(cx: &mut Cx<'_>, fam: &Family, loops: &Loops, k: usize) -> Resu
         return Ok(());
     }
     if super::post311_exc::op(cx, k)? {
+        return Ok(());
+    }
+    if let Some((back, skipped)) = backward_over(cx, k) {
+        let op = match same_everywhere(cx, k)? {
+            Some(Op::JumpIf { when, .. }) => Op::JumpIf { when: !when, target: back },
+            Some(Op::JumpIfNone { when, .. }) => Op::JumpIfNone { when: !when, target: back },
+            _ => unreachable!("backward_over only accepts conditional jumps"),
+        };
+        cx.emit(k, op);
+        cx.skip_more = skipped;
         return Ok(());
     }
     if let Some(op) = same_everywhere(cx, k)? {
@@ -155,12 +195,8 @@ pub(super) fn op(cx: &mut Cx<'_>, fam: &Family, loops: &Loops, k: usize) -> Resu
         }
         "LOAD_ATTR" if arg & 1 == 1 => Op::LoadMethod(idx, layout),
         "LOAD_ATTR" => Op::LoadAttr(idx),
-        // Low bit: method load; second bit: two-argument `super(cls, obj)`, which the
-        // op (zero-argument `super()`) does not express.
-        "LOAD_SUPER_ATTR" if arg & 2 != 0 => {
-            return Err(cx.err(k, "two-argument super() attribute load: not supported by the decompiler yet"))
-        }
-        "LOAD_SUPER_ATTR" => Op::LoadSuperAttr { name: idx, method: (arg & 1 == 1).then_some(layout) },
+        // Low bit: method load; second bit: two-argument `super(cls, obj)`.
+        "LOAD_SUPER_ATTR" => Op::LoadSuperAttr { name: idx, method: (arg & 1 == 1).then_some(layout), two_args: arg & 2 != 0 },
         // 3.12 only (3.13 has CALL_KW).
         "KW_NAMES" => {
             cx.kwnames = Some(idx);

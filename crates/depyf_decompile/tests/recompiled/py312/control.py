@@ -10,37 +10,36 @@ def loops(n):
             if i == 3:
                 for j in range(n):
                     if not j or out:
-                        if not j > 5:
+                        if j > 5:
+                            out.append(j)
                             continue
-                        out.append(j)
                         continue
                     out.append(j)
                 return out
-            if i < n:
-                continue
-            out.append(-1)
-            for j in range(n):
-                if not j or out:
-                    if not j > 5:
+            if not i < n:
+                out.append(-1)
+                for j in range(n):
+                    if not j or out:
+                        if j > 5:
+                            out.append(j)
+                            continue
                         continue
                     out.append(j)
-                    continue
-                out.append(j)
-            return out
+                return out
         for j in range(n):
             if not j or out:
-                if not j > 5:
+                if j > 5:
+                    out.append(j)
                     continue
-                out.append(j)
                 continue
             out.append(j)
         return out
     out.append(-1)
     for j in range(n):
         if not j or out:
-            if not j > 5:
+            if j > 5:
+                out.append(j)
                 continue
-            out.append(j)
             continue
         out.append(j)
     return out
