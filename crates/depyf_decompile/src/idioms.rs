@@ -15,6 +15,7 @@ use crate::recover::negate;
 /// Folds `if c: while True: [...; if not c: break]` into `while c: [...]`,
 /// everywhere in `body`.
 pub(crate) fn rotated_while(body: &mut Vec<Stmt>) {
+    shared_exit_while(body);
     for s in body.iter_mut() {
         match s {
             Stmt::If(_, a, b) | Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => {
@@ -50,6 +51,35 @@ pub(crate) fn rotated_while(body: &mut Vec<Stmt>) {
             continue;
         }
         *s = Stmt::While(cond.clone(), new_body, Vec::new());
+    }
+}
+
+/// `if c: [while True: ...; if not c: break]; T` followed by `T` (T ends in a
+/// return or raise; structuring copies it into the branch when the loop's exit
+/// and the path around the loop are two copies of one exit block, as CPython
+/// 3.10+ makes of an implicit `return None`) becomes `if c: while True: ...`
+/// followed by `T`, the shape [`rotated_while`] folds. Only at this level of
+/// `body`; [`rotated_while`] recurses.
+fn shared_exit_while(body: &mut Vec<Stmt>) {
+    let mut i = 0;
+    while i < body.len() {
+        let Stmt::If(_, then_body, else_body) = &body[i] else {
+            i += 1;
+            continue;
+        };
+        let n = then_body.len();
+        let ok = n >= 2
+            && matches!(then_body[0], Stmt::While(Expr::Const(Constant::Bool(true)), _, _))
+            && matches!(then_body.last(), Some(Stmt::Return(_) | Stmt::Raise(..)))
+            && else_body.is_empty()
+            && body.len() >= i + n
+            && then_body[1..] == body[i + 1..i + n];
+        if ok {
+            if let Stmt::If(_, then_body, _) = &mut body[i] {
+                then_body.truncate(1);
+            }
+        }
+        i += 1;
     }
 }
 

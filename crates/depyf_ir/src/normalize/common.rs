@@ -30,6 +30,10 @@ pub(super) struct Cx<'a> {
     /// That many instructions after the current one were folded into it (`yield
     /// from`, a `with` exit): they become `Nop`s.
     pub skip_more: usize,
+    /// That many instructions after the current one were folded into it and leave
+    /// no op at all (not even a `Nop`, which would end up a block of its own after
+    /// a jump); nothing may jump to them.
+    pub drop_more: usize,
     /// Keep going after an instruction without a normalized form ([`super::normalize_all`]).
     lenient: bool,
     /// The errors met in lenient mode.
@@ -45,6 +49,7 @@ impl<'a> Cx<'a> {
             kwnames: None,
             skip_next: false,
             skip_more: 0,
+            drop_more: 0,
             lenient,
             errors: Vec::new(),
         }
@@ -116,6 +121,10 @@ impl<'a> Cx<'a> {
     /// lenient mode an instruction that fails emits nothing and its error is kept.
     pub fn run(mut self, mut f: impl FnMut(&mut Self, usize) -> Result<(), IrError>) -> Result<Normalized, IrError> {
         for k in 0..self.ins.len() {
+            if self.drop_more > 0 {
+                self.drop_more -= 1;
+                continue;
+            }
             if self.skip_more > 0 {
                 self.skip_more -= 1;
                 self.emit(k, Op::Nop);

@@ -145,7 +145,7 @@ pub(super) fn op(cx: &mut Cx<'_>, fam: &Family, loops: &Loops, k: usize) -> Resu
             _ => unreachable!("backward_over only accepts conditional jumps"),
         };
         cx.emit(k, op);
-        cx.skip_more = skipped;
+        cx.drop_more = skipped;
         return Ok(());
     }
     if let Some(op) = same_everywhere(cx, k)? {
