@@ -111,6 +111,11 @@ impl<'a> Structurer<'a> {
     /// dominates, inside the current loop. Arms that end in `return` or `raise`
     /// don't prevent a meeting of the others, unlike the post-dominator.
     fn follow(&self, b: BlockId, fall: BlockId, jump: BlockId) -> Option<BlockId> {
+        // An arm that goes back to the loop's header is a `continue`: it meets
+        // nothing (the header reaches the rest of the body only by looping).
+        if self.loops.last().is_some_and(|l| l.header == fall || l.header == jump) {
+            return None;
+        }
         (0..self.cfg.blocks.len() as u32)
             .map(BlockId)
             .filter(|&c| c != b && self.rpo_index[c.index()] != usize::MAX)
@@ -423,6 +428,10 @@ fn drop_trailing_continue(body: &mut Vec<Stmt>) {
     match body.last_mut() {
         Some(Stmt::Continue) => {
             body.pop();
+            // What now ends the body falls to the loop's end as well.
+            if matches!(body.last(), Some(Stmt::If(..))) {
+                drop_trailing_continue(body);
+            }
         }
         Some(Stmt::If(_, a, b)) => {
             drop_trailing_continue(a);
