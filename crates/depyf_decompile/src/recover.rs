@@ -502,6 +502,79 @@ impl BlockState<'_, '_> {
         Ok(Some(i))
     }
 
+    /// `t1 = t2 = ... = v` whose targets may be attributes and subscripts, compiled
+    /// as `v; COPY 1; <t1's operands>; STORE t1; COPY 1; ...; <tn's operands>;
+    /// STORE tn` (seen at the first COPY; CPython 3.8-3.15 `compiler_visit_stmt`
+    /// for `Assign`: the value once, then each target left to right). Operands are
+    /// plain loads, attribute loads and subscripts. Returns how many of the
+    /// following ops it covers, or `None` for another shape (nothing changed then).
+    fn chained_targets(&mut self, next: &[IrInstr]) -> Result<Option<usize>, DecompileError> {
+        match self.stack.last() {
+            Some(SVal::Expr(Expr::BinOp(_, op, _))) if op.ends_with('=') && !matches!(*op, "==" | "!=" | "<=" | ">=") => return Ok(None),
+            Some(SVal::Expr(_)) => {}
+            _ => return Ok(None),
+        }
+        // One target: its operand ops and the store that takes the value.
+        let segment = |from: usize| -> Option<usize> {
+            let mut depth = 0u32;
+            for (j, ins) in next.iter().enumerate().skip(from) {
+                match ins.op {
+                    Op::Nop => {}
+                    Op::LoadConst(_) | Op::LoadSmallInt(_) | Op::LoadFast(_) | Op::LoadDeref(_) | Op::LoadGlobal(_) | Op::LoadName(_) => depth += 1,
+                    Op::LoadAttr(_) if depth >= 1 => {}
+                    Op::BinarySubscr if depth >= 2 => depth -= 1,
+                    Op::StoreGlobal(i) if depth == 0 => {
+                        let n = self.ctx.name(i);
+                        return (!self.ctx.code.co_localsplusnames.contains(&n)).then_some(j);
+                    }
+                    Op::StoreFast(_) | Op::StoreName(_) | Op::StoreDeref(_) if depth == 0 => return Some(j),
+                    Op::StoreAttr(_) if depth == 1 => return Some(j),
+                    Op::StoreSubscr if depth == 2 => return Some(j),
+                    _ => return None,
+                }
+            }
+            None
+        };
+        let mut segs = Vec::new();
+        let Some(first) = segment(0) else { return Ok(None) };
+        segs.push((0, first));
+        let mut i = first + 1;
+        loop {
+            if matches!(next.get(i).map(|x| &x.op), Some(Op::Copy(1))) {
+                let Some(end) = segment(i + 1) else { return Ok(None) };
+                segs.push((i + 1, end));
+                i = end + 1;
+                continue;
+            }
+            // The last target takes the value itself.
+            let Some(end) = segment(i) else { return Ok(None) };
+            segs.push((i, end));
+            i = end + 1;
+            break;
+        }
+        let mut targets = Vec::with_capacity(segs.len());
+        for (start, store) in segs {
+            let mut j = start;
+            while j < store {
+                let skip = self.step(&next[j].op, &next[j + 1..store])?;
+                j += 1 + skip;
+            }
+            let t = match next[store].op {
+                Op::StoreAttr(n) => Expr::Attribute(Box::new(self.pop_expr()?), self.ctx.name(n)),
+                Op::StoreSubscr => {
+                    let k = self.pop_expr()?;
+                    let c = self.pop_expr()?;
+                    Expr::Subscript(Box::new(c), Box::new(k))
+                }
+                ref op => self.simple_store_target(op).ok_or_else(|| self.err("a chained assignment target"))?,
+            };
+            targets.push(t);
+        }
+        let v = self.pop_expr()?;
+        self.emit(Stmt::Assign(targets, v));
+        Ok(Some(i))
+    }
+
     /// The target of a store to a plain variable, registering `global`/`nonlocal`
     /// declarations it needs; `None` for other ops.
     fn simple_store_target(&mut self, op: &Op) -> Option<Expr> {
@@ -733,6 +806,9 @@ impl BlockState<'_, '_> {
                 let pos = self.stack.len() - n;
                 if n == 1 {
                     if let Some(k) = self.chained_assignment(next)? {
+                        return Ok(k);
+                    }
+                    if let Some(k) = self.chained_targets(next)? {
                         return Ok(k);
                     }
                     // `(x := v)`: the value stays on the stack and is also stored.
