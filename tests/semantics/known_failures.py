@@ -107,7 +107,6 @@ KNOWN_FAILURES = {
         '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'comprehensions.comp_unpacking_target': {
-        '3.8 3.9 3.10 3.11': 'a comprehension body of an unknown shape',
         '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'comprehensions.comp_walrus': {

@@ -502,77 +502,108 @@ impl BlockState<'_, '_> {
         Ok(Some(i))
     }
 
-    /// `t1 = t2 = ... = v` whose targets may be attributes and subscripts, compiled
-    /// as `v; COPY 1; <t1's operands>; STORE t1; COPY 1; ...; <tn's operands>;
-    /// STORE tn` (seen at the first COPY; CPython 3.8-3.15 `compiler_visit_stmt`
-    /// for `Assign`: the value once, then each target left to right). Operands are
-    /// plain loads, attribute loads and subscripts. Returns how many of the
-    /// following ops it covers, or `None` for another shape (nothing changed then).
+    /// `t1 = t2 = ... = v` whose targets may be attributes, subscripts and tuples,
+    /// compiled as `v; COPY 1; <t1>; COPY 1; ...; <tn>` (seen at the first COPY;
+    /// CPython 3.8-3.15 `compiler_visit_stmt` for `Assign`: the value once, then each
+    /// target left to right; see [`Self::target_end`] for a target's ops). Returns
+    /// how many of the following ops it covers, or `None` for another shape (nothing
+    /// changed then).
     fn chained_targets(&mut self, next: &[IrInstr]) -> Result<Option<usize>, DecompileError> {
         match self.stack.last() {
             Some(SVal::Expr(Expr::BinOp(_, op, _))) if op.ends_with('=') && !matches!(*op, "==" | "!=" | "<=" | ">=") => return Ok(None),
             Some(SVal::Expr(_)) => {}
             _ => return Ok(None),
         }
-        // One target: its operand ops and the store that takes the value.
-        let segment = |from: usize| -> Option<usize> {
-            let mut depth = 0u32;
-            for (j, ins) in next.iter().enumerate().skip(from) {
-                match ins.op {
-                    Op::Nop => {}
-                    Op::LoadConst(_) | Op::LoadSmallInt(_) | Op::LoadFast(_) | Op::LoadDeref(_) | Op::LoadGlobal(_) | Op::LoadName(_) => depth += 1,
-                    Op::LoadAttr(_) if depth >= 1 => {}
-                    Op::BinarySubscr if depth >= 2 => depth -= 1,
-                    Op::StoreGlobal(i) if depth == 0 => {
-                        let n = self.ctx.name(i);
-                        return (!self.ctx.code.co_localsplusnames.contains(&n)).then_some(j);
-                    }
-                    Op::StoreFast(_) | Op::StoreName(_) | Op::StoreDeref(_) if depth == 0 => return Some(j),
-                    Op::StoreAttr(_) if depth == 1 => return Some(j),
-                    Op::StoreSubscr if depth == 2 => return Some(j),
-                    _ => return None,
-                }
-            }
-            None
-        };
-        let mut segs = Vec::new();
-        let Some(first) = segment(0) else { return Ok(None) };
-        segs.push((0, first));
-        let mut i = first + 1;
+        let mut starts = Vec::new();
+        let Some(first) = self.target_end(next, 0) else { return Ok(None) };
+        starts.push(0);
+        let mut i = first;
         loop {
             if matches!(next.get(i).map(|x| &x.op), Some(Op::Copy(1))) {
-                let Some(end) = segment(i + 1) else { return Ok(None) };
-                segs.push((i + 1, end));
-                i = end + 1;
+                let Some(end) = self.target_end(next, i + 1) else { return Ok(None) };
+                starts.push(i + 1);
+                i = end;
                 continue;
             }
             // The last target takes the value itself.
-            let Some(end) = segment(i) else { return Ok(None) };
-            segs.push((i, end));
-            i = end + 1;
+            let Some(end) = self.target_end(next, i) else { return Ok(None) };
+            starts.push(i);
+            i = end;
             break;
         }
-        let mut targets = Vec::with_capacity(segs.len());
-        for (start, store) in segs {
-            let mut j = start;
-            while j < store {
-                let skip = self.step(&next[j].op, &next[j + 1..store])?;
-                j += 1 + skip;
-            }
-            let t = match next[store].op {
-                Op::StoreAttr(n) => Expr::Attribute(Box::new(self.pop_expr()?), self.ctx.name(n)),
-                Op::StoreSubscr => {
-                    let k = self.pop_expr()?;
-                    let c = self.pop_expr()?;
-                    Expr::Subscript(Box::new(c), Box::new(k))
-                }
-                ref op => self.simple_store_target(op).ok_or_else(|| self.err("a chained assignment target"))?,
-            };
-            targets.push(t);
+        let mut targets = Vec::with_capacity(starts.len());
+        for start in starts {
+            targets.push(self.build_target(next, start)?.0);
         }
         let v = self.pop_expr()?;
         self.emit(Stmt::Assign(targets, v));
         Ok(Some(i))
+    }
+
+    /// Where the ops of one assignment target that starts at `next[from]` end (one
+    /// past its store), the value it takes being on the stack: a store to a plain
+    /// variable; operand loads (names, constants, attributes, subscripts of them)
+    /// then `STORE_ATTR`/`STORE_SUBSCR`; or `UNPACK_SEQUENCE n` and n targets. `None`
+    /// for anything else. Reads only.
+    fn target_end(&self, next: &[IrInstr], from: usize) -> Option<usize> {
+        if let Some(Op::UnpackSequence(n)) = next.get(from).map(|i| &i.op) {
+            let mut j = from + 1;
+            for _ in 0..*n {
+                j = self.target_end(next, j)?;
+            }
+            return Some(j);
+        }
+        let mut depth = 0u32;
+        for (j, ins) in next.iter().enumerate().skip(from) {
+            match ins.op {
+                Op::Nop => {}
+                Op::LoadConst(_) | Op::LoadSmallInt(_) | Op::LoadFast(_) | Op::LoadDeref(_) | Op::LoadGlobal(_) | Op::LoadName(_) => depth += 1,
+                Op::LoadAttr(_) if depth >= 1 => {}
+                Op::BinarySubscr if depth >= 2 => depth -= 1,
+                Op::StoreGlobal(i) if depth == 0 => {
+                    let n = self.ctx.name(i);
+                    return (!self.ctx.code.co_localsplusnames.contains(&n)).then_some(j + 1);
+                }
+                Op::StoreFast(_) | Op::StoreName(_) | Op::StoreDeref(_) if depth == 0 => return Some(j + 1),
+                Op::StoreAttr(_) if depth == 1 => return Some(j + 1),
+                Op::StoreSubscr if depth == 2 => return Some(j + 1),
+                _ => return None,
+            }
+        }
+        None
+    }
+
+    /// The target whose ops [`Self::target_end`] accepted at `next[from]`, and where
+    /// they end: interprets its operand loads (the value it takes is not on the
+    /// symbolic stack: the caller holds it).
+    fn build_target(&mut self, next: &[IrInstr], from: usize) -> Result<(Expr, usize), DecompileError> {
+        if let Op::UnpackSequence(n) = next[from].op {
+            let mut j = from + 1;
+            let mut items = Vec::with_capacity(n as usize);
+            for _ in 0..n {
+                let (t, end) = self.build_target(next, j)?;
+                items.push(t);
+                j = end;
+            }
+            return Ok((Expr::Tuple(items), j));
+        }
+        let end = self.target_end(next, from).ok_or_else(|| self.err("an assignment target of an unknown shape"))?;
+        let store = end - 1;
+        let mut j = from;
+        while j < store {
+            let skip = self.step(&next[j].op, &next[j + 1..store])?;
+            j += 1 + skip;
+        }
+        let t = match next[store].op {
+            Op::StoreAttr(n) => Expr::Attribute(Box::new(self.pop_expr()?), self.ctx.name(n)),
+            Op::StoreSubscr => {
+                let k = self.pop_expr()?;
+                let c = self.pop_expr()?;
+                Expr::Subscript(Box::new(c), Box::new(k))
+            }
+            ref op => self.simple_store_target(op).ok_or_else(|| self.err("an assignment target of an unknown shape"))?,
+        };
+        Ok((t, end))
     }
 
     /// The target of a store to a plain variable, registering `global`/`nonlocal`
@@ -840,6 +871,24 @@ impl BlockState<'_, '_> {
                         self.emit(Stmt::Assign(vec![Expr::Tuple(targets)], Expr::Tuple(values)));
                         return Ok(n);
                     }
+                    // Attribute and subscript targets (`a.x, b.y = b.y, a.x`): each
+                    // target's operands are loaded right before its store.
+                    let mut end = Some(0);
+                    for _ in 0..n {
+                        end = end.and_then(|j| self.target_end(next, j));
+                    }
+                    if let Some(end) = end {
+                        let values = self.pop_n(n)?;
+                        let mut targets = Vec::with_capacity(n);
+                        let mut j = 0;
+                        for _ in 0..n {
+                            let (t, e) = self.build_target(next, j)?;
+                            targets.push(t);
+                            j = e;
+                        }
+                        self.emit(Stmt::Assign(vec![Expr::Tuple(targets)], Expr::Tuple(values)));
+                        return Ok(end);
+                    }
                 }
                 // Reordering delayed values would reorder their evaluation.
                 // Reordering two delayed values would reorder their evaluation; one
@@ -854,6 +903,25 @@ impl BlockState<'_, '_> {
                 let n = n as usize;
                 if n == 0 || n > self.stack.len() {
                     return Err(self.err("stack underflow"));
+                }
+                // `a, b, c = x, y, z` before 3.11: ROT_THREE, ROT_TWO, then the stores.
+                if n == 3 && matches!(next.first().map(|i| &i.op), Some(Op::Swap(2))) && self.stack[self.stack.len() - 3..].iter().all(|v| matches!(v, SVal::Expr(_))) {
+                    let mut end = Some(1);
+                    for _ in 0..3 {
+                        end = end.and_then(|j| self.target_end(next, j));
+                    }
+                    if let Some(end) = end {
+                        let values = self.pop_n(3)?;
+                        let mut targets = Vec::with_capacity(3);
+                        let mut j = 1;
+                        for _ in 0..3 {
+                            let (t, e) = self.build_target(next, j)?;
+                            targets.push(t);
+                            j = e;
+                        }
+                        self.emit(Stmt::Assign(vec![Expr::Tuple(targets)], Expr::Tuple(values)));
+                        return Ok(end);
+                    }
                 }
                 let len = self.stack.len();
                 if self.reorder_needs_spill(len - n..len) {
@@ -1009,6 +1077,22 @@ impl BlockState<'_, '_> {
                 if let Some(targets) = targets.filter(|t| t.len() == n && n > 0) {
                     self.emit(Stmt::Assign(vec![Expr::Tuple(targets)], v));
                     return Ok(n);
+                }
+                // Attribute, subscript and nested targets: `a.x, (b, c[k]) = value`.
+                let mut end = Some(0);
+                for _ in 0..n {
+                    end = end.and_then(|j| self.target_end(next, j));
+                }
+                if let (Some(end), true) = (end, n > 0) {
+                    let mut targets = Vec::with_capacity(n);
+                    let mut j = 0;
+                    for _ in 0..n {
+                        let (t, e) = self.build_target(next, j)?;
+                        targets.push(t);
+                        j = e;
+                    }
+                    self.emit(Stmt::Assign(vec![Expr::Tuple(targets)], v));
+                    return Ok(end);
                 }
                 let temps: Vec<String> = (0..n).map(|_| self.ctx.fresh_temp()).collect();
                 self.emit(Stmt::Assign(vec![Expr::Tuple(temps.iter().map(|t| Expr::name(t)).collect())], v));
