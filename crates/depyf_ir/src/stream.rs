@@ -72,6 +72,11 @@ pub fn stream(code: &CodeObject, ir: &[IrInstr]) -> Vec<String> {
 
 /// A nested code object as verification sees it: its name, signature, flags, local
 /// names and normalized stream (or the normalization error).
+/// `CO_FUTURE_*` flags (`Include/cpython/code.h`, 3.8-3.15): they record which
+/// `from __future__` imports the enclosing module had, not what the code runs (with
+/// `annotations`, the annotations the ops load are strings either way).
+const FUTURE_FLAGS: u32 = 0x01fe_0000;
+
 fn code_summary(c: &CodeObject) -> String {
     let body = match crate::normalize(c) {
         Ok(ir) => stream(c, &ir).join("; "),
@@ -79,6 +84,6 @@ fn code_summary(c: &CodeObject) -> String {
     };
     format!(
         "code {} args {}/{}/{} flags {:#x} locals {:?} [{body}]",
-        c.co_name, c.co_argcount, c.co_posonlyargcount, c.co_kwonlyargcount, c.co_flags, c.co_localsplusnames
+        c.co_name, c.co_argcount, c.co_posonlyargcount, c.co_kwonlyargcount, c.co_flags & !FUTURE_FLAGS, c.co_localsplusnames
     )
 }
