@@ -38,7 +38,7 @@ pub(crate) fn rotated_while(body: &mut Vec<Stmt>) {
             continue;
         }
         let Some(Stmt::If(exit_cond, brk, exit_else)) = loop_body.last() else { continue };
-        if !(brk.as_slice() == [Stmt::Break] && exit_else.is_empty() && *exit_cond == negate(cond.clone())) {
+        if !(brk.as_slice() == [Stmt::Break] && exit_else.is_empty() && same_condition(exit_cond, &negate(cond.clone()))) {
             continue;
         }
         let exit_test = Stmt::If(exit_cond.clone(), vec![Stmt::Break], Vec::new());
@@ -80,6 +80,50 @@ fn shared_exit_while(body: &mut Vec<Stmt>) {
             }
         }
         i += 1;
+    }
+}
+
+/// Whether `a` and `b` are one condition up to where their `not`s sit (`not (x and
+/// y)` / `not x or not y`, `not a in b` / `a not in b`).
+fn same_condition(a: &Expr, b: &Expr) -> bool {
+    a == b || inward_nots(a.clone()) == inward_nots(b.clone())
+}
+
+/// `e` with every `not` pushed down to the operands (De Morgan), double negations
+/// and negated `is`/`in` comparisons folded, and nested `and`/`or` of one kind
+/// flattened: one form for comparing conditions.
+fn inward_nots(e: Expr) -> Expr {
+    fn neg(e: Expr) -> Expr {
+        match e {
+            Expr::UnaryOp("not", inner) => inward_nots(*inner),
+            Expr::BoolOp(is_and, items) => flat(!is_and, items.into_iter().map(neg).collect()),
+            Expr::Compare(l, mut rest) if rest.len() == 1 && matches!(rest[0].0, "is" | "is not" | "in" | "not in") => {
+                let (op, r) = rest.pop().expect("one comparison");
+                let op = match op {
+                    "is" => "is not",
+                    "is not" => "is",
+                    "in" => "not in",
+                    _ => "in",
+                };
+                Expr::Compare(l, vec![(op, r)])
+            }
+            other => Expr::UnaryOp("not", Box::new(other)),
+        }
+    }
+    fn flat(is_and: bool, items: Vec<Expr>) -> Expr {
+        let mut out = Vec::new();
+        for i in items {
+            match i {
+                Expr::BoolOp(k, inner) if k == is_and => out.extend(inner),
+                other => out.push(other),
+            }
+        }
+        Expr::BoolOp(is_and, out)
+    }
+    match e {
+        Expr::UnaryOp("not", inner) => neg(*inner),
+        Expr::BoolOp(is_and, items) => flat(is_and, items.into_iter().map(inward_nots).collect()),
+        other => other,
     }
 }
 

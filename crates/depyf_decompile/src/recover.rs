@@ -269,9 +269,14 @@ pub(crate) fn negate(e: Expr) -> Expr {
         // conditions that short-circuit jumps express either way; only when every
         // negated operand is a bool, since `and`/`or` return an operand
         // (`not (not c and a)` is a bool, `c or not a` may be `c`).
+        // Not when an operand is an `is`/`in` comparison: CPython folds `not (a is b)`
+        // into `a is not b` (`Python/ast_opt.c` `fold_unaryop`), so `not a or not b`
+        // would compile that operand with the other op and jump, where `not (a and
+        // b)` keeps both.
         Expr::BoolOp(is_and, items) => {
             let negated: Vec<Expr> = items.iter().cloned().map(negate).collect();
-            if negated.iter().all(is_bool_valued) {
+            let folds = |e: &Expr| matches!(e, Expr::Compare(_, r) if r.len() == 1 && matches!(r[0].0, "is" | "is not" | "in" | "not in"));
+            if negated.iter().all(is_bool_valued) && !items.iter().any(folds) {
                 Expr::BoolOp(!is_and, negated)
             } else {
                 Expr::UnaryOp("not", Box::new(Expr::BoolOp(is_and, items)))

@@ -331,11 +331,22 @@ impl<'a> Structurer<'a> {
 
     /// Merges chains of tests into one condition with `and`/`or` (how CPython
     /// compiles `if a and b:` / `if a or b:`): `cond` leads to `fall`, else `jump`.
-    fn short_circuit(&self, mut cond: Expr, mut fall: BlockId, mut jump: BlockId) -> (Expr, BlockId, BlockId) {
+    fn short_circuit(&self, cond: Expr, fall: BlockId, jump: BlockId) -> (Expr, BlockId, BlockId) {
+        self.short_circuit_in(cond, fall, jump, 0)
+    }
+
+    /// A test block's condition with the tests that follow it folded in first
+    /// (`a or (b and c)`: the `b and c` region is one operand), to a bounded depth.
+    fn test_region(&self, b: BlockId, depth: usize) -> Option<(Expr, BlockId, BlockId)> {
+        let (c, f, j) = self.bare_test(b)?;
+        Some(if depth < 32 { self.short_circuit_in(c, f, j, depth + 1) } else { (c, f, j) })
+    }
+
+    fn short_circuit_in(&self, mut cond: Expr, mut fall: BlockId, mut jump: BlockId, depth: usize) -> (Expr, BlockId, BlockId) {
         loop {
             fall = self.skip_bare(fall);
             jump = self.skip_bare(jump);
-            if let Some((c2, f2, j2)) = self.bare_test(fall) {
+            if let Some((c2, f2, j2)) = self.test_region(fall, depth) {
                 let (f2, j2) = (self.skip_bare(f2), self.skip_bare(j2));
                 if self.same_exit(j2, jump) {
                     cond = and_or(true, cond, c2);
@@ -349,7 +360,7 @@ impl<'a> Structurer<'a> {
                     continue;
                 }
             }
-            if let Some((c2, f2, j2)) = self.bare_test(jump) {
+            if let Some((c2, f2, j2)) = self.test_region(jump, depth) {
                 let (f2, j2) = (self.skip_bare(f2), self.skip_bare(j2));
                 if self.same_exit(f2, fall) {
                     cond = and_or(false, cond, c2);
