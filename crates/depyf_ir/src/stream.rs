@@ -28,7 +28,8 @@ pub fn stream(code: &CodeObject, ir: &[IrInstr]) -> Vec<String> {
                 // A nested code object compares by what it runs, not by its line
                 // numbers, file name or docstring slot.
                 Some(depyf_bytecode::Constant::Code(c)) => format!("LoadConst({})", code_summary(c)),
-                c => format!("LoadConst({c:?})"),
+                Some(c) => format!("LoadConst({})", canonical_const(c)),
+                None => "LoadConst(None)".into(),
             },
             Op::LoadFast(i) => format!("LoadFast({})", local(*i)),
             Op::StoreFast(i) => format!("StoreFast({})", local(*i)),
@@ -72,6 +73,21 @@ pub fn stream(code: &CodeObject, ir: &[IrInstr]) -> Vec<String> {
 
 /// A nested code object as verification sees it: its name, signature, flags, local
 /// names and normalized stream (or the normalization error).
+/// A constant as text, with the items of a `frozenset` sorted: two equal frozensets
+/// built in another order (a set display compiled again) iterate differently.
+fn canonical_const(c: &depyf_bytecode::Constant) -> String {
+    use depyf_bytecode::Constant;
+    match c {
+        Constant::FrozenSet(items) => {
+            let mut parts: Vec<String> = items.iter().map(canonical_const).collect();
+            parts.sort();
+            format!("FrozenSet([{}])", parts.join(", "))
+        }
+        Constant::Tuple(items) => format!("Tuple([{}])", items.iter().map(canonical_const).collect::<Vec<_>>().join(", ")),
+        c => format!("{c:?}"),
+    }
+}
+
 /// `CO_FUTURE_*` flags (`Include/cpython/code.h`, 3.8-3.15): they record which
 /// `from __future__` imports the enclosing module had, not what the code runs (with
 /// `annotations`, the annotations the ops load are strings either way).
