@@ -23,9 +23,6 @@ KNOWN_FAILURES = {
     'calls.call_star_kwargs': {
         '3.8': 'BUILD_MAP_UNPACK_WITH_CALL: not supported by the decompiler yet',
     },
-    'classes.Child.explicit_super': {
-        '3.12 3.13 3.14 3.15': 'LOAD_SUPER_ATTR: two-argument super() attribute load: not supported by the decompiler yet',
-    },
     'classes.class_body_control_flow': {
         '3.15': 'exception handling (try/except/with) is not supported yet',
     },

@@ -7,30 +7,30 @@ def loops(n):
     while True:
         if i < n:
             i += 1
-            if not i == 3:
-                continue
-            for j in range(n):
-                if not j or out:
-                    if not j > 5:
+            if i == 3:
+                for j in range(n):
+                    if not j or out:
+                        if j > 5:
+                            out.append(j)
+                            continue
                         continue
                     out.append(j)
-                    continue
-                out.append(j)
-            return out
+                return out
+            continue
         out.append(-1)
         for j in range(n):
             if not j or out:
-                if not j > 5:
+                if j > 5:
+                    out.append(j)
                     continue
-                out.append(j)
                 continue
             out.append(j)
         return out
     for j in range(n):
         if not j or out:
-            if not j > 5:
+            if j > 5:
+                out.append(j)
                 continue
-            out.append(j)
             continue
         out.append(j)
     return out

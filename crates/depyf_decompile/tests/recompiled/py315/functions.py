@@ -27,9 +27,8 @@ def outer(n):
 # depyf-function: gen
 def gen(n):
     for i in range(n):
-        if i % 2:
-            continue
-        yield i
+        if not i % 2:
+            yield i
     yield from range(3)
 
 # depyf-function: fstrings
