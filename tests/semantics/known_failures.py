@@ -264,7 +264,6 @@ KNOWN_FAILURES = {
     },
     'match_more.guards_and_bindings': {
         '3.10': 'MATCH_SEQUENCE: not supported by the decompiler yet',
-        '3.11 3.12 3.13 3.14 3.15': 'match statement: a case whose failure does not reach the next case',
     },
     'match_more.mapping_nesting': {
         '3.10': 'MATCH_MAPPING: not supported by the decompiler yet',
@@ -817,7 +816,7 @@ KNOWN_FAILURES = {
         '3.10': 'MATCH_SEQUENCE: not supported by the decompiler yet',
     },
     'part2_match.match_guards': {
-        '3.10 3.11 3.12 3.13 3.14 3.15': 'MATCH_CLASS: not supported by the decompiler yet',
+        '3.10': 'MATCH_CLASS: not supported by the decompiler yet',
     },
     'part2_match.match_in_try': {
         '3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
