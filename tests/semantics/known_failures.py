@@ -59,7 +59,6 @@ KNOWN_FAILURES = {
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'comp_inline.inline_restore_on_exception': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'comp_inline.inline_restores_local': {
@@ -72,7 +71,6 @@ KNOWN_FAILURES = {
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'comp_inline.inline_unbound_after': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'comprehensions.comp_closure_over_local': {
@@ -104,7 +102,7 @@ KNOWN_FAILURES = {
         '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'comprehensions.comp_unpacking_target': {
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'comprehensions.comp_walrus': {
         '3.15': 'exception handling (try/except/with) is not supported yet',
@@ -141,9 +139,6 @@ KNOWN_FAILURES = {
         '3.8 3.9 3.10 3.11 3.12 3.13 3.14': 'control flow too tangled to structure (duplication limit reached)',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
-    'exceptions.except_clauses': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
     'exceptions.except_finally_return': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
@@ -152,22 +147,14 @@ KNOWN_FAILURES = {
         '3.11 3.12 3.13 3.14 3.15': 'a try or with body with several exits',
     },
     'exceptions.name_unbound_after_except': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.12 3.13 3.14 3.15': 'wrong code',
-    },
-    'exceptions.nested_try_reraise': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'exceptions.return_in_finally': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.9 3.10 3.11 3.12 3.13 3.14 3.15': 'the normal exit of a try/finally does not run the finally body',
     },
     'exceptions.with_nested_branches': {
-        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
         '3.10': 'a try or with body with several exits',
-    },
-    'exceptions.with_two_items': {
-        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
     },
     'expressions.conditional_in_expr': {
         '3.15': 'exception handling (try/except/with) is not supported yet',
@@ -290,9 +277,6 @@ KNOWN_FAILURES = {
         '3.10': 'GEN_START: not supported by the decompiler yet',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
-    'part2_async.agen_athrow_caught': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
     'part2_async.agen_athrow_uncaught': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
@@ -370,11 +354,7 @@ KNOWN_FAILURES = {
     'part2_async.coro_await_caught': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
-    'part2_async.coro_await_chain': {
-        '3.8': 'GET_AWAITABLE: not supported by the decompiler yet',
-    },
     'part2_async.coro_await_in_handler': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
     },
     'part2_async.coro_await_in_listcomp': {
@@ -393,15 +373,9 @@ KNOWN_FAILURES = {
         '3.8 3.9 3.15': 'GET_AITER: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
-    'part2_async.coro_task_cancelled': {
-        '3.8': 'GET_AWAITABLE: not supported by the decompiler yet',
-    },
     'part2_async.coro_try_finally_await': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
-    },
-    'part2_async.coro_wait_for': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_async.sync_function_runs_coroutine': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -437,12 +411,6 @@ KNOWN_FAILURES = {
     'part2_exceptions.assert_caught': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
-    'part2_exceptions.augmented_in_handler': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.break_in_except': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
     'part2_exceptions.break_in_finally_swallows': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.11 3.12 3.13 3.14': 'a loop branch outside its loop header',
@@ -452,9 +420,6 @@ KNOWN_FAILURES = {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.11 3.12 3.13 3.14': 'a try or with body with several exits',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_exceptions.callee_catches_some': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.callee_reraises': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -468,9 +433,6 @@ KNOWN_FAILURES = {
     'part2_exceptions.context_from_finally': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
-    'part2_exceptions.continue_in_except': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
     'part2_exceptions.continue_in_finally_swallows': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
@@ -480,30 +442,10 @@ KNOWN_FAILURES = {
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_exceptions.exc_info_in_and_after_handler': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.12 3.13 3.14 3.15': 'WRONG CODE: the code after a handler is copied into it, so it runs while the exception is still being handled (sys.exc_info())',
     },
-    'part2_exceptions.except_bare': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.except_bare_after_typed': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.except_else': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
     'part2_exceptions.except_else_finally': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.12 3.13 3.14 3.15': 'WRONG CODE: try/except/else/finally: the `else` body is printed after the try statement, so it also runs after the handler',
-    },
-    'part2_exceptions.except_else_raises': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.except_finally': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.except_many_handlers': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.except_named': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -516,25 +458,12 @@ KNOWN_FAILURES = {
         '3.12 3.13 3.14 3.15': 'WRONG CODE: the code after `except E as e:` is copied into the handler, before the implicit `del e` (e still bound there)',
     },
     'part2_exceptions.except_named_rebound_in_handler': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.12 3.13 3.14 3.15': 'WRONG CODE: the code after `except E as e:` is copied into the handler, before the implicit `del e` (e still bound there)',
     },
     'part2_exceptions.except_order_base_first': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.except_same_name_as_argument': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.except_tuple': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.except_tuple_global': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.except_type_from_call': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.except_typed': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.exception_attributes': {
@@ -554,32 +483,16 @@ KNOWN_FAILURES = {
     'part2_exceptions.finally_sees_loop_variable': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
-    'part2_exceptions.handler_value_used_after': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
     'part2_exceptions.handler_with_loop': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.11 3.12 3.13 3.14': 'a loop branch outside its loop header',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
-    'part2_exceptions.if_inside_try': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
     'part2_exceptions.implicit_context': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.nested_inner_catches': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.12 3.13 3.14 3.15': 'WRONG CODE: nested try: the code after the inner try/except is copied into the inner handler and also kept after it (runs twice)',
-    },
-    'part2_exceptions.nested_outer_catches': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.nested_three_levels': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.nested_try_in_else': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.nested_try_in_finally': {
         '3.8 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -603,23 +516,14 @@ KNOWN_FAILURES = {
     'part2_exceptions.raise_in_finally_replaces': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
-    'part2_exceptions.raise_in_handler_replaces': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
     'part2_exceptions.reraise_after_inner_handler': {
-        '3.8 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.12 3.13 3.14 3.15': 'WRONG CODE: a bare `raise` after an inner try/except in a handler is also copied into the inner handler (re-raises the inner exception)',
-    },
-    'part2_exceptions.reraise_bare': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.reraise_conditionally': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.reraise_named': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.return_in_else': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.return_in_except': {
@@ -631,23 +535,10 @@ KNOWN_FAILURES = {
     'part2_exceptions.return_value_evaluated_before_finally': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
-    'part2_exceptions.stop_iteration_caught': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.try_around_loop': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
     'part2_exceptions.try_except_pass_in_comprehension_helper': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_exceptions.try_finally_logs_into_argument': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.try_finally_propagates': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.try_in_for_else': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.try_inside_if': {
@@ -660,19 +551,12 @@ KNOWN_FAILURES = {
     'part2_flow.closure_with_try': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
-    'part2_flow.else_returns_then_tail': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
     'part2_flow.exc_info_restored_after_inner_handler': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.12 3.13 3.14 3.15': 'WRONG CODE: the code after a handler is copied into it, so it runs while the exception is still being handled (sys.exc_info())',
     },
     'part2_flow.exception_in_condition': {
-        '3.8 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.12 3.13 3.14 3.15': 'a try or with body with several exits',
-    },
-    'part2_flow.exception_in_loop_iterable': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_flow.finally_with_loop_inside': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -680,31 +564,13 @@ KNOWN_FAILURES = {
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_flow.gen_handler_then_tail': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.12 3.13 3.14 3.15': 'WRONG CODE: the code after a handler is copied into it, so it runs while the exception is still being handled (sys.exc_info())',
     },
     'part2_flow.gen_throw_then_tail': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.12 3.13 3.14 3.15': 'WRONG CODE: the code after `except E as e:` is copied into the handler, before the implicit `del e` (e still bound there)',
     },
-    'part2_flow.handler_deletes_other_name': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_flow.handler_in_while_else': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_flow.handler_tail_with_unbound_name': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
     'part2_flow.handler_then_shared_tail': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.12 3.13 3.14 3.15': 'WRONG CODE: the code after a handler is copied into it, so it runs while the exception is still being handled (sys.exc_info())',
-    },
-    'part2_flow.loop_else_after_try': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_flow.named_handler_in_loop_unbinds': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_flow.nested_loops_break_from_handler': {
         '3.8 3.9': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -725,38 +591,13 @@ KNOWN_FAILURES = {
         '3.11 3.12 3.13 3.14': 'the normal exit of a try/finally does not run the finally body',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
-    'part2_flow.two_sequential_trys': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
     'part2_flow.while_true_break_continue': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.11 3.12 3.13 3.14 3.15': 'control flow too tangled to structure (duplication limit reached)',
     },
     'part2_flow.with_in_handler_then_tail': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.12 3.13': 'WRONG CODE: the code after a handler is copied into it, so it runs while the exception is still being handled (sys.exc_info())',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
-    },
-    'part2_generators.gen_close_catches_exit': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_generators.gen_close_ignored': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_generators.gen_close_runs_finally': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_generators.gen_exception_in_body_caught': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_generators.gen_finally_on_throw': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_generators.gen_throw_before_start': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_generators.gen_throw_caught': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_generators.gen_throw_in_loop': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -766,35 +607,11 @@ KNOWN_FAILURES = {
     'part2_generators.gen_throw_reraised_changed': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
-    'part2_generators.gen_throw_uncaught': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
     'part2_generators.gen_try_finally_yields': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.11 3.12 3.13 3.14 3.15': 'the normal exit of a try/finally does not run the finally body',
     },
-    'part2_generators.gen_yield_from_close_propagates': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_generators.gen_yield_from_throw_caught_outside': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_generators.gen_yield_in_handler': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_generators.gen_yield_in_with': {
-        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
-    },
-    'part2_generators.gen_yield_in_with_closed': {
-        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
-    },
-    'part2_generators.genexp_error_caught_by_caller': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
     'part2_generators.genexp_throw_into': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_generators.nested_generator_driven_in_case': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_match.match_as_patterns': {
@@ -873,15 +690,9 @@ KNOWN_FAILURES = {
         '3.14 3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
     },
     'part2_with.try_in_with': {
-        '3.8 3.10': 'SETUP_WITH: not supported by the decompiler yet',
+        '3.10': 'SETUP_WITH: not supported by the decompiler yet',
         '3.11 3.12 3.13': 'a with body that does not start by entering its manager',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
-    },
-    'part2_with.with_as': {
-        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
-    },
-    'part2_with.with_attribute_target': {
-        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
     },
     'part2_with.with_break_in_loop': {
         '3.8 3.9 3.10': 'SETUP_WITH: not supported by the decompiler yet',
@@ -889,42 +700,21 @@ KNOWN_FAILURES = {
         '3.14': 'LOAD_SPECIAL: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
-    'part2_with.with_contextmanager_generator': {
-        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
-    },
     'part2_with.with_continue_in_loop': {
         '3.8 3.9 3.10': 'SETUP_WITH: not supported by the decompiler yet',
         '3.11 3.12 3.13': 'a try or with body with several exits',
         '3.14': 'LOAD_SPECIAL: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
-    'part2_with.with_enter_fails': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_with.with_exit_fails': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
     'part2_with.with_in_finally': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.11 3.12 3.13': 'the normal exit of a try/finally does not run the finally body',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
-    'part2_with.with_in_handler': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_with.with_in_try': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
     'part2_with.with_in_while': {
         '3.8 3.9 3.10': 'SETUP_WITH: not supported by the decompiler yet',
         '3.11 3.12 3.13': 'a with body that does not start by entering its manager',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
-    },
-    'part2_with.with_nested': {
-        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
-    },
-    'part2_with.with_one': {
-        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
     },
     'part2_with.with_raised_in_callee': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -940,30 +730,8 @@ KNOWN_FAILURES = {
         '3.12 3.13': 'a with body that never exits normally, whose suppressing exit is not understood',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
-    'part2_with.with_reused_manager': {
-        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
-    },
-    'part2_with.with_starred_target': {
-        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
-    },
     'part2_with.with_subscript_target': {
-        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
         '3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
-    },
-    'part2_with.with_suppress_in_loop': {
-        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
-    },
-    'part2_with.with_suppressed_continues': {
-        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
-    },
-    'part2_with.with_three_items_mixed_targets': {
-        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
-    },
-    'part2_with.with_tuple_target': {
-        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
-    },
-    'part2_with.with_two_items': {
-        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
     },
     'py312_fstrings.fstring_backslash_in_expression': {
         '3.12': "FORMAT_VALUE: an f-string field that needs a backslash, '#' or every kind of quote",
