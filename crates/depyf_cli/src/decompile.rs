@@ -357,7 +357,9 @@ pub fn decompile_inputs(inputs: &[Input], config: &DecompileConfig, on_done: &(d
             .collect()
     };
     let files = if config.jobs > 0 {
-        match rayon::ThreadPoolBuilder::new().num_threads(config.jobs).build() {
+        // Worker stacks of 64 MiB (reserved, touched only as used): decompiling nests
+        // as deeply as the input's control flow, bounded but not tiny.
+        match rayon::ThreadPoolBuilder::new().num_threads(config.jobs).stack_size(64 << 20).build() {
             Ok(pool) => pool.install(run),
             Err(_) => run(),
         }

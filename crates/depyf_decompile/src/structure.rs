@@ -30,6 +30,12 @@ struct LoopCtx {
     body: BTreeSet<BlockId>,
 }
 
+/// The deepest nesting of regions the structurer follows. CPython's tokenizer allows
+/// 100 indentation levels (`MAXINDENT`, `Parser/tokenizer.h`); `elif` chains and
+/// duplicated tails nest regions further, so the bound is higher, and low enough that
+/// the recursion fits in a 2 MiB thread stack (Rust's default for spawned threads).
+const MAX_REGION_DEPTH: usize = 400;
+
 pub(crate) struct Structurer<'a> {
     pub cfg: &'a Cfg,
     pub ir: &'a [depyf_ir::IrInstr],
@@ -39,6 +45,10 @@ pub(crate) struct Structurer<'a> {
     /// Blocks emitted so far, to bound duplication.
     pub emitted: usize,
     pub limit: usize,
+    /// Regions being emitted inside one another (recursion of [`Self::region_into`]),
+    /// bounded by [`MAX_REGION_DEPTH`] so that tangled or hostile control flow fails
+    /// with an error instead of overflowing the stack of the calling thread.
+    depth: usize,
     loops: Vec<LoopCtx>,
     /// Loop headers, with the sources of their back edges.
     latches: Vec<Vec<BlockId>>,
@@ -82,6 +92,7 @@ impl<'a> Structurer<'a> {
             rec,
             emitted: 0,
             limit: 16 * n + 64,
+            depth: 0,
             loops: Vec::new(),
             latches,
             rpo_index,
@@ -148,7 +159,17 @@ impl<'a> Structurer<'a> {
         Ok(out)
     }
 
-    fn region_into(&mut self, out: &mut Vec<Stmt>, mut b: BlockId, stop: Option<BlockId>, mut entering_loop: bool, err: &dyn Fn(&str) -> DecompileError) -> Result<(), DecompileError> {
+    fn region_into(&mut self, out: &mut Vec<Stmt>, b: BlockId, stop: Option<BlockId>, entering_loop: bool, err: &dyn Fn(&str) -> DecompileError) -> Result<(), DecompileError> {
+        if self.depth >= MAX_REGION_DEPTH {
+            return Err(err("control flow nested too deeply to structure"));
+        }
+        self.depth += 1;
+        let r = self.region_into_at_depth(out, b, stop, entering_loop, err);
+        self.depth -= 1;
+        r
+    }
+
+    fn region_into_at_depth(&mut self, out: &mut Vec<Stmt>, mut b: BlockId, stop: Option<BlockId>, mut entering_loop: bool, err: &dyn Fn(&str) -> DecompileError) -> Result<(), DecompileError> {
         loop {
             if Some(b) == stop {
                 return Ok(());
