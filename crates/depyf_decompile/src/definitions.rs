@@ -301,8 +301,68 @@ fn genexpr_as_loop(code: &CodeObject) -> Result<CodeObject, DecompileError> {
 }
 
 /// `def`/`class` (with decorators) when `value` stored into `name` is a function or
-/// class object made right there.
-fn as_definition(value: &Expr, name: &str) -> Option<Stmt> {
+/// class object made right there. The plain shapes ([`is_definition`]) are moved out
+/// of `value` (a nested definition holds its whole body: no deep clone).
+fn as_definition(value: &mut Expr, name: &str) -> Option<Stmt> {
+    if !is_definition(value, name) {
+        return as_definition_ref(value, name);
+    }
+    let mut decorators = Vec::new();
+    let mut cur = std::mem::replace(value, Expr::Const(Constant::None));
+    loop {
+        match cur {
+            Expr::Def(s) => {
+                let def = std::sync::Arc::unwrap_or_clone(s);
+                return Some(if decorators.is_empty() { def } else { Stmt::Decorated(decorators, Box::new(def)) });
+            }
+            Expr::Call(f, args, kws) if f.is_name(crate::definitions::BUILD_CLASS) => {
+                let mut args = args.into_iter();
+                let (Some(Expr::Def(body)), Some(Expr::Const(Constant::Str(n)))) = (args.next(), args.next()) else { unreachable!("checked by is_definition") };
+                let Stmt::ClassDef(_, _, _, body) = std::sync::Arc::unwrap_or_clone(body) else { unreachable!("checked by is_definition") };
+                let def = Stmt::ClassDef(n, args.collect(), kws, body);
+                return Some(if decorators.is_empty() { def } else { Stmt::Decorated(decorators, Box::new(def)) });
+            }
+            Expr::Call(d, args, _) => {
+                decorators.push(*d);
+                cur = args.into_iter().next().expect("checked by is_definition");
+            }
+            _ => unreachable!("checked by is_definition"),
+        }
+    }
+}
+
+/// Whether `value` is a plain definition named `name` for [`as_definition`] to move:
+/// a function or class made right there, under decorators that are not a generic
+/// `def`'s parameters function.
+fn is_definition(value: &Expr, name: &str) -> bool {
+    let mut cur = value;
+    loop {
+        match cur {
+            Expr::Def(s) => {
+                let Stmt::FunctionDef(n, ..) = &**s else { return false };
+                // In a class body `def __f` is stored as `_Class__f` (name mangling).
+                let mangled = n.starts_with("__") && !n.ends_with("__") && name.starts_with('_') && name.ends_with(n.as_str()) && name.len() > n.len() + 1;
+                return n == name || mangled;
+            }
+            Expr::Call(f, args, kws) if f.is_name(crate::definitions::BUILD_CLASS) => {
+                let [Expr::Def(body), Expr::Const(Constant::Str(n)), bases @ ..] = args.as_slice() else { return false };
+                let Stmt::ClassDef(..) = &**body else { return false };
+                return n == name && !bases.iter().chain(kws.iter().map(|k| &k.value)).any(|e| matches!(e, Expr::Def(_)));
+            }
+            Expr::Call(g, args, kws) if args.len() == 1 && kws.is_empty() => {
+                if matches!(&**g, Expr::Call(m, ..) if m.is_name(recover::markers::GENERIC)) {
+                    return false;
+                }
+                cur = &args[0];
+            }
+            _ => return false,
+        }
+    }
+}
+
+/// [`as_definition`] of the shapes that [`is_definition`] leaves out (generic
+/// `def`s, PEP 695), copying what it keeps.
+fn as_definition_ref(value: &Expr, name: &str) -> Option<Stmt> {
     let mut decorators = Vec::new();
     let mut cur = value;
     loop {
@@ -548,7 +608,7 @@ fn generic_def_through_temps(body: &[Stmt], i: usize) -> Option<(Stmt, usize)> {
             }
         });
         taken += 1;
-        if let Some(def) = as_definition(&v, n) {
+        if let Some(def) = as_definition(&mut v, n) {
             return Some((def, taken));
         }
     }
@@ -758,11 +818,11 @@ mod tests {
     #[test]
     fn decorated_defs_bind() {
         let def = Stmt::FunctionDef("f".into(), Default::default(), vec![]);
-        let v = Expr::Call(Box::new(Expr::name("d")), vec![Expr::Def(Box::new(def.clone()))], vec![]);
+        let v = Expr::Call(Box::new(Expr::name("d")), vec![Expr::Def(std::sync::Arc::new(def.clone()))], vec![]);
         let mut body = vec![Stmt::Assign(vec![Expr::name("f")], v)];
         bind(&mut body).unwrap();
         assert_eq!(body, vec![Stmt::Decorated(vec![Expr::name("d")], Box::new(def.clone()))]);
-        let mut body = vec![Stmt::Assign(vec![Expr::name("g")], Expr::Def(Box::new(def)))];
+        let mut body = vec![Stmt::Assign(vec![Expr::name("g")], Expr::Def(std::sync::Arc::new(def)))];
         assert!(bind(&mut body).is_err());
     }
 }
@@ -872,7 +932,7 @@ pub(crate) fn generic(code: &CodeObject, body: Vec<Stmt>) -> Result<Expr, Decomp
         }
         let mut a = a.clone();
         a.type_params = params;
-        return Ok(Expr::Def(Box::new(Stmt::FunctionDef(n.clone(), a, b.clone()))));
+        return Ok(Expr::Def(std::sync::Arc::new(Stmt::FunctionDef(n.clone(), a, b.clone()))));
     }
     if f.is_name(recover::markers::TYPE_ALIAS) {
         let [n @ Expr::Const(Constant::Str(s)), params, value] = args.as_slice() else { return Err(err("a generic type alias of an unknown shape")) };

@@ -326,6 +326,10 @@ pub(crate) fn recover_body_with(
 ) -> Result<Vec<Stmt>, DecompileError> {
     let (mut body, ir, rec) = structured(code, options, failures, class_annotate)?;
     let at = |m: &str| DecompileError::new(code, 0, "", m);
+    // The recovered blocks share the nested definitions with `body`: dropped here so
+    // that binding them to names moves them instead of copying.
+    let recover::Recovered { blocks, globals_stored, nonlocals_stored } = rec;
+    drop(blocks);
     idioms::rotated_while(&mut body);
     idioms::asserts(&mut body);
     definitions::bind(&mut body).map_err(|m| at(&m))?;
@@ -359,7 +363,7 @@ pub(crate) fn recover_body_with(
     }
     // Declarations from the ops themselves, so that stores folded into larger
     // statements (augmented assignment, imports) are declared too.
-    let (mut globals, mut nonlocals) = (rec.globals_stored.clone(), rec.nonlocals_stored.clone());
+    let (mut globals, mut nonlocals) = (globals_stored, nonlocals_stored);
     for i in &ir {
         match i.op {
             Op::StoreGlobal(n) | Op::DeleteGlobal(n) => {
@@ -465,13 +469,21 @@ pub fn decompile(code: &CodeObject, options: &Options) -> Result<Decompiled, Dec
     let mut body = recover_body_in(code, options, &failures)?;
     let source = if code.co_name == "<module>" {
         // The module docstring: `__doc__ = '...'` first is how the compiler stores it.
-        let mut body = body.clone();
-        if let Some(Stmt::Assign(t, v @ Expr::Const(Constant::Str(_)))) = body.first() {
-            if matches!(t.as_slice(), [Expr::Name(n)] if n == "__doc__") {
-                body[0] = Stmt::Expr(v.clone());
+        // Printed as a docstring by swapping the first statement for the printing
+        // only (the module body holds every nested definition: no deep clone).
+        let doc = match body.first() {
+            Some(Stmt::Assign(t, v @ Expr::Const(Constant::Str(_)))) if matches!(t.as_slice(), [Expr::Name(n)] if n == "__doc__") => Some(Stmt::Expr(v.clone())),
+            _ => None,
+        };
+        match doc {
+            Some(doc) => {
+                let assign = std::mem::replace(&mut body[0], doc);
+                let source = print_body(&body, 0);
+                body[0] = assign;
+                source
             }
+            None => print_body(&body, 0),
         }
-        print_body(&body, 0)
     } else if let Some(e) = (code.co_name == "<lambda>").then(|| definitions::lambda_body(&body)).flatten() {
         // A lambda on its own: an assignment of the lambda expression, so that the
         // recompiled code object is a `<lambda>` again.

@@ -71,8 +71,10 @@ pub enum Expr {
     FString(Vec<FPart>),
     /// A function or class object made by the code but not yet bound to a name by a
     /// `def`/`class` statement (a recovery intermediate: recovery turns it into a
-    /// statement or fails; printed as `<def name>`, which does not compile).
-    Def(Box<Stmt>),
+    /// statement or fails; printed as `<def name>`, which does not compile). Shared
+    /// (`Arc`): the statement holds the whole nested body, and structuring copies the
+    /// statements that hold it.
+    Def(std::sync::Arc<Stmt>),
     /// `yield` / `yield value`.
     Yield(Option<Box<Expr>>),
     /// `yield from value`.

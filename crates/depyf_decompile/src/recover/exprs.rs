@@ -437,7 +437,7 @@ impl BlockState<'_, '_> {
         let args = Box::new(crate::arguments(code));
         if is_class {
             let body = crate::definitions::class_body(code, crate::recover_body_in(code, &options, failures)?);
-            return Ok(Expr::Def(Box::new(Stmt::ClassDef(code.co_name.clone(), vec![], vec![], body))));
+            return Ok(Expr::Def(std::sync::Arc::new(Stmt::ClassDef(code.co_name.clone(), vec![], vec![], body))));
         }
         match code.co_name.as_str() {
             "<lambda>" => {
@@ -463,7 +463,7 @@ impl BlockState<'_, '_> {
                     Err(e) if options.stub_failures => stub_body(code, &e, failures),
                     Err(e) => return Err(e),
                 };
-                Ok(Expr::Def(Box::new(Stmt::FunctionDef(code.co_name.clone(), *args, body))))
+                Ok(Expr::Def(std::sync::Arc::new(Stmt::FunctionDef(code.co_name.clone(), *args, body))))
             }
         }
     }
@@ -482,7 +482,7 @@ impl BlockState<'_, '_> {
         let is_lambda = matches!(f, Expr::Lambda(..));
         let args = match &mut f {
             Expr::Lambda(a, _) => &mut **a,
-            Expr::Def(s) => match &mut **s {
+            Expr::Def(s) => match std::sync::Arc::make_mut(s) {
                 Stmt::FunctionDef(_, a, _) => a,
                 _ => return Err(self.err("function attributes of a class body")),
             },
