@@ -90,8 +90,9 @@ pub fn decode(code: &CodeObject) -> Result<Vec<Instruction>, BytecodeError> {
     let lines = line_table::unit_lines(code)?;
     // Line starts exactly as this version's `dis.findlinestarts` reports them (3.13+
     // also after a range without a line), keeping only starts that have a line.
-    let starts: std::collections::HashSet<u32> =
-        crate::dis::line_starts(code)?.into_iter().filter(|(_, l)| l.is_some()).map(|(o, _)| o).collect();
+    // In increasing order, like the instructions: walked along with them.
+    let starts: Vec<u32> = crate::dis::line_starts_in(code, &lines)?.into_iter().filter(|(_, l)| l.is_some()).map(|(o, _)| o).collect();
+    let mut next_start = 0usize;
     let v = code.version;
     let mut out = Vec::with_capacity(bytes.len() / 2);
     let mut ext: u32 = 0;
@@ -114,7 +115,10 @@ pub fn decode(code: &CodeObject) -> Result<Vec<Instruction>, BytecodeError> {
             resolve(code, table, op, name, oparg, i as u32, caches)?
         };
         let line = lines.get(i / 2).copied().flatten();
-        let starts_line = line.is_some() && starts.contains(&(i as u32));
+        while next_start < starts.len() && starts[next_start] < i as u32 {
+            next_start += 1;
+        }
+        let starts_line = line.is_some() && starts.get(next_start) == Some(&(i as u32));
         out.push(Instruction {
             offset: i as u32,
             start_offset: start as u32,

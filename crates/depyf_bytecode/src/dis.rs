@@ -67,6 +67,16 @@ pub fn disassemble(code: &CodeObject) -> Result<String, BytecodeError> {
 ///
 /// Errors: `BadTable` for a malformed line table.
 pub fn line_starts(code: &CodeObject) -> Result<Vec<(u32, Option<u32>)>, BytecodeError> {
+    if code.version < PythonVersion::PY310 {
+        return line_starts_in(code, &[]);
+    }
+    line_starts_in(code, &line_table::unit_lines(code)?)
+}
+
+/// [`line_starts`] given `lines`, the [`line_table::unit_lines`] of `code` (unused,
+/// may be empty, before 3.10), so that a caller that has them does not compute them
+/// again. Offsets come in increasing order.
+pub(crate) fn line_starts_in(code: &CodeObject, lines: &[Option<u32>]) -> Result<Vec<(u32, Option<u32>)>, BytecodeError> {
     let v = code.version;
     let mut out = Vec::new();
     if v < PythonVersion::PY310 {
@@ -95,7 +105,6 @@ pub fn line_starts(code: &CodeObject) -> Result<Vec<(u32, Option<u32>)>, Bytecod
         }
         return Ok(out);
     }
-    let lines = line_table::unit_lines(code)?;
     if v < PythonVersion::PY313 {
         let mut last = None;
         for (u, l) in lines.iter().enumerate() {
