@@ -398,12 +398,15 @@ fn structured(
     class_annotate: bool,
 ) -> Result<(Vec<Stmt>, Vec<depyf_ir::IrInstr>, recover::Recovered), DecompileError> {
     validate(code)?;
-    // Inlined comprehensions first (a case body may hold one; no pattern is inside one).
-    let (mut ir, inlined, saved) = inline_comp::outline(code, normalize(code)?, options)?;
+    // The ranges come from the code, before inlined comprehensions are outlined and
+    // match patterns rewritten (a case body may hold a comprehension; no pattern is
+    // inside one).
+    let (ir, ranges) = depyf_ir::normalize_with_ranges(code)?;
+    let (mut ir, inlined, saved) = inline_comp::outline(code, ir, options)?;
     let marked = inline_comp::mark_hidden(code, &ir, &saved);
     let code = marked.as_ref().unwrap_or(code);
     let cases = patterns::rewrite(code, &mut ir);
-    let cfg = build_cfg(code, &ir)?;
+    let cfg = build_cfg(code, &ir, &ranges)?;
     let naming = recover::Naming { const_prefix: &options.const_prefix, stub_failures: options.stub_failures, failures, class_annotate, inlined: &inlined };
     let rec = recover::recover(code, &ir, &cfg, &naming)?;
     let mut st = structure::Structurer::new(&cfg, &rec, &ir);
@@ -436,9 +439,9 @@ fn bare_returns(body: &mut [Stmt]) {
     }
 }
 
-/// The CFG of `ir` with the protected ranges of `code` as exception edges.
-pub(crate) fn build_cfg(code: &CodeObject, ir: &[depyf_ir::IrInstr]) -> Result<Cfg, DecompileError> {
-    let ranges: Vec<depyf_cfg::Range> = depyf_ir::protected_ranges(code)?.iter().map(|r| (r.start, r.end, r.target, r.depth, r.lasti)).collect();
+/// The CFG of `ir` with `ranges`, the protected ranges of `code` (`depyf_ir::protected_ranges`), as exception edges.
+fn build_cfg(code: &CodeObject, ir: &[depyf_ir::IrInstr], ranges: &[depyf_bytecode::ExceptionTableEntry]) -> Result<Cfg, DecompileError> {
+    let ranges: Vec<depyf_cfg::Range> = ranges.iter().map(|r| (r.start, r.end, r.target, r.depth, r.lasti)).collect();
     Cfg::build_with_ranges(ir, &ranges).map_err(|e| DecompileError::new(code, 0, "", e.to_string()))
 }
 

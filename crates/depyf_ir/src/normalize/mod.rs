@@ -103,7 +103,21 @@ impl IrError {
 /// Decodes and normalizes `code`. Errors name the instruction (opname, byte offset)
 /// that has no normalized form in this version yet, or the bytecode error.
 pub fn normalize(code: &CodeObject) -> Result<Vec<IrInstr>, IrError> {
-    let (mut ir, _) = dispatch(code, false)?;
+    let ins = decode(code).map_err(|e| IrError::from_bytecode(code, e))?;
+    normalize_decoded(code, &ins)
+}
+
+/// [`normalize`] and [`protected_ranges`] together, decoding `code` once. Errors of
+/// normalization come first, as when the two are called one after the other.
+pub fn normalize_with_ranges(code: &CodeObject) -> Result<(Vec<IrInstr>, Vec<depyf_bytecode::ExceptionTableEntry>), IrError> {
+    let ins = decode(code).map_err(|e| IrError::from_bytecode(code, e))?;
+    let ir = normalize_decoded(code, &ins)?;
+    let ranges = protected_ranges_in(code, Some((&ins, &ir)))?;
+    Ok((ir, ranges))
+}
+
+fn normalize_decoded(code: &CodeObject, ins: &[Instruction]) -> Result<Vec<IrInstr>, IrError> {
+    let (mut ir, _) = dispatch_version(code, ins, false)?;
     fuse_jump_or_pop(&mut ir);
     Ok(ir)
 }
@@ -191,13 +205,31 @@ fn dispatch_version(code: &CodeObject, ins: &[depyf_bytecode::Instruction], leni
 /// handler itself goes, so each such range takes the handler's own range (its
 /// handler, depth and `lasti`), or is left out when the handler is unprotected.
 pub fn protected_ranges(code: &CodeObject) -> Result<Vec<depyf_bytecode::ExceptionTableEntry>, IrError> {
+    protected_ranges_in(code, None)
+}
+
+/// [`protected_ranges`], with the decoded instructions and the normalized ops of
+/// `code` when the caller has them (else they are made here when needed).
+fn protected_ranges_in(code: &CodeObject, known: Option<(&[Instruction], &[IrInstr])>) -> Result<Vec<depyf_bytecode::ExceptionTableEntry>, IrError> {
     if code.version.major == 3 && matches!(code.version.minor, 8..=10) {
-        let ins = decode(code).map_err(|e| IrError::from_bytecode(code, e))?;
-        if !pre311_exc::uses_block_stack(&ins) {
-            return Ok(Vec::new());
-        }
-        let ir = normalize(code)?;
-        return pre311_exc::protected_ranges(code, &ins, &ir);
+        let (owned_ins, owned_ir);
+        let (ins, ir) = match known {
+            Some((ins, ir)) => {
+                if !pre311_exc::uses_block_stack(ins) {
+                    return Ok(Vec::new());
+                }
+                (ins, ir)
+            }
+            None => {
+                owned_ins = decode(code).map_err(|e| IrError::from_bytecode(code, e))?;
+                if !pre311_exc::uses_block_stack(&owned_ins) {
+                    return Ok(Vec::new());
+                }
+                owned_ir = normalize(code)?;
+                (&owned_ins[..], &owned_ir[..])
+            }
+        };
+        return pre311_exc::protected_ranges(code, ins, ir);
     }
     let mut ranges = depyf_bytecode::parse_exception_table(code).map_err(|e| IrError::from_bytecode(code, e))?;
     if !(code.version.major == 3 && code.version.minor >= 11) || ranges.is_empty() {
@@ -210,7 +242,14 @@ pub fn protected_ranges(code: &CodeObject) -> Result<Vec<depyf_bytecode::Excepti
             r.depth -= fix.get(&r.target).copied().unwrap_or(0);
         }
     }
-    let ins = decode(code).map_err(|e| IrError::from_bytecode(code, e))?;
+    let owned;
+    let ins = match known {
+        Some((ins, _)) => ins,
+        None => {
+            owned = decode(code).map_err(|e| IrError::from_bytecode(code, e))?;
+            &owned[..]
+        }
+    };
     if code.version.minor >= 14 {
         ranges = join_over_not_taken(&ins, ranges);
     }
