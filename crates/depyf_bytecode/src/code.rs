@@ -67,8 +67,10 @@ pub enum Constant {
     FrozenSet(Vec<Constant>),
     /// A slice `slice(start, stop, step)` of constants (3.14+ folds constant slices).
     Slice(Box<[Constant; 3]>),
-    /// A nested code object (function, lambda, class body, comprehension).
-    Code(Box<CodeObject>),
+    /// A nested code object (function, lambda, class body, comprehension). Shared
+    /// (`Arc`): a copy of the constant (as the decompiler makes when the code loads
+    /// it) does not copy the code object and everything nested in it.
+    Code(std::sync::Arc<CodeObject>),
     /// An object that has no literal form (Dynamo puts arbitrary objects into
     /// `co_consts`): `index` is its position in `co_consts`, `type_name` and `repr` are
     /// for the reader. The decompiler refers to it by a generated name that the caller

@@ -295,7 +295,7 @@ impl Reader<'_> {
                 Constant::Tuple(self.items(n)?)
             }
             b'[' | b'<' | b'>' | b'{' | b'}' | b':' => self.collection(ty)?,
-            b'c' => Constant::Code(Box::new(self.code()?)),
+            b'c' => Constant::Code(std::sync::Arc::new(self.code()?)),
             b'r' => {
                 let idx_at = self.pos;
                 let idx = self.long("a reference index")? as u32;

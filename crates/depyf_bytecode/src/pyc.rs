@@ -121,7 +121,7 @@ pub fn read_pyc(data: &[u8]) -> Result<Pyc, MarshalError> {
     let header = read_header(data)?;
     let (obj, _) = loads_at(data, HEADER_LEN, header.version)?;
     match obj {
-        Constant::Code(code) => Ok(Pyc { header, code: *code }),
+        Constant::Code(code) => Ok(Pyc { header, code: std::sync::Arc::unwrap_or_clone(code) }),
         other => Err(header_err(
             HEADER_LEN,
             MarshalErrorKind::Unexpected(format!("the module object is {other:?}, expected a code object")),

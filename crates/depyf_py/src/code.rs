@@ -85,7 +85,7 @@ fn constant(py: Python<'_>, obj: &Bound<'_, PyAny>, version: PythonVersion) -> P
     }
     let types = py.import("types")?;
     if ty.is(&types.getattr("CodeType")?) {
-        return Ok(Some(Constant::Code(Box::new(read_code(py, obj, version)?))));
+        return Ok(Some(Constant::Code(std::sync::Arc::new(read_code(py, obj, version)?))));
     }
     Ok(None)
 }
