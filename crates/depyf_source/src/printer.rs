@@ -476,11 +476,28 @@ fn str_literal(s: &str) -> String {
     let quote = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
     let mut out = String::with_capacity(s.len() + 2);
     out.push(quote);
-    for ch in s.chars() {
-        push_escaped(&mut out, ch, quote);
+    // Runs of characters that stand for themselves are copied at once (docstrings
+    // are long); the others go through `push_escaped`.
+    let mut plain = 0;
+    for (i, ch) in s.char_indices() {
+        if needs_escape(ch, quote) {
+            out.push_str(&s[plain..i]);
+            push_escaped(&mut out, ch, quote);
+            plain = i + ch.len_utf8();
+        }
     }
+    out.push_str(&s[plain..]);
     out.push(quote);
     out
+}
+
+/// Whether [`push_escaped`] writes `ch` as something else than itself.
+fn needs_escape(ch: char, quote: char) -> bool {
+    let c = ch as u32;
+    if (0x20..0x7f).contains(&c) {
+        return ch == '\\' || ch == quote;
+    }
+    c < 0x20 || c == 0x7f || (0x80..0xa0).contains(&c) || matches!(c, 0x2028 | 0x2029 | 0xfeff | 0x200b..=0x200f)
 }
 
 fn bytes_literal(b: &[u8]) -> String {
@@ -1064,6 +1081,20 @@ mod tests {
 
     fn n(s: &str) -> Expr {
         Expr::name(s)
+    }
+
+    #[test]
+    fn str_literals_escape_only_what_needs_it() {
+        assert_eq!(str_literal("plain text, long enough"), "'plain text, long enough'");
+        assert_eq!(str_literal("a'b"), "\"a'b\"");
+        assert_eq!(str_literal("a'b\"c"), "'a\\'b\"c'");
+        assert_eq!(str_literal("tab\there\\ \u{7f}\u{85}é\u{2028}z\n"), "'tab\\there\\\\ \\x7f\\x85é\\u2028z\\n'");
+        // Each character alone prints as the run-copying loop prints it in a string.
+        for ch in ['a', '"', '\\', '\0', '\u{9f}', '\u{a0}', '\u{200b}', '\u{feff}', '€'] {
+            let mut one = String::new();
+            push_escaped(&mut one, ch, '\'');
+            assert_eq!(str_literal(&format!("x{ch}y")), format!("'x{one}y'"), "{ch:?}");
+        }
     }
 
     #[test]
