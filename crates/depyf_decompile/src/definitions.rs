@@ -782,9 +782,10 @@ pub(crate) fn bind(body: &mut Vec<Stmt>) -> Result<(), String> {
     for s in body.iter_mut() {
         stmt_exprs_mut(s, &mut tidy);
     }
+    // Bodies of nested `def`s were checked when they were recovered.
     let mut left = None;
     for s in body.iter() {
-        s.walk_exprs(&mut |e| match e {
+        s.walk_scope_exprs(&mut |e| match e {
             Expr::Def(d) => {
                 let what = match &**d {
                     Stmt::ClassDef(n, ..) => format!("class {n}"),

@@ -470,7 +470,19 @@ impl Stmt {
     /// Calls `f` on every expression of this statement and of nested statements
     /// (bodies of `if`/`for`/`def`/`class` included), outermost first.
     pub fn walk_exprs(&self, f: &mut dyn FnMut(&Expr)) {
-        let body = |b: &[Stmt], f: &mut dyn FnMut(&Expr)| b.iter().for_each(|s| s.walk_exprs(f));
+        self.walk_exprs_into(true, f);
+    }
+
+    /// [`Stmt::walk_exprs`] without the bodies of `def`s (their parameters'
+    /// defaults and annotations are visited): the expressions of this scope and of
+    /// class bodies in it. For checks already made on each function body on its own,
+    /// which would otherwise be made again at every level of nesting.
+    pub fn walk_scope_exprs(&self, f: &mut dyn FnMut(&Expr)) {
+        self.walk_exprs_into(false, f);
+    }
+
+    fn walk_exprs_into(&self, into_defs: bool, f: &mut dyn FnMut(&Expr)) {
+        let body = |b: &[Stmt], f: &mut dyn FnMut(&Expr)| b.iter().for_each(|s| s.walk_exprs_into(into_defs, f));
         match self {
             Stmt::Expr(e) | Stmt::Return(Some(e)) => e.walk(f),
             Stmt::Assign(ts, v) => {
@@ -500,7 +512,9 @@ impl Stmt {
             }
             Stmt::FunctionDef(_, args, b) => {
                 args.walk(f);
-                body(b, f);
+                if into_defs {
+                    body(b, f);
+                }
             }
             Stmt::ClassDef(_, bases, kws, b) => {
                 bases.iter().for_each(|e| e.walk(f));
@@ -509,7 +523,7 @@ impl Stmt {
             }
             Stmt::Decorated(ds, s) => {
                 ds.iter().for_each(|e| e.walk(f));
-                s.walk_exprs(f);
+                s.walk_exprs_into(into_defs, f);
             }
             Stmt::Assert(t, m) => {
                 t.walk(f);
