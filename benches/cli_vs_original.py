@@ -53,8 +53,8 @@ for path in files:
     try:
         with open(path, "rb") as f:
             code = compile(f.read(), path, "exec", dont_inherit=True)
-    except (SyntaxError, ValueError, UnicodeDecodeError):
-        continue
+    except (SyntaxError, ValueError, UnicodeDecodeError, OSError):
+        continue  # OSError: a dangling link (Debian's sitecustomize.py)
     rel = os.path.relpath(path, root)
     out = os.path.join(dest, os.path.dirname(rel), "__pycache__", os.path.basename(rel)[:-3] + "." + sys.implementation.cache_tag + ".pyc")
     os.makedirs(os.path.dirname(out), exist_ok=True)
