@@ -450,7 +450,7 @@ impl BlockState<'_, '_> {
             // `definitions::bind`.
             "__annotate__" if code.co_freevars().iter().any(|n| *n == "__classdict__") => {
                 let body = crate::recover_body_with(code, &options, failures, true)?;
-                Ok(Expr::Def(Box::new(Stmt::FunctionDef(code.co_name.clone(), *args, body))))
+                Ok(Expr::Def(std::sync::Arc::new(Stmt::FunctionDef(code.co_name.clone(), *args, body))))
             }
             n if n.starts_with("<generic parameters of ") => {
                 let body = crate::generic_params_body(code, &options, failures)?;
@@ -635,7 +635,7 @@ impl BlockState<'_, '_> {
 /// any other shape.
 fn annotate_items(f: Expr) -> Option<Vec<(Expr, Expr)>> {
     let Expr::Def(d) = f else { return None };
-    let Stmt::FunctionDef(name, args, body) = *d else { return None };
+    let Stmt::FunctionDef(name, args, body) = std::sync::Arc::unwrap_or_clone(d) else { return None };
     let [Stmt::If(Expr::Compare(left, ops), then, orelse), Stmt::Return(Some(Expr::Dict(items)))] = <[Stmt; 2]>::try_from(body).ok()? else {
         return None;
     };
