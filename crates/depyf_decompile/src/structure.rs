@@ -41,6 +41,9 @@ pub(crate) struct Structurer<'a> {
     pub ir: &'a [depyf_ir::IrInstr],
     /// Handlers of the `try`/`with` statements being emitted.
     opened: Vec<BlockId>,
+    /// Bodies of the `finally` clauses whose `try` bodies are being emitted,
+    /// outermost first.
+    finals: Vec<Vec<Stmt>>,
     pub rec: &'a Recovered,
     /// Blocks emitted so far, to bound duplication.
     pub emitted: usize,
@@ -89,6 +92,7 @@ impl<'a> Structurer<'a> {
             cfg,
             ir,
             opened: Vec::new(),
+            finals: Vec::new(),
             rec,
             emitted: 0,
             limit: 16 * n + 64,

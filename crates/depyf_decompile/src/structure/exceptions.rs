@@ -5,10 +5,15 @@
 //! first block it covers that structuring reaches. The body is every block
 //! reachable from there through normal edges whose chain of handlers (the block's
 //! handler, that handler's handler, ...) contains the range's handler; it must have
-//! at most one exit. Handlers are structured from their first block up to the
-//! `after` block: the first block that the handler code reaches and that lies past
-//! the handler's own clean-up block (CPython lays handlers out after the body and
-//! the code after the `try` after them).
+//! at most one exit. Handlers are structured first, from their first block up to
+//! the `after` block, where an `except` clause's exit (`POP_EXCEPT` and the
+//! unbinding of its name) jumps or falls to (see `handler_join`; CPython 3.12+ lays
+//! handlers out after all other code, so it may lie before them).
+//!
+//! Code that runs after an exception is popped is never printed inside the
+//! `except` clause (there `sys.exc_info()` and the `as` name would still be set):
+//! what CPython 3.12+ copies after a clause's `POP_EXCEPT` must be the code after
+//! the `try` statement, and is printed there once (see `split_after_pop`).
 //!
 //! Recovery leaves marker statements (see `recover::markers`): `except T` tests
 //! read `if __exc_match__(T):`, `as e` is `e = __exc__`, `POP_EXCEPT` and
@@ -107,19 +112,98 @@ impl Structurer<'_> {
 
     /// A block that only returns (after a `with` exit), reached from one place:
     /// CPython puts the `RETURN_VALUE` of a `return` in a `try`/`with` body outside
-    /// the protected range, so it belongs to the body. Before 3.11 (a handler
-    /// without clean-up of its own) the constant of `return <const>` is loaded after
-    /// the `with` exit, which is also the code of a `return` right after the `with`:
-    /// such a block is left after the `with` (both compile the same).
-    fn is_return_tail(&self, s: BlockId, h: BlockId) -> bool {
-        let blk = &self.cfg.blocks[s.index()];
-        let ops: Vec<&Op> = self.ir[blk.start..blk.end].iter().map(|i| &i.op).filter(|o| !matches!(o, Op::Nop)).collect();
-        if !self.has_cleanup(h) && ops.iter().position(|o| matches!(o, Op::WithExit)).is_some_and(|w| w + 1 < ops.len() && matches!(ops[w + 1], Op::LoadConst(_) | Op::LoadSmallInt(_))) {
-            return false;
+    /// the protected range, so it belongs to the body. A `return` in nested `with`
+    /// bodies calls each `__exit__` in a block of its own: a chain of such blocks
+    /// (each reached from one place) that ends in the return is one tail too.
+    /// Before 3.11 (`h` without clean-up of its own) the constant of `return
+    /// <const>` is loaded after the `with` exit, which is also the code of a `return`
+    /// right after the `with`: such a block is left after the `with` (both compile
+    /// the same).
+    fn is_return_tail(&self, mut s: BlockId, h: BlockId) -> bool {
+        let pre311 = !self.has_cleanup(h);
+        for _ in 0..16 {
+            let blk = &self.cfg.blocks[s.index()];
+            let ops: Vec<&Op> = self.ir[blk.start..blk.end].iter().map(|i| &i.op).filter(|o| !matches!(o, Op::Nop)).collect();
+            if pre311 && ops.iter().position(|o| matches!(o, Op::WithExit)).is_some_and(|w| w + 1 < ops.len() && matches!(ops[w + 1], Op::LoadConst(_) | Op::LoadSmallInt(_))) {
+                return false;
+            }
+            if blk.preds.len() != 1 || !ops.iter().all(|o| matches!(o, Op::Return | Op::WithExit | Op::Swap(2) | Op::LoadConst(_) | Op::LoadSmallInt(_))) {
+                return false;
+            }
+            if matches!(ops.last(), Some(Op::Return)) {
+                return true;
+            }
+            match blk.term {
+                // Only a chain of `with` exits: a plain fall-through is code after.
+                Terminator::FallThrough(n) | Terminator::Jump(n) if ops.iter().any(|o| matches!(o, Op::WithExit)) && !self.loop_edge(n) => s = n,
+                _ => return false,
+            }
         }
-        blk.preds.len() == 1
-            && matches!(ops.last(), Some(Op::Return))
-            && ops.iter().all(|o| matches!(o, Op::Return | Op::WithExit | Op::Swap(2) | Op::LoadConst(_) | Op::LoadSmallInt(_)))
+        false
+    }
+
+    /// Where the `except` clauses of handler `h` join the code after the `try`: the
+    /// block that a handler exit jumps or falls to, where a handler exit is a block
+    /// outside `cleanup`'s protection (the `COPY 3; POP_EXCEPT; RERAISE 1` block)
+    /// that only pops the exception (`POP_EXCEPT`, then `name = None; del name` for
+    /// `except E as name`). `None` when no exit is of that shape, as when CPython
+    /// 3.12+ copies a small tail into each exit (`compiler.c` / `flowgraph.c` inline
+    /// exit blocks without a line number) or every clause returns or re-raises. A
+    /// join must be reachable from `e1`, the body's normal exit, when there is one
+    /// (a `continue` in a clause inside `try`/`finally` goes to a copy of the
+    /// `finally` body that the body's exit does not reach).
+    ///
+    /// CPython 3.12+ moves handlers after all other code (cold blocks), so the join
+    /// can lie before the handler; 3.11 lays it out after the clean-up block.
+    fn handler_join(&self, h: BlockId, cleanup: BlockId, e1: Option<BlockId>) -> Option<BlockId> {
+        let from_body = e1.map(|e| self.reach(e));
+        let mut seen = vec![false; self.cfg.blocks.len()];
+        let mut work = vec![h];
+        seen[h.index()] = true;
+        let mut joins: Vec<BlockId> = Vec::new();
+        while let Some(x) = work.pop() {
+            for s in self.cfg.blocks[x.index()].succs() {
+                if seen[s.index()] || self.loop_edge(s) {
+                    continue;
+                }
+                seen[s.index()] = true;
+                if self.protected_by(s, cleanup) {
+                    work.push(s);
+                    continue;
+                }
+                let code = &self.rec.blocks[s.index()];
+                if code.collapsed_to.is_some() || code.error.is_some() || !only_pops_exception(&code.stmts) {
+                    continue;
+                }
+                if let Terminator::Jump(t) | Terminator::FallThrough(t) = self.cfg.blocks[s.index()].term {
+                    // A pop of an enclosing handler next is that handler's exit, not
+                    // code after this `try`.
+                    let pops_again = self.pops_next(t);
+                    // The body's normal exit leads there too (unless it has none).
+                    let shared = from_body.as_ref().is_none_or(|r| r[t.index()]);
+                    if !self.loop_edge(t) && !pops_again && shared && !joins.contains(&t) {
+                        joins.push(t);
+                    }
+                }
+            }
+        }
+        joins.into_iter().min_by_key(|j| (self.rpo_index[j.index()], j.index()))
+    }
+
+    /// Whether the code at `t`, past blocks without statements, starts by popping
+    /// an exception.
+    fn pops_next(&self, mut t: BlockId) -> bool {
+        for _ in 0..8 {
+            let code = &self.rec.blocks[t.index()];
+            if let Some(s) = code.stmts.first() {
+                return is_marker(s, markers::POP_EXCEPT);
+            }
+            match self.cfg.blocks[t.index()].term {
+                Terminator::Jump(n) | Terminator::FallThrough(n) if code.collapsed_to.is_none() && !self.loop_edge(n) => t = n,
+                _ => return false,
+            }
+        }
+        false
     }
 
     /// The last block (in layout order) of the handler starting at `h` when it has no
@@ -209,32 +293,51 @@ impl Structurer<'_> {
             return Err(err("a try or with body with several exits"));
         }
         let e1 = exits.first().copied();
+        let with = self.is_with_handler(h);
+        // The handler first: a `finally` body is needed to recognise its copies
+        // after the end of the `except` clauses inside the body.
+        let (after, hstmts) = if with {
+            (None, Vec::new())
+        } else {
+            let after = match self.cfg.blocks[h.index()].handler {
+                // The handler's own clean-up block (`COPY 3; POP_EXCEPT; RERAISE 1`,
+                // 3.11+): the clauses join the code after the `try` where they pop.
+                Some(c) if c.lasti && c.target != h => self.handler_join(h, c.target, e1),
+                _ => {
+                    // No clean-up block (3.9-3.10: the handler's region ends where it
+                    // pops the exception): the first block past it that it reaches.
+                    let end = self.handler_region_end(h);
+                    let rh = self.reach(h);
+                    let a = (end.index() + 1..self.cfg.blocks.len()).find(|&x| rh[x]).map(|x| BlockId(x as u32));
+                    match (a, stop) {
+                        (Some(a), Some(s)) if a > s => Some(s),
+                        (a, _) => a,
+                    }
+                }
+            };
+            (after, self.region(h, after.or(stop), err)?)
+        };
+        let top_pop = hstmts.iter().any(|s| is_marker(s, markers::POP_EXCEPT));
+        let is_finally = !with && !top_pop && hstmts.last().is_some_and(|s| is_marker(s, markers::RERAISE)) && !matches!(hstmts.first(), Some(Stmt::If(c, ..)) if marker_call(c, markers::EXC_MATCH).is_some());
+        if is_finally {
+            self.finals.push(hstmts[..hstmts.len() - 1].to_vec());
+        }
         self.opened.push(h);
         let mut body = Vec::new();
         let r = self.region_into(&mut body, b, e1.or(stop), entering_loop, err);
         self.opened.pop();
+        if is_finally {
+            self.finals.pop();
+        }
         r?;
-        fold_returns(&mut body, self.is_with_handler(h));
-        if self.is_with_handler(h) {
+        fold_returns(&mut body, with);
+        if with {
             if finally_copies {
                 return Err(err("a try or with body with several exits"));
             }
             return self.finish_with(out, body, h, e1, stop, err);
         }
-        // The handler's own clean-up block: code after the `try` lies past it.
-        let cleanup = match self.cfg.blocks[h.index()].handler {
-            Some(c) if c.lasti => c.target,
-            _ => self.handler_region_end(h),
-        };
-        let rh = self.reach(h);
-        let after = (cleanup.index() + 1..self.cfg.blocks.len()).find(|&x| rh[x]).map(|x| BlockId(x as u32));
-        let after = match (after, stop) {
-            (Some(a), Some(s)) if a > s => Some(s),
-            (a, _) => a,
-        };
-        let hstmts = self.region(h, after.or(stop), err)?;
-        let top_pop = hstmts.iter().any(|s| is_marker(s, markers::POP_EXCEPT));
-        if !top_pop && hstmts.last().is_some_and(|s| is_marker(s, markers::RERAISE)) && !matches!(hstmts.first(), Some(Stmt::If(c, ..)) if marker_call(c, markers::EXC_MATCH).is_some()) {
+        if is_finally {
             // `finally`: the handler runs it and re-raises; the normal exit runs a
             // copy of it first.
             let fbody: Vec<Stmt> = hstmts[..hstmts.len() - 1].to_vec();
@@ -270,8 +373,38 @@ impl Structurer<'_> {
         if finally_copies {
             return Err(err("a try or with body with several exits"));
         }
-        let handlers = parse_handlers(hstmts).ok_or_else(|| err("an exception handler of an unknown shape"))?;
+        let mut posts = Vec::new();
+        // Code after a clause's `POP_EXCEPT` is cut out as the code after the `try`
+        // on 3.11+ only; 3.9-3.10 handlers are read as before (`clean` refuses a bare
+        // `raise` there).
+        let fins = if self.has_cleanup(h) { Some(&self.finals[..]) } else { None };
+        let handlers = parse_handlers(hstmts, &mut posts, fins).map_err(|m| err(m))?;
         let body = if body.is_empty() { vec![Stmt::Pass] } else { body };
+        if let Some(p) = posts.first() {
+            // Code after an exception is popped runs outside the handler: it is the
+            // code after the `try` (CPython 3.12+ copies small tails into each exit).
+            let text = print_body(p, 0);
+            if posts.iter().any(|q| print_body(q, 0) != text) {
+                return Err(err("except clauses followed by different code after their exception is popped"));
+            }
+            if after.is_some() {
+                return Err(err("code between the end of an except clause and the code after its try"));
+            }
+            let orelse = match e1 {
+                None => Vec::new(),
+                Some(e) if self.loop_edge(e) => return Err(err("an except clause followed by code where its try body continues a loop")),
+                Some(e) => {
+                    let r = self.region(e, stop, err)?;
+                    if r.len() < p.len() || print_body(&r[r.len() - p.len()..], 0) != text {
+                        return Err(err("the code after an except clause is not the code after its try"));
+                    }
+                    r[..r.len() - p.len()].to_vec()
+                }
+            };
+            out.push(Stmt::Try(body, handlers, orelse, Vec::new()));
+            out.extend(p.iter().cloned());
+            return Ok(());
+        }
         match (e1, after) {
             (Some(e), Some(a)) if e != a && !self.loop_edge(e) => {
                 let orelse = self.region(e, Some(a), err)?;
@@ -293,45 +426,23 @@ impl Structurer<'_> {
         }
     }
 
-    /// Where the exceptional exit of the `with` whose handler is `h` goes when
-    /// `__exit__` suppresses the exception: the handler tests the result of
-    /// [`Op::WithExceptStart`] with a jump-if-true to `POP_TOP; POP_EXCEPT; POP_TOP;
-    /// POP_TOP` (CPython 3.11-3.13 `compiler_with_except_finish`), which goes on to the
-    /// code after the `with`. `None` for any other shape.
-    fn suppressed_exit(&self, h: BlockId) -> Option<Result<BlockId, ()>> {
-        let mut b = h;
-        for _ in 0..8 {
-            let blk = &self.cfg.blocks[b.index()];
-            match blk.term {
-                Terminator::FallThrough(n) => b = n,
-                Terminator::Branch { jump, .. } if matches!(self.ir[blk.end - 1].op, Op::JumpIf { when: true, .. }) => {
-                    let mut ops = Vec::new();
-                    let mut s = jump;
-                    for _ in 0..8 {
-                        let sb = &self.cfg.blocks[s.index()];
-                        ops.extend(self.ir[sb.start..sb.end].iter().map(|i| i.op.clone()).filter(|o| !matches!(o, Op::Nop | Op::Jump(_))));
-                        let pops = [Op::PopTop, Op::PopExcept, Op::PopTop, Op::PopTop];
-                        match sb.term {
-                            Terminator::FallThrough(n) | Terminator::Jump(n) if ops.len() < 4 => s = n,
-                            Terminator::FallThrough(n) | Terminator::Jump(n) => {
-                                return (ops == pops).then_some(Ok(n));
-                            }
-                            // The code after the `with` is the implicit `return None`
-                            // (3.15 loads `None` with LOAD_COMMON_CONSTANT).
-                            Terminator::Return => {
-                                let returns_none = matches!(self.rec.blocks[s.index()].stmts.last(), Some(Stmt::Return(Some(Expr::Const(depyf_bytecode::Constant::None)))));
-                                let none = ops.len() == 6 && ops[..4] == pops && ops[5] == Op::Return && matches!(ops[4], Op::LoadConst(_) | Op::LoadCommonConstant("None")) && returns_none;
-                                return none.then_some(Err(()));
-                            }
-                            _ => return None,
-                        }
-                    }
-                    return None;
-                }
-                _ => return None,
-            }
+    /// Whether `long`, code that CPython 3.12+ copied into a handler's exit, is the
+    /// code `short` that ends at `stop` followed by the code from `stop` on (the
+    /// copy goes on past `stop` when the tail after an enclosing statement is copied
+    /// too).
+    fn same_continuation(&mut self, short: &[Stmt], long: &[Stmt], stop: Option<BlockId>, err: &dyn Fn(&str) -> DecompileError) -> bool {
+        let text = print_body(short, 0);
+        if print_body(long, 0) == text {
+            return true;
         }
-        None
+        let Some(s) = stop else { return false };
+        if long.len() <= short.len() || print_body(&long[..short.len()], 0) != text || ends_control(short) {
+            return false;
+        }
+        match self.region(s, None, err) {
+            Ok(after) => print_body(&after, 0) == print_body(&long[short.len()..], 0),
+            Err(_) => false,
+        }
     }
 
     fn finish_with(&mut self, out: &mut Vec<Stmt>, mut body: Vec<Stmt>, h: BlockId, e1: Option<BlockId>, stop: Option<BlockId>, err: &dyn Fn(&str) -> DecompileError) -> Result<(), DecompileError> {
@@ -342,16 +453,18 @@ impl Structurer<'_> {
         };
         let Some(mgr) = mgr else { return Err(err("a with body that does not start by entering its manager")) };
         body.remove(0);
-        let mut rest = vec![Stmt::Expr(Expr::name(markers::WITH_EXIT))];
-        if let Some(e1) = e1 {
-            rest.clear();
-            self.region_into(&mut rest, e1, stop, false, err)?;
-        }
-        if !rest.first().is_some_and(|s| is_marker(s, markers::WITH_EXIT)) {
-            return Err(err("a with body whose normal exit does not call __exit__"));
-        }
-        rest.remove(0);
-        if !self.has_cleanup(h) {
+        let rest = if !self.has_cleanup(h) {
+            // 3.9-3.10: the handler has no clean-up of its own; the suppressing
+            // path is read from the `POP_EXCEPT` it jumps to.
+            let mut rest = vec![Stmt::Expr(Expr::name(markers::WITH_EXIT))];
+            if let Some(e1) = e1 {
+                rest.clear();
+                self.region_into(&mut rest, e1, stop, false, err)?;
+            }
+            if !rest.first().is_some_and(|s| is_marker(s, markers::WITH_EXIT)) {
+                return Err(err("a with body whose normal exit does not call __exit__"));
+            }
+            rest.remove(0);
             // Before 3.11 the path that suppresses the exception (`POP_TOP`s,
             // `POP_EXCEPT`, then the code after the `with`) may be a copy of the code
             // after the `with` rather than a jump to it: it must do what `rest` does.
@@ -376,15 +489,34 @@ impl Structurer<'_> {
                     }
                 }
             }
-        }
-        if !self.has_cleanup(h) {
             // 3.9-3.10 copy `exit; return <const>` into the paths that leave the body
             // (see `emit_try`): when the code after the `with` is that `return`, the
             // copies at the ends of the body are the same flow.
             if let [ret @ Stmt::Return(None | Some(Expr::Const(_)))] = rest.as_slice() {
                 strip_tail_copy(&mut body, ret);
             }
-        }
+            rest
+        } else {
+            // Where `__exit__` suppresses the exception the handler goes on after the
+            // `with` too: that code must be the normal exit's, or the code after the
+            // `with` when the body never exits normally (it returns).
+            let suppressed = suppressed_path(self.region(h, stop, err)?).ok_or_else(|| err("a with handler of an unknown shape"))?;
+            match e1 {
+                Some(e1) => {
+                    let mut rest = Vec::new();
+                    self.region_into(&mut rest, e1, stop, false, err)?;
+                    if !rest.first().is_some_and(|s| is_marker(s, markers::WITH_EXIT)) {
+                        return Err(err("a with body whose normal exit does not call __exit__"));
+                    }
+                    rest.remove(0);
+                    if !self.same_continuation(&rest, &suppressed, stop, err) {
+                        return Err(err("a with statement whose handler goes on elsewhere than its normal exit"));
+                    }
+                    rest
+                }
+                None => suppressed,
+            }
+        };
         let mut items = vec![(mgr, target)];
         // `with a: with b:` is `with a, b:` when both are sync or both async.
         let is_async = |e: &Expr| e.async_inner().is_some();
@@ -397,26 +529,141 @@ impl Structurer<'_> {
         };
         out.push(Stmt::With(items, body));
         out.extend(rest);
-        // A body that never exits normally: the code after the `with` runs only when
-        // `__exit__` suppresses an exception, and must follow it. (3.11+ shape; before
-        // 3.11 `rest` is already that code, read from the suppressing path above.)
-        if e1.is_none() && self.has_cleanup(h) {
-            let a = match self.suppressed_exit(h) {
-                Some(Ok(a)) => a,
-                Some(Err(())) => {
-                    out.push(Stmt::Return(Some(Expr::Const(depyf_bytecode::Constant::None))));
-                    return Ok(());
-                }
-                None => return Err(err("a with body that never exits normally, whose suppressing exit is not understood")),
-            };
-            if self.loop_edge(a) {
-                return Err(err("a with body that never exits normally, in a loop whose header or exit follows it"));
+        Ok(())
+    }
+}
+
+/// Cuts, in each path of handler code `stmts`, what follows the `POP_EXCEPT` that
+/// ends the handler (and the `name = None; del name` after it) into `posts`, unless
+/// it is an exit that means the same inside and outside the handler (`return` of a
+/// constant or of a value computed before the pop, `break`, `continue`, nothing).
+/// That code runs after the exception is popped and `name` deleted, so printing it
+/// inside the `except` clause would run it with `sys.exc_info()` still set.
+/// Paths inside `if` statements are followed (`top`: `stmts` is reached by `if`s
+/// only); such code inside a loop, `with` or `try` of the handler is an error.
+fn split_after_pop(stmts: &mut Vec<Stmt>, posts: &mut Vec<Vec<Stmt>>, top: bool, fins: &[Vec<Stmt>]) -> Result<(), &'static str> {
+    for i in 0..stmts.len() {
+        if is_marker(&stmts[i], markers::POP_EXCEPT) {
+            let mut k = i + 1;
+            if k + 1 < stmts.len() && is_unbind(&stmts[k], &stmts[k + 1]) {
+                k += 2;
             }
-            if Some(a) != stop {
-                self.region_into(out, a, stop, false, err)?;
+            if exits_alike(&stmts[k..], &stmts[i + 1..k], fins) {
+                return Ok(());
+            }
+            if !top {
+                return Err("code after the end of an except clause inside a loop, with or try of the clause");
+            }
+            posts.push(stmts.split_off(k));
+            return Ok(());
+        }
+        match &mut stmts[i] {
+            Stmt::If(_, a, b) => {
+                split_after_pop(a, posts, top, fins)?;
+                split_after_pop(b, posts, top, fins)?;
+            }
+            Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => {
+                split_after_pop(a, posts, false, fins)?;
+                split_after_pop(b, posts, false, fins)?;
+            }
+            Stmt::With(_, b) => split_after_pop(b, posts, false, fins)?,
+            Stmt::Try(b, hs, e, f) => {
+                split_after_pop(b, posts, false, fins)?;
+                for h in hs.iter_mut() {
+                    split_after_pop(&mut h.body, posts, false, fins)?;
+                }
+                split_after_pop(e, posts, false, fins)?;
+                split_after_pop(f, posts, false, fins)?;
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Statements after a handler's `POP_EXCEPT` (and `unbind`, its `name = None; del
+/// name`) that behave the same inside the handler: pops of enclosing handlers (a
+/// `return` from nested clauses) and copies of the enclosing `finally` bodies
+/// `fins` (outermost first; CPython runs them before a `return`, `break` or
+/// `continue` leaves the `try`), and then nothing, `break`, `continue` or a
+/// `return` of an [`inert`] value.
+fn exits_alike(mut s: &[Stmt], unbind: &[Stmt], fins: &[Vec<Stmt>]) -> bool {
+    let mut unbound: Vec<&Stmt> = unbind.iter().collect();
+    let mut fins = fins.iter().rev().filter(|f| !f.is_empty()).peekable();
+    loop {
+        if let Some(f) = fins.peek() {
+            if s.len() > f.len() && print_body(&s[..f.len()], 0) == print_body(f, 0) {
+                s = &s[f.len()..];
+                fins.next();
+                continue;
             }
         }
-        Ok(())
+        match s {
+            [p, a, d, rest @ ..] if is_marker(p, markers::POP_EXCEPT) && is_unbind(a, d) => {
+                unbound.push(a);
+                s = rest
+            }
+            [p, rest @ ..] if is_marker(p, markers::POP_EXCEPT) => s = rest,
+            _ => break,
+        }
+    }
+    match s {
+        [] | [Stmt::Break] | [Stmt::Continue] | [Stmt::Return(None)] | [Stmt::Return(Some(Expr::Const(_)))] => true,
+        [Stmt::Return(Some(v))] => inert(v, &unbound),
+        _ => false,
+    }
+}
+
+/// A value whose evaluation runs no code: constants, names and tuples of them, but
+/// no name that a pop unbinds (`unbound`: the `name = None` statements).
+///
+/// CPython 3.12+ also copies a `return v` tail after a pop, and recovery reads a
+/// `return v` of the clause itself (its `LOAD_FAST` before the pop) the same way, so
+/// both stay in the clause. The one difference left: a name that is not bound
+/// raises its `NameError` inside the clause, with the handled exception as
+/// `__context__`.
+fn inert(v: &Expr, unbound: &[&Stmt]) -> bool {
+    match v {
+        Expr::Const(_) => true,
+        Expr::Name(n) => !unbound.iter().any(|a| matches!(a, Stmt::Assign(t, _) if matches!(t.as_slice(), [Expr::Name(m)] if m == n))),
+        Expr::Tuple(items) => items.iter().all(|x| inert(x, unbound)),
+        _ => false,
+    }
+}
+
+/// `POP_EXCEPT`, optionally followed by `name = None; del name`, and nothing else.
+fn only_pops_exception(stmts: &[Stmt]) -> bool {
+    match stmts {
+        [p] => is_marker(p, markers::POP_EXCEPT),
+        [p, a, d] => is_marker(p, markers::POP_EXCEPT) && is_unbind(a, d),
+        _ => false,
+    }
+}
+
+/// `name = None` followed by `del name`: how CPython ends `except E as name:`.
+fn is_unbind(a: &Stmt, d: &Stmt) -> bool {
+    match (a, d) {
+        (Stmt::Assign(t, Expr::Const(depyf_bytecode::Constant::None)), Stmt::Delete(dt)) => {
+            matches!((t.as_slice(), dt.as_slice()), ([Expr::Name(m)], [Expr::Name(n)]) if m == n)
+        }
+        _ => false,
+    }
+}
+
+/// The code a `with` handler (`if not __with_suppress__: RERAISE else: ...`) runs
+/// after `__exit__` suppressed the exception and the exception is popped: the code
+/// after the `with` statement. `None` for another shape.
+fn suppressed_path(hs: Vec<Stmt>) -> Option<Vec<Stmt>> {
+    let [Stmt::If(c, a, b)] = hs.as_slice() else { return None };
+    let reraise = |x: &[Stmt]| matches!(x, [r] if is_marker(r, markers::RERAISE));
+    let path = match c {
+        Expr::UnaryOp("not", v) if v.is_name("__with_suppress__") && reraise(a) => b,
+        v if v.is_name("__with_suppress__") && reraise(b) => a,
+        _ => return None,
+    };
+    match path.split_first() {
+        Some((p, rest)) if is_marker(p, markers::POP_EXCEPT) => Some(rest.to_vec()),
+        _ => None,
     }
 }
 
@@ -509,8 +756,12 @@ impl Structurer<'_> {
 }
 
 /// Splits a handler chain (`if __exc_match__(T): ... else: ...`, a bare handler,
-/// or the final re-raise) into `except` clauses.
-fn parse_handlers(mut rest: Vec<Stmt>) -> Option<Vec<ExceptHandler>> {
+/// or the final re-raise) into `except` clauses. `fins` (the enclosing `finally`
+/// bodies) is given for 3.11+ handlers only: there what follows a clause's
+/// `POP_EXCEPT` goes to `posts` (see [`split_after_pop`]); `None` (3.9-3.10) keeps
+/// it in the clause, where `clean` refuses a bare `raise`.
+fn parse_handlers(mut rest: Vec<Stmt>, posts: &mut Vec<Vec<Stmt>>, fins: Option<&[Vec<Stmt>]>) -> Result<Vec<ExceptHandler>, &'static str> {
+    const UNKNOWN: &str = "an exception handler of an unknown shape";
     let mut out = Vec::new();
     loop {
         let (typ, then, tail) = match rest.as_slice() {
@@ -523,16 +774,22 @@ fn parse_handlers(mut rest: Vec<Stmt>) -> Option<Vec<ExceptHandler>> {
             _ => (None, std::mem::take(&mut rest), Vec::new()),
         };
         let bare = typ.is_none();
-        out.push(handler(typ, then)?);
+        out.push(handler(typ, then, posts, fins)?.ok_or(UNKNOWN)?);
         if bare {
             break;
         }
         rest = tail;
     }
-    (!out.is_empty()).then_some(out)
+    if out.is_empty() {
+        return Err(UNKNOWN);
+    }
+    Ok(out)
 }
 
-fn handler(typ: Option<Expr>, mut body: Vec<Stmt>) -> Option<ExceptHandler> {
+/// One `except` clause from its test's type and body; `Ok(None)` when the body is
+/// of an unknown shape. Code after the clause's end goes to `posts` when `fins` is
+/// given (3.11+, see [`parse_handlers`]).
+fn handler(typ: Option<Expr>, mut body: Vec<Stmt>, posts: &mut Vec<Vec<Stmt>>, fins: Option<&[Vec<Stmt>]>) -> Result<Option<ExceptHandler>, &'static str> {
     let mut name = None;
     if let Some(Stmt::Assign(t, v)) = body.first() {
         if let ([Expr::Name(n)], true) = (t.as_slice(), v.is_name(markers::EXC)) {
@@ -541,19 +798,22 @@ fn handler(typ: Option<Expr>, mut body: Vec<Stmt>) -> Option<ExceptHandler> {
         }
     }
     if name.is_some() && typ.is_none() {
-        return None;
+        return Ok(None);
+    }
+    if let Some(fins) = fins {
+        split_after_pop(&mut body, posts, true, fins)?;
     }
     if !clean(&mut body, name.as_deref()) {
-        return None;
+        return Ok(None);
     }
     let mut bad = false;
     for s in &body {
         s.walk_exprs(&mut |e| bad |= e.is_name(markers::EXC));
     }
     if bad {
-        return None;
+        return Ok(None);
     }
-    Some(ExceptHandler { typ, name, body })
+    Ok(Some(ExceptHandler { typ, name, body }))
 }
 
 /// Drops `POP_EXCEPT` markers and the `name = None; del name` after them. What
@@ -612,12 +872,14 @@ fn has_bare_raise(stmts: &[Stmt]) -> bool {
 
 /// `__temp = v; [__with_exit__;] return __temp` is `return v` (the value of a
 /// `return` in a `try`/`with` body crosses into its return tail), and the exit
-/// marker before a `return` of a `with` body is the `with` block's own.
+/// markers before a `return` of a `with` body are the `with` block's own (and
+/// those of the `with` blocks around it, which the `return` leaves too).
 fn fold_returns(body: &mut Vec<Stmt>, with: bool) {
     if with {
         let mut j = 0;
         while j < body.len() {
-            if is_marker(&body[j], markers::WITH_EXIT) && matches!(body.get(j + 1), Some(Stmt::Return(_))) {
+            let run = body[j..].iter().take_while(|s| is_marker(s, markers::WITH_EXIT)).count();
+            if run > 0 && matches!(body.get(j + run), Some(Stmt::Return(_))) {
                 body.remove(j);
             } else {
                 j += 1;
