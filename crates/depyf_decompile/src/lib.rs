@@ -599,7 +599,21 @@ pub fn compare(original: &CodeObject, recompiled: &CodeObject, options: &Options
         Err(e) => return (Verdict::Differs, format!("the recompiled code cannot be recovered: {e}")),
     };
     if a == b {
-        return (Verdict::Equivalent, "same calls, loads, stores, returns and branches after recovery".into());
+        // Structuring can map different programs to the same source (and the
+        // recompiled code recovers to it again): the statements of each block must
+        // also run under the same exception handlers.
+        if let (Ok(pa), Ok(pb)) = (handler_profile(original, options), handler_profile(recompiled, options)) {
+            // Statements that only one side has (block-level recovery is less
+            // canonical than the structured source) are not compared.
+            let depths = |p: &std::collections::BTreeSet<(usize, String)>, t: &str| p.iter().filter(|(_, x)| x == t).map(|(d, _)| *d).collect::<Vec<_>>();
+            for (_, t) in pa.iter() {
+                let (da, db) = (depths(&pa, t), depths(&pb, t));
+                if !db.is_empty() && da != db {
+                    return (Verdict::Differs, format!("a statement runs under other exception handlers: `{}` under {da:?} handler(s) in the original, {db:?} recompiled", t.trim()));
+                }
+            }
+        }
+        return (Verdict::Equivalent, "same calls, loads, stores, returns and branches after recovery, under the same exception handlers".into());
     }
     let (la, lb): (Vec<&str>, Vec<&str>) = (a.lines().collect(), b.lines().collect());
     let at = la.iter().zip(&lb).position(|(x, y)| x != y).unwrap_or(la.len().min(lb.len()));
@@ -614,9 +628,73 @@ pub fn compare(original: &CodeObject, recompiled: &CodeObject, options: &Options
     )
 }
 
+/// Each statement that recovery finds in a block of `code` (before structuring),
+/// with the number of exception handlers that protect the block (the chain of
+/// its protected range's handler, that handler's own, ...). Temporaries are all
+/// named `__temp__`. [`compare`] needs these equal: structuring that moves code into
+/// or out of a handler (3.12+ tails after `POP_EXCEPT` printed inside the
+/// `except` clause) recovers to the same source but not to the same profile.
+fn handler_profile(code: &CodeObject, options: &Options) -> Result<std::collections::BTreeSet<(usize, String)>, DecompileError> {
+    validate(code)?;
+    // The same ops as `structured` reads (inlined comprehensions, match cases).
+    let (ir, ranges) = depyf_ir::normalize_with_ranges(code)?;
+    let (mut ir, inlined, saved) = inline_comp::outline(code, ir, options)?;
+    let marked = inline_comp::mark_hidden(code, &ir, &saved);
+    let code = marked.as_ref().unwrap_or(code);
+    patterns::rewrite(code, &mut ir);
+    let cfg = build_cfg(code, &ir, &ranges)?;
+    let failures = std::cell::RefCell::default();
+    let naming = recover::Naming { const_prefix: &options.const_prefix, stub_failures: true, failures: &failures, class_annotate: false, inlined: &inlined };
+    let rec = recover::recover(code, &ir, &cfg, &naming)?;
+    let mut out = std::collections::BTreeSet::new();
+    for (i, blk) in rec.blocks.iter().enumerate() {
+        if blk.error.is_some() {
+            continue;
+        }
+        let mut depth = 0;
+        let mut h = cfg.blocks[i].handler;
+        while let Some(e) = h {
+            depth += 1;
+            if depth > 64 {
+                break;
+            }
+            h = cfg.blocks[e.target.index()].handler;
+        }
+        for s in &blk.stmts {
+            out.insert((depth, one_temp_name(&print_body(std::slice::from_ref(s), 0))));
+        }
+    }
+    Ok(out)
+}
+
+/// `text` with every `__temp_N__` written `__temp__`.
+fn one_temp_name(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("__temp_") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 7..];
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 && after[digits..].starts_with("__") {
+            out.push_str("__temp__");
+            rest = &after[digits + 2..];
+        } else {
+            out.push_str("__temp_");
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::canonical_temps;
+
+    #[test]
+    fn temps_have_one_name_in_profiles() {
+        assert_eq!(super::one_temp_name("__temp_12__ = a + __temp_3__\nx__temp_y"), "__temp__ = a + __temp__\nx__temp_y");
+    }
 
     #[test]
     fn temps_are_renumbered_by_first_use() {
