@@ -656,9 +656,11 @@ fn is_unbind(a: &Stmt, d: &Stmt) -> bool {
 fn suppressed_path(hs: Vec<Stmt>) -> Option<Vec<Stmt>> {
     let [Stmt::If(c, a, b)] = hs.as_slice() else { return None };
     let reraise = |x: &[Stmt]| matches!(x, [r] if is_marker(r, markers::RERAISE));
+    // `async with` awaits the result of `__aexit__` first.
+    let suppress = |v: &Expr| v.is_name("__with_suppress__") || matches!(v, Expr::Await(x) if x.is_name("__with_suppress__"));
     let path = match c {
-        Expr::UnaryOp("not", v) if v.is_name("__with_suppress__") && reraise(a) => b,
-        v if v.is_name("__with_suppress__") && reraise(b) => a,
+        Expr::UnaryOp("not", v) if suppress(v) && reraise(a) => b,
+        v if suppress(v) && reraise(b) => a,
         _ => return None,
     };
     match path.split_first() {
