@@ -613,7 +613,7 @@ pub fn compare(original: &CodeObject, recompiled: &CodeObject, options: &Options
                 }
             }
         }
-        return (Verdict::Equivalent, "same calls, loads, stores, returns and branches after recovery, under the same exception handlers".into());
+        return (Verdict::Equivalent, "same calls, loads, stores, returns and branches after recovery".into());
     }
     let (la, lb): (Vec<&str>, Vec<&str>) = (a.lines().collect(), b.lines().collect());
     let at = la.iter().zip(&lb).position(|(x, y)| x != y).unwrap_or(la.len().min(lb.len()));
