@@ -149,9 +149,9 @@ impl Structurer<'_> {
     /// `except E as name`). `None` when no exit is of that shape, as when CPython
     /// 3.12+ copies a small tail into each exit (`compiler.c` / `flowgraph.c` inline
     /// exit blocks without a line number) or every clause returns or re-raises. A
-    /// join must be reachable from `e1`, the body's normal exit, when there is one
-    /// (a `continue` in a clause inside `try`/`finally` goes to a copy of the
-    /// `finally` body that the body's exit does not reach).
+    /// join that `e1`, the body's normal exit, does not reach (an `else` that
+    /// returns) must not start with a copy of the enclosing `finally` body: a
+    /// `continue` in a clause inside `try`/`finally` goes to such a copy.
     ///
     /// CPython 3.12+ moves handlers after all other code (cold blocks), so the join
     /// can lie before the handler; 3.11 lays it out after the clean-up block.
@@ -179,8 +179,9 @@ impl Structurer<'_> {
                     // A pop of an enclosing handler next is that handler's exit, not
                     // code after this `try`.
                     let pops_again = self.pops_next(t);
-                    // The body's normal exit leads there too (unless it has none).
-                    let shared = from_body.as_ref().is_none_or(|r| r[t.index()]);
+                    // Where the body's normal exit leads too; else not a copy of the
+                    // enclosing `finally` body (a `continue`/`break` leaving it).
+                    let shared = from_body.as_ref().is_none_or(|r| r[t.index()]) || !self.runs_final_first(t);
                     if !self.loop_edge(t) && !pops_again && shared && !joins.contains(&t) {
                         joins.push(t);
                     }
@@ -188,6 +189,14 @@ impl Structurer<'_> {
             }
         }
         joins.into_iter().min_by_key(|j| (self.rpo_index[j.index()], j.index()))
+    }
+
+    /// Whether the code at `t` starts with a copy of the innermost enclosing `finally`
+    /// body (CPython runs it before a `break`/`continue`/`return` leaves the `try`).
+    fn runs_final_first(&self, t: BlockId) -> bool {
+        let Some(f) = self.finals.last().filter(|f| !f.is_empty()) else { return false };
+        let stmts = &self.rec.blocks[t.index()].stmts;
+        stmts.len() >= f.len() && print_body(&stmts[..f.len()], 0) == print_body(f, 0)
     }
 
     /// Whether the code at `t`, past blocks without statements, starts by popping
