@@ -266,7 +266,6 @@ KNOWN_FAILURES = {
     },
     'exceptions.name_unbound_after_except': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.12 3.13 3.14 3.15': 'wrong code',
     },
     'exceptions.nested_try_reraise': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -485,8 +484,7 @@ KNOWN_FAILURES = {
         '3.10': 'MATCH_SEQUENCE: not supported by the decompiler yet',
     },
     'part2_async.agen_aclose_finally': {
-        '3.8 3.9': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
     },
     'part2_async.agen_async_with_inside': {
@@ -495,12 +493,10 @@ KNOWN_FAILURES = {
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_async.agen_athrow_caught': {
-        '3.8 3.9': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_async.agen_athrow_uncaught': {
-        '3.8 3.9': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
     },
     'part2_async.agen_delegates_with_async_for': {
@@ -574,7 +570,6 @@ KNOWN_FAILURES = {
     },
     'part2_async.coro_async_with_return': {
         '3.8 3.9 3.10': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
-        '3.11 3.12 3.13': 'a with body that never exits normally, whose suppressing exit is not understood',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_async.coro_async_with_two_items': {
@@ -586,17 +581,14 @@ KNOWN_FAILURES = {
         '3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
     },
     'part2_async.coro_await_caught': {
-        '3.8 3.9': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
     },
     'part2_async.coro_await_chain': {
-        '3.8 3.9 3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
+        '3.8 3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
     },
     'part2_async.coro_await_in_handler': {
-        '3.8 3.9': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
     },
     'part2_async.coro_await_in_listcomp': {
@@ -621,22 +613,19 @@ KNOWN_FAILURES = {
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
     'part2_async.coro_task_cancelled': {
-        '3.8 3.9': 'GET_AWAITABLE: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
+        '3.8': 'GET_AWAITABLE: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_async.coro_try_finally_await': {
-        '3.8 3.9': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
     },
     'part2_async.coro_wait_for': {
-        '3.8 3.9': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
     },
     'part2_async.sync_function_runs_coroutine': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
     },
     'part2_except_star.except_star_caught_in_caller': {
@@ -668,14 +657,14 @@ KNOWN_FAILURES = {
         '3.11 3.12 3.13 3.14 3.15': 'CHECK_EG_MATCH: not supported by the decompiler yet',
     },
     'part2_exceptions.assert_caught': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.augmented_in_handler': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_exceptions.break_in_except': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_exceptions.break_in_finally_swallows': {
@@ -689,26 +678,26 @@ KNOWN_FAILURES = {
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_exceptions.callee_catches_some': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.callee_reraises': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.caught_across_frames': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.caught_from_nested_function': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.context_from_finally': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.continue_in_except': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_exceptions.continue_in_finally_swallows': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_exceptions.continue_in_try_finally': {
@@ -717,83 +706,79 @@ KNOWN_FAILURES = {
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_exceptions.exc_info_in_and_after_handler': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.12 3.13 3.14 3.15': 'WRONG CODE: the code after a handler is copied into it, so it runs while the exception is still being handled (sys.exc_info())',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.except_bare': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.except_bare_after_typed': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.except_else': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.except_else_finally': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.12 3.13 3.14 3.15': 'WRONG CODE: try/except/else/finally: the `else` body is printed after the try statement, so it also runs after the handler',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.except_else_raises': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.except_finally': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.except_many_handlers': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.except_named': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.except_named_explicit_del': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.except_named_implicit_del': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.12 3.13 3.14 3.15': 'WRONG CODE: the code after `except E as e:` is copied into the handler, before the implicit `del e` (e still bound there)',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.except_named_rebound_in_handler': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.12 3.13 3.14 3.15': 'WRONG CODE: the code after `except E as e:` is copied into the handler, before the implicit `del e` (e still bound there)',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.except_order_base_first': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.except_same_name_as_argument': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.except_tuple': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.except_tuple_global': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.except_type_from_call': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.except_typed': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.exception_attributes': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.finally_order': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.11 3.12 3.13 3.14 3.15': 'a try or with body with several exits',
     },
     'part2_exceptions.finally_return_overrides_exception': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.finally_return_overrides_return': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.11 3.12 3.13 3.14 3.15': 'the normal exit of a try/finally does not run the finally body',
     },
     'part2_exceptions.finally_sees_loop_variable': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_exceptions.handler_value_used_after': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.handler_with_loop': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -801,120 +786,117 @@ KNOWN_FAILURES = {
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_exceptions.if_inside_try': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.15': 'a try or with body with several exits',
     },
     'part2_exceptions.implicit_context': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.nested_inner_catches': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.12 3.13 3.14 3.15': 'WRONG CODE: nested try: the code after the inner try/except is copied into the inner handler and also kept after it (runs twice)',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.nested_outer_catches': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.nested_three_levels': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.nested_try_in_else': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.nested_try_in_finally': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.11 3.12 3.13 3.14 3.15': 'the normal exit of a try/finally does not run the finally body',
+        '3.8 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.12 3.13 3.14 3.15': 'the normal exit of a try/finally does not run the finally body',
     },
     'part2_exceptions.nested_try_in_handler': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.raise_class_not_instance': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.raise_from': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.raise_from_none': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.raise_from_uncaught': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.raise_in_finally_replaces': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.raise_in_handler_replaces': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.reraise_after_inner_handler': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.12 3.13 3.14 3.15': 'WRONG CODE: a bare `raise` after an inner try/except in a handler is also copied into the inner handler (re-raises the inner exception)',
+        '3.8 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.reraise_bare': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.reraise_conditionally': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.reraise_named': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.return_in_else': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.return_in_except': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.return_in_try_with_finally': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.return_value_evaluated_before_finally': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.stop_iteration_caught': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.try_around_loop': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_exceptions.try_except_pass_in_comprehension_helper': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.12 3.13 3.14': 'JUMP_BACKWARD: the loop back to bb1 brings other stack values',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_exceptions.try_finally_logs_into_argument': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.try_finally_propagates': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.try_in_for_else': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_exceptions.try_inside_if': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.while_retry': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.11 3.12 3.13 3.14 3.15': 'control flow too tangled to structure (duplication limit reached)',
     },
     'part2_flow.closure_with_try': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_flow.else_returns_then_tail': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_flow.exc_info_restored_after_inner_handler': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.12 3.13 3.14 3.15': 'WRONG CODE: the code after a handler is copied into it, so it runs while the exception is still being handled (sys.exc_info())',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_flow.exception_in_condition': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.12 3.13 3.14 3.15': 'a try or with body with several exits',
     },
     'part2_flow.exception_in_loop_iterable': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_flow.finally_with_loop_inside': {
@@ -923,38 +905,33 @@ KNOWN_FAILURES = {
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_flow.gen_handler_then_tail': {
-        '3.8 3.9': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
-        '3.12 3.13 3.14 3.15': 'WRONG CODE: the code after a handler is copied into it, so it runs while the exception is still being handled (sys.exc_info())',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_flow.gen_throw_then_tail': {
-        '3.8 3.9': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
-        '3.12 3.13 3.14 3.15': 'WRONG CODE: the code after `except E as e:` is copied into the handler, before the implicit `del e` (e still bound there)',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_flow.handler_deletes_other_name': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_flow.handler_in_while_else': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_flow.handler_tail_with_unbound_name': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_flow.handler_then_shared_tail': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.12 3.13 3.14 3.15': 'WRONG CODE: the code after a handler is copied into it, so it runs while the exception is still being handled (sys.exc_info())',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_flow.loop_else_after_try': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_flow.named_handler_in_loop_unbinds': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_flow.nested_loops_break_from_handler': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8 3.9': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.12 3.13 3.14': 'control flow too tangled to structure (duplication limit reached)',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
@@ -965,7 +942,7 @@ KNOWN_FAILURES = {
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_flow.try_body_ends_in_raise': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_flow.try_in_loop_with_finally_return': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -973,37 +950,31 @@ KNOWN_FAILURES = {
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_flow.two_sequential_trys': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_flow.while_true_break_continue': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.11 3.12 3.13 3.14 3.15': 'control flow too tangled to structure (duplication limit reached)',
     },
     'part2_flow.with_in_handler_then_tail': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.12 3.13': 'WRONG CODE: the code after a handler is copied into it, so it runs while the exception is still being handled (sys.exc_info())',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_generators.gen_close_catches_exit': {
-        '3.8 3.9': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_generators.gen_close_ignored': {
-        '3.8 3.9': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_generators.gen_close_runs_finally': {
-        '3.8 3.9': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_generators.gen_exception_in_body_caught': {
-        '3.8 3.9': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_generators.gen_finally_on_throw': {
-        '3.8 3.9': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_generators.gen_loop_break_else': {
@@ -1016,34 +987,28 @@ KNOWN_FAILURES = {
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_generators.gen_throw_before_start': {
-        '3.8 3.9': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_generators.gen_throw_caught': {
-        '3.8 3.9': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_generators.gen_throw_in_loop': {
-        '3.8 3.9': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
         '3.11 3.12 3.13': 'the code after an except clause is not the code after its try',
     },
     'part2_generators.gen_throw_reraised_changed': {
-        '3.8 3.9': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_generators.gen_throw_uncaught': {
-        '3.8 3.9': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_generators.gen_try_finally_yields': {
-        '3.8 3.9': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.11 3.12 3.13 3.14 3.15': 'the normal exit of a try/finally does not run the finally body',
     },
     'part2_generators.gen_yield_from_close_propagates': {
-        '3.8 3.9': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_generators.gen_yield_from_delegates_send': {
@@ -1069,23 +1034,19 @@ KNOWN_FAILURES = {
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_generators.gen_yield_from_throw_caught_outside': {
-        '3.8 3.9': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_generators.gen_yield_in_handler': {
-        '3.8 3.9': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_generators.gen_yield_in_with': {
-        '3.8 3.9': 'SETUP_WITH: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
+        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
         '3.13': '`<build_class>` in a shape that is not recognized',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_generators.gen_yield_in_with_closed': {
-        '3.8 3.9': 'SETUP_WITH: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
+        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
         '3.13': '`<build_class>` in a shape that is not recognized',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
@@ -1101,7 +1062,7 @@ KNOWN_FAILURES = {
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_generators.genexp_error_caught_by_caller': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.13 3.14': 'MAKE_FUNCTION: a comprehension that is not called with its iterable in the same block',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
@@ -1114,12 +1075,12 @@ KNOWN_FAILURES = {
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_generators.genexp_throw_into': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.13 3.14': 'MAKE_FUNCTION: a comprehension that is not called with its iterable in the same block',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_generators.nested_generator_driven_in_case': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_match.match_as_patterns': {
         '3.10 3.11 3.12 3.13 3.14 3.15': 'MATCH_SEQUENCE: not supported by the decompiler yet',
@@ -1173,7 +1134,6 @@ KNOWN_FAILURES = {
         '3.10': 'MATCH_SEQUENCE: not supported by the decompiler yet',
     },
     'part2_match.with_parenthesized_items': {
-        '3.10': 'SETUP_WITH: not supported by the decompiler yet',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_py314.except_star_unparenthesized': {
@@ -1213,16 +1173,16 @@ KNOWN_FAILURES = {
         '3.14 3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
     },
     'part2_with.try_in_with': {
-        '3.8 3.9 3.10': 'SETUP_WITH: not supported by the decompiler yet',
+        '3.8 3.10': 'SETUP_WITH: not supported by the decompiler yet',
         '3.11 3.12 3.13': 'a with body that does not start by entering its manager',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_with.with_as': {
-        '3.8 3.9 3.10': 'SETUP_WITH: not supported by the decompiler yet',
+        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_with.with_attribute_target': {
-        '3.8 3.9 3.10': 'SETUP_WITH: not supported by the decompiler yet',
+        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_with.with_break_in_loop': {
@@ -1232,7 +1192,7 @@ KNOWN_FAILURES = {
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_with.with_contextmanager_generator': {
-        '3.8 3.9 3.10': 'SETUP_WITH: not supported by the decompiler yet',
+        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_with.with_continue_in_loop': {
@@ -1242,11 +1202,11 @@ KNOWN_FAILURES = {
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_with.with_enter_fails': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_with.with_exit_fails': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_with.with_in_finally': {
@@ -1255,11 +1215,11 @@ KNOWN_FAILURES = {
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_with.with_in_handler': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_with.with_in_try': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_with.with_in_while': {
@@ -1268,87 +1228,84 @@ KNOWN_FAILURES = {
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_with.with_nested': {
-        '3.8 3.9 3.10': 'SETUP_WITH: not supported by the decompiler yet',
+        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_with.with_one': {
-        '3.8 3.9 3.10': 'SETUP_WITH: not supported by the decompiler yet',
+        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_with.with_raised_in_callee': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_with.with_return_inside': {
-        '3.8 3.9 3.10': 'SETUP_WITH: not supported by the decompiler yet',
-        '3.11 3.12 3.13': 'a with body that never exits normally, whose suppressing exit is not understood',
+        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_with.with_return_nested_two': {
-        '3.8 3.9 3.10': 'SETUP_WITH: not supported by the decompiler yet',
-        '3.11': 'WRONG CODE: input #3: result: value: original (\'returned\', (\'tuple\', [(\'str\', "\'after\'"), (\'list\', [(\'tuple\', [(',
-        '3.12 3.13': 'a with body that never exits normally, whose suppressing exit is not understood',
+        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_with.with_reused_manager': {
-        '3.8 3.9 3.10': 'SETUP_WITH: not supported by the decompiler yet',
+        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_with.with_starred_target': {
-        '3.8 3.9 3.10': 'SETUP_WITH: not supported by the decompiler yet',
+        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_with.with_subscript_target': {
-        '3.8 3.9 3.10': 'SETUP_WITH: not supported by the decompiler yet',
+        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
         '3.12 3.13': 'JUMP_BACKWARD: the loop back to bb4 brings other stack values',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_with.with_suppress_in_loop': {
-        '3.8 3.9 3.10': 'SETUP_WITH: not supported by the decompiler yet',
+        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
         '3.14': 'LOAD_SPECIAL: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_with.with_suppressed_continues': {
-        '3.8 3.9 3.10': 'SETUP_WITH: not supported by the decompiler yet',
+        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_with.with_three_items_mixed_targets': {
-        '3.8 3.9 3.10': 'SETUP_WITH: not supported by the decompiler yet',
+        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_with.with_tuple_target': {
-        '3.8 3.9 3.10': 'SETUP_WITH: not supported by the decompiler yet',
+        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_with.with_two_items': {
-        '3.8 3.9 3.10': 'SETUP_WITH: not supported by the decompiler yet',
+        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_wrong_tails.bare_raise_after_handler_in_handler': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_wrong_tails.clause_in_if_then_tail': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_wrong_tails.gen_loop_handler_then_tail': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_wrong_tails.gen_two_handlers_then_tail': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_wrong_tails.nested_handlers_then_two_tails': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_wrong_tails.tail_in_loop_after_handler': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_wrong_tails.tail_reads_name_after_implicit_del': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_wrong_tails.two_clauses_then_exc_info': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_wrong_tails.with_return_in_handler': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
