@@ -35,22 +35,6 @@ def loops(n):
         out.append(j)
     return out
 
-# depyf-function: exceptions
-def exceptions(path):
-    try:
-        try:
-            f = open(path)
-        except (OSError, ValueError) as e:
-            print(e, file=sys.stderr)
-            raise RuntimeError('bad') from e
-        except Exception:
-            return None
-        with f:
-            __temp_0__ = f.read()
-    finally:
-        print('done')
-    return __temp_0__
-
 # depyf-function: ternary
 def ternary(a, b):
     assert a is not None, 'a is required'
