@@ -9,23 +9,10 @@ constructs not supported yet, quoted from the error.
 
 KNOWN_FAILURES = {
     'access.nested_subscripts': {
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
-    },
-    'assign.unpack_dict_items': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'assign.unpack_in_for': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'assign.unpack_starred_in_for': {
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'calls.call_all_shapes': {
         '3.8': 'BUILD_TUPLE_UNPACK_WITH_CALL: not supported by the decompiler yet',
-    },
-    'calls.call_generator_arg': {
-        '3.13 3.14': 'generator expressions with an exception table are not supported yet',
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
     },
     'calls.call_kw_and_star_order': {
         '3.8': 'BUILD_TUPLE_UNPACK_WITH_CALL: not supported by the decompiler yet',
@@ -36,78 +23,11 @@ KNOWN_FAILURES = {
     'calls.call_star_kwargs': {
         '3.8': 'BUILD_MAP_UNPACK_WITH_CALL: not supported by the decompiler yet',
     },
-    'classes.Child.explicit_super': {
-        '3.12 3.13 3.14 3.15': 'LOAD_SUPER_ATTR: two-argument super() attribute load: not supported by the decompiler yet',
-    },
-    'classes.Child.private_attr': {
-        '3.13 3.14 3.15': 'generator expressions with an exception table are not supported yet',
-    },
-    'classes.class_annotations': {
-        '3.13': '`<build_class>` in a shape that is not recognized',
-        '3.14 3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
     'classes.class_body_control_flow': {
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
-    },
-    'classes.class_body_uses_closure': {
-        '3.13': '`<build_class>` in a shape that is not recognized',
-        '3.14': '`<locals>` in a shape that is not recognized',
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'classes.class_dataclass': {
-        '3.14 3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'classes.class_docstring_and_dunders': {
-        '3.13': '`<build_class>` in a shape that is not recognized',
-        '3.14': '`<locals>` in a shape that is not recognized',
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'classes.class_dunder_class': {
-        '3.14 3.15': '`<locals>` in a shape that is not recognized',
-    },
-    'classes.class_init_and_attributes': {
-        '3.14': '`<locals>` in a shape that is not recognized',
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'classes.class_init_subclass': {
-        '3.13': '`<build_class>` in a shape that is not recognized',
-        '3.14': '`<locals>` in a shape that is not recognized',
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'classes.class_keywords_metaclass': {
-        '3.14 3.15': '`<locals>` in a shape that is not recognized',
-    },
-    'classes.class_nested': {
-        '3.13': '`<build_class>` in a shape that is not recognized',
-        '3.14': '`<locals>` in a shape that is not recognized',
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'classes.class_private_names': {
-        '3.13': '`<build_class>` in a shape that is not recognized',
-        '3.14': '`<locals>` in a shape that is not recognized',
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'classes.class_property': {
-        '3.13': '`<build_class>` in a shape that is not recognized',
-        '3.14': '`<locals>` in a shape that is not recognized',
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'classes.class_simple': {
-        '3.13': '`<build_class>` in a shape that is not recognized',
-        '3.14': '`<locals>` in a shape that is not recognized',
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'classes.class_static_and_classmethod': {
-        '3.13': '`<build_class>` in a shape that is not recognized',
-        '3.14': '`<locals>` in a shape that is not recognized',
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'classes.class_super_zero_arg': {
-        '3.14': '`<locals>` in a shape that is not recognized',
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'classes.class_with_bases': {
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'comp_inline.inline_async': {
         '3.8 3.9 3.10': 'GET_AITER: not supported by the decompiler yet',
@@ -153,95 +73,63 @@ KNOWN_FAILURES = {
     'comp_inline.inline_unbound_after': {
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
-    'comprehensions.comp_async_free_generator_send': {
-        '3.13 3.14 3.15': 'generator expressions with an exception table are not supported yet',
-    },
     'comprehensions.comp_closure_over_local': {
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'comprehensions.comp_conditional_element': {
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'comprehensions.comp_dict_nested': {
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'comprehensions.comp_flatten': {
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'comprehensions.comp_in_class_body': {
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'comprehensions.comp_iter_is_expression': {
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'comprehensions.comp_lambda_capture': {
         '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
     },
-    'comprehensions.comp_nested_generator_in_call': {
-        '3.13': 'generator expressions with an exception table are not supported yet',
-        '3.14 3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
     'comprehensions.comp_shadowing': {
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'comprehensions.comp_starred_element': {
         '3.8': 'BUILD_TUPLE_UNPACK: not supported by the decompiler yet',
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'comprehensions.comp_unpacking_target': {
-        '3.8 3.9 3.10 3.11': 'a comprehension body of an unknown shape',
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'comprehensions.comp_walrus': {
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'comprehensions.dict_comp': {
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
-    },
-    'comprehensions.generator_expr': {
-        '3.13 3.14 3.15': 'generator expressions with an exception table are not supported yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'comprehensions.list_comp': {
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'comprehensions.list_comp_condition': {
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'comprehensions.list_comp_nested_comp': {
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'comprehensions.list_comp_nested_loops': {
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'comprehensions.set_comp': {
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'constants.displays_with_unpacking': {
         '3.8': 'BUILD_LIST_UNPACK: not supported by the decompiler yet',
     },
-    'control.for_continue': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'control.for_else_break': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'control.for_else_no_break': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'control.for_loop': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
     'control.for_over_dict_and_modify': {
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
-    },
-    'control.for_return_inside': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'control.for_target_attribute_and_subscript': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'control.loop_variable_after_loop': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'control.nested_loops': {
         '3.8 3.9 3.12 3.13 3.14': 'control flow too tangled to structure (duplication limit reached)',
@@ -251,12 +139,6 @@ KNOWN_FAILURES = {
         '3.8 3.9 3.10 3.11 3.12 3.13 3.14': 'control flow too tangled to structure (duplication limit reached)',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
-    'control.while_in_for': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'exceptions.except_clauses': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
     'exceptions.except_finally_return': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
@@ -264,30 +146,18 @@ KNOWN_FAILURES = {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.11 3.12 3.13 3.14 3.15': 'a try or with body with several exits',
     },
-    'exceptions.name_unbound_after_except': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'exceptions.nested_try_reraise': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
     'exceptions.return_in_finally': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.9 3.10 3.11 3.12 3.13 3.14 3.15': 'the normal exit of a try/finally does not run the finally body',
     },
     'exceptions.with_nested_branches': {
-        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
         '3.10': 'a try or with body with several exits',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
-    },
-    'exceptions.with_two_items': {
-        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'expressions.conditional_in_expr': {
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'expressions.lambda_closure': {
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'expressions.lambda_conditional_body': {
         '3.8 3.9 3.10 3.11 3.14': 'a lambda body that is not one expression',
@@ -297,67 +167,16 @@ KNOWN_FAILURES = {
         '3.13 3.14 3.15': 'wrong code: `not not b` prints as `b` (the bool conversion is lost)',
     },
     'expressions.walrus_in_comprehension': {
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
-    },
-    'fstrings.fstring_in_loop': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'functions.annotations_nested': {
-        '3.13': 'generator expressions with an exception table are not supported yet',
-        '3.14 3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'functions.closure_counter': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'functions.closure_default_binding': {
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'functions.closure_late_binding': {
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
-    },
-    'functions.generator_expression_closure': {
-        '3.13 3.14': 'generator expressions with an exception table are not supported yet',
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'imports.from_import': {
-        '3.15': 'IMPORT_NAME: lazy import: not supported by the decompiler yet',
-    },
-    'imports.from_import_as': {
-        '3.15': 'IMPORT_NAME: lazy import: not supported by the decompiler yet',
-    },
-    'imports.from_import_dotted_module': {
-        '3.15': 'IMPORT_NAME: lazy import: not supported by the decompiler yet',
-    },
-    'imports.from_import_missing_name': {
-        '3.15': 'IMPORT_NAME: lazy import: not supported by the decompiler yet',
-    },
-    'imports.import_as': {
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'imports.import_dotted': {
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'imports.import_dotted_as': {
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'imports.import_global_declared': {
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'imports.import_in_nested_function': {
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'imports.import_inside_branch': {
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'imports.import_missing': {
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'imports.import_plain': {
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
+        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'lang2_async.async_comprehensions': {
         '3.8 3.9 3.10': 'GET_AITER: not supported by the decompiler yet',
-        '3.12 3.13 3.14': 'JUMP_BACKWARD: the loop back to bb1 brings other stack values',
         '3.15': 'GET_ANEXT: not supported by the decompiler yet',
     },
     'lang2_async.async_for_and_with_in_try': {
@@ -382,16 +201,12 @@ KNOWN_FAILURES = {
         '3.8 3.9 3.10': 'GET_AITER: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
-    'lang2_async.async_generator_asend': {
-        '3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
-    },
     'lang2_async.async_generator_dead_yield': {
         '3.8 3.9 3.10': 'GET_AITER: not supported by the decompiler yet',
         '3.15': 'GET_ANEXT: not supported by the decompiler yet',
     },
     'lang2_async.async_generator_expression': {
         '3.8 3.9 3.10': 'GET_AITER: not supported by the decompiler yet',
-        '3.13 3.14': 'MAKE_FUNCTION: a comprehension that is not called with its iterable in the same block',
         '3.15': 'GET_ANEXT: not supported by the decompiler yet',
     },
     'lang2_async.async_with_as': {
@@ -406,27 +221,7 @@ KNOWN_FAILURES = {
         '3.8 3.9 3.10': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
-    'lang2_generators.coroutine_await': {
-        '3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
-    },
     'lang2_generators.coroutine_await_in_expressions': {
-        '3.12 3.13 3.14': 'JUMP_BACKWARD: the loop back to bb1 brings other stack values',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'lang2_generators.gen_lambda_and_genexpr': {
-        '3.13 3.14': 'MAKE_FUNCTION: a comprehension that is not called with its iterable in the same block',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'lang2_generators.gen_send_accumulate': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'lang2_generators.gen_simple': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'lang2_generators.gen_yield_from_list_and_gen': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'lang2_generators.gen_yield_in_expressions': {
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'lang2_type_params.generic_class': {
@@ -434,18 +229,6 @@ KNOWN_FAILURES = {
     },
     'lang2_type_params.generic_function_bound': {
         '3.14 3.15': 'CALL_INTRINSIC_2: a type parameter bound whose function is not one return',
-    },
-    'lang2_type_params.generic_function_decorated': {
-        '3.14 3.15': 'SET_FUNCTION_ATTRIBUTE: function attribute 0x10',
-    },
-    'lang2_type_params.generic_function_defaults': {
-        '3.14 3.15': 'SET_FUNCTION_ATTRIBUTE: function attribute 0x10',
-    },
-    'lang2_type_params.generic_function_params': {
-        '3.14 3.15': 'SET_FUNCTION_ATTRIBUTE: function attribute 0x10',
-    },
-    'lang2_type_params.generic_function_uses_param': {
-        '3.14 3.15': 'SET_FUNCTION_ATTRIBUTE: function attribute 0x10',
     },
     'lang2_type_params.type_alias_generic': {
         '3.14 3.15': 'CALL_INTRINSIC_1: a type alias whose value function is not one return',
@@ -465,7 +248,6 @@ KNOWN_FAILURES = {
     },
     'match_more.guards_and_bindings': {
         '3.10': 'MATCH_SEQUENCE: not supported by the decompiler yet',
-        '3.11 3.12 3.13 3.14 3.15': 'match statement: a case whose failure does not reach the next case',
     },
     'match_more.mapping_nesting': {
         '3.10': 'MATCH_MAPPING: not supported by the decompiler yet',
@@ -492,9 +274,6 @@ KNOWN_FAILURES = {
         '3.10': 'GEN_START: not supported by the decompiler yet',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
-    'part2_async.agen_athrow_caught': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
     'part2_async.agen_athrow_uncaught': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
@@ -503,17 +282,8 @@ KNOWN_FAILURES = {
         '3.8 3.9 3.15': 'GET_AITER: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
-    'part2_async.agen_early_return': {
-        '3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
-    },
-    'part2_async.agen_raises': {
-        '3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
-    },
-    'part2_async.agen_simple': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
     'part2_async.coro_async_comp_condition': {
-        '3.8 3.9 3.12 3.13 3.14 3.15': 'GET_AITER: not supported by the decompiler yet',
+        '3.8 3.9 3.15': 'GET_AITER: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
     'part2_async.coro_async_for': {
@@ -529,7 +299,7 @@ KNOWN_FAILURES = {
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
     'part2_async.coro_async_for_over_async_comp': {
-        '3.8 3.9 3.12 3.13 3.14 3.15': 'GET_AITER: not supported by the decompiler yet',
+        '3.8 3.9 3.15': 'GET_AITER: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
     'part2_async.coro_async_for_try_in_body': {
@@ -541,15 +311,15 @@ KNOWN_FAILURES = {
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
     'part2_async.coro_async_genexp': {
-        '3.8 3.9 3.13 3.14 3.15': 'GET_AITER: not supported by the decompiler yet',
+        '3.8 3.9 3.15': 'GET_AITER: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
     'part2_async.coro_async_listcomp': {
-        '3.8 3.9 3.12 3.13 3.14 3.15': 'GET_AITER: not supported by the decompiler yet',
+        '3.8 3.9 3.15': 'GET_AITER: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
     'part2_async.coro_async_set_dict_comps': {
-        '3.8 3.9 3.12 3.13 3.14 3.15': 'GET_AITER: not supported by the decompiler yet',
+        '3.8 3.9 3.15': 'GET_AITER: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
     'part2_async.coro_async_with': {
@@ -564,7 +334,7 @@ KNOWN_FAILURES = {
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_async.coro_async_with_nested_sync_with': {
-        '3.8 3.9 3.13': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
+        '3.8 3.9': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
@@ -577,26 +347,14 @@ KNOWN_FAILURES = {
         '3.10': 'GEN_START: not supported by the decompiler yet',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
-    'part2_async.coro_await_awaitable_class': {
-        '3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
-    },
     'part2_async.coro_await_caught': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
-    },
-    'part2_async.coro_await_chain': {
-        '3.8 3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
     },
     'part2_async.coro_await_in_handler': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
     },
     'part2_async.coro_await_in_listcomp': {
-        '3.12 3.13 3.14': 'JUMP_BACKWARD: the loop back to bb1 brings other stack values',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_async.coro_await_simple': {
-        '3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
     },
     'part2_async.coro_drives_nested_async_generator': {
         '3.8 3.9 3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
@@ -605,28 +363,18 @@ KNOWN_FAILURES = {
         '3.12 3.13 3.14': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
     },
     'part2_async.coro_gather': {
-        '3.12 3.13 3.14': 'JUMP_BACKWARD: the loop back to bb1 brings other stack values',
         '3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
     },
     'part2_async.coro_nested_async_comprehension': {
-        '3.8 3.9 3.12 3.13 3.14 3.15': 'GET_AITER: not supported by the decompiler yet',
+        '3.8 3.9 3.15': 'GET_AITER: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
-    },
-    'part2_async.coro_task_cancelled': {
-        '3.8': 'GET_AWAITABLE: not supported by the decompiler yet',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_async.coro_try_finally_await': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
     },
-    'part2_async.coro_wait_for': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
-    },
     'part2_async.sync_function_runs_coroutine': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
     },
     'part2_except_star.except_star_caught_in_caller': {
         '3.11 3.12 3.13 3.14 3.15': 'CHECK_EG_MATCH: not supported by the decompiler yet',
@@ -659,14 +407,6 @@ KNOWN_FAILURES = {
     'part2_exceptions.assert_caught': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
-    'part2_exceptions.augmented_in_handler': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_exceptions.break_in_except': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
     'part2_exceptions.break_in_finally_swallows': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.11 3.12 3.13 3.14': 'a loop branch outside its loop header',
@@ -676,9 +416,6 @@ KNOWN_FAILURES = {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.11 3.12 3.13 3.14': 'a try or with body with several exits',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_exceptions.callee_catches_some': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.callee_reraises': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -692,42 +429,13 @@ KNOWN_FAILURES = {
     'part2_exceptions.context_from_finally': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
-    'part2_exceptions.continue_in_except': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
     'part2_exceptions.continue_in_finally_swallows': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_exceptions.continue_in_try_finally': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.11 3.12 3.13 3.14': 'a try or with body with several exits',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_exceptions.exc_info_in_and_after_handler': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.except_bare': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.except_bare_after_typed': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.except_else': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.except_else_finally': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.except_else_raises': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.except_finally': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.except_many_handlers': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.except_named': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -738,25 +446,10 @@ KNOWN_FAILURES = {
     'part2_exceptions.except_named_implicit_del': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
-    'part2_exceptions.except_named_rebound_in_handler': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
     'part2_exceptions.except_order_base_first': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.except_same_name_as_argument': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.except_tuple': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.except_tuple_global': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.except_type_from_call': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.except_typed': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.exception_attributes': {
@@ -775,33 +468,13 @@ KNOWN_FAILURES = {
     },
     'part2_exceptions.finally_sees_loop_variable': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_exceptions.handler_value_used_after': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.handler_with_loop': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.11 3.12 3.13 3.14': 'a loop branch outside its loop header',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
-    'part2_exceptions.if_inside_try': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.15': 'a try or with body with several exits',
-    },
     'part2_exceptions.implicit_context': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.nested_inner_catches': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.nested_outer_catches': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.nested_three_levels': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.nested_try_in_else': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.nested_try_in_finally': {
@@ -826,22 +499,13 @@ KNOWN_FAILURES = {
     'part2_exceptions.raise_in_finally_replaces': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
-    'part2_exceptions.raise_in_handler_replaces': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
     'part2_exceptions.reraise_after_inner_handler': {
-        '3.8 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.reraise_bare': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.reraise_conditionally': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.reraise_named': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.return_in_else': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.return_in_except': {
@@ -853,27 +517,11 @@ KNOWN_FAILURES = {
     'part2_exceptions.return_value_evaluated_before_finally': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
-    'part2_exceptions.stop_iteration_caught': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.try_around_loop': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
     'part2_exceptions.try_except_pass_in_comprehension_helper': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.12 3.13 3.14': 'JUMP_BACKWARD: the loop back to bb1 brings other stack values',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_exceptions.try_finally_logs_into_argument': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.try_finally_propagates': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.try_in_for_else': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_exceptions.try_inside_if': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -885,49 +533,13 @@ KNOWN_FAILURES = {
     'part2_flow.closure_with_try': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
-    'part2_flow.else_returns_then_tail': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_flow.exc_info_restored_after_inner_handler': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
     'part2_flow.exception_in_condition': {
-        '3.8 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.12 3.13 3.14 3.15': 'a try or with body with several exits',
-    },
-    'part2_flow.exception_in_loop_iterable': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_flow.finally_with_loop_inside': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.11 3.12 3.13 3.14': 'a loop branch outside its loop header',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_flow.gen_handler_then_tail': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_flow.gen_throw_then_tail': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_flow.handler_deletes_other_name': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_flow.handler_in_while_else': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_flow.handler_tail_with_unbound_name': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_flow.handler_then_shared_tail': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_flow.loop_else_after_try': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_flow.named_handler_in_loop_unbinds': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_flow.nested_loops_break_from_handler': {
@@ -949,48 +561,9 @@ KNOWN_FAILURES = {
         '3.11 3.12 3.13 3.14': 'the normal exit of a try/finally does not run the finally body',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
-    'part2_flow.two_sequential_trys': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
     'part2_flow.while_true_break_continue': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.11 3.12 3.13 3.14 3.15': 'control flow too tangled to structure (duplication limit reached)',
-    },
-    'part2_flow.with_in_handler_then_tail': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
-    },
-    'part2_generators.gen_close_catches_exit': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_generators.gen_close_ignored': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_generators.gen_close_runs_finally': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_generators.gen_exception_in_body_caught': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_generators.gen_finally_on_throw': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_generators.gen_loop_break_else': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_generators.gen_return_value': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_generators.gen_simple': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_generators.gen_throw_before_start': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_generators.gen_throw_caught': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_generators.gen_throw_in_loop': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -1000,86 +573,11 @@ KNOWN_FAILURES = {
     'part2_generators.gen_throw_reraised_changed': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
-    'part2_generators.gen_throw_uncaught': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
     'part2_generators.gen_try_finally_yields': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.11 3.12 3.13 3.14 3.15': 'the normal exit of a try/finally does not run the finally body',
     },
-    'part2_generators.gen_yield_from_close_propagates': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_generators.gen_yield_from_delegates_send': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_generators.gen_yield_from_delegates_throw': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_generators.gen_yield_from_generator_expression': {
-        '3.13 3.14': 'MAKE_FUNCTION: a comprehension that is not called with its iterable in the same block',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_generators.gen_yield_from_inner_ignores_close': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_generators.gen_yield_from_iterable': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_generators.gen_yield_from_nested_delegation': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_generators.gen_yield_from_return_value': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_generators.gen_yield_from_throw_caught_outside': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_generators.gen_yield_in_handler': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_generators.gen_yield_in_with': {
-        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
-        '3.13': '`<build_class>` in a shape that is not recognized',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
-    },
-    'part2_generators.gen_yield_in_with_closed': {
-        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
-        '3.13': '`<build_class>` in a shape that is not recognized',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
-    },
-    'part2_generators.generator_with_kwargs': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_generators.genexp_condition_and_nested': {
-        '3.13 3.14': 'MAKE_FUNCTION: a comprehension that is not called with its iterable in the same block',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_generators.genexp_driven_manually': {
-        '3.13 3.14': 'MAKE_FUNCTION: a comprehension that is not called with its iterable in the same block',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_generators.genexp_error_caught_by_caller': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.13 3.14': 'MAKE_FUNCTION: a comprehension that is not called with its iterable in the same block',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_generators.genexp_lazy_closure': {
-        '3.13 3.14': 'MAKE_FUNCTION: a comprehension that is not called with its iterable in the same block',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_generators.genexp_sum': {
-        '3.13 3.14': 'MAKE_FUNCTION: a comprehension that is not called with its iterable in the same block',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
     'part2_generators.genexp_throw_into': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.13 3.14': 'MAKE_FUNCTION: a comprehension that is not called with its iterable in the same block',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_generators.nested_generator_driven_in_case': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_match.match_as_patterns': {
@@ -1101,10 +599,7 @@ KNOWN_FAILURES = {
         '3.10': 'MATCH_SEQUENCE: not supported by the decompiler yet',
     },
     'part2_match.match_guards': {
-        '3.10 3.11 3.12 3.13 3.14 3.15': 'MATCH_CLASS: not supported by the decompiler yet',
-    },
-    'part2_match.match_in_loop_with_break': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
+        '3.10': 'MATCH_CLASS: not supported by the decompiler yet',
     },
     'part2_match.match_in_try': {
         '3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -1133,14 +628,8 @@ KNOWN_FAILURES = {
     'part2_match.match_subject_expression': {
         '3.10': 'MATCH_SEQUENCE: not supported by the decompiler yet',
     },
-    'part2_match.with_parenthesized_items': {
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
-    },
     'part2_py314.except_star_unparenthesized': {
         '3.14 3.15': 'CHECK_EG_MATCH: not supported by the decompiler yet',
-    },
-    'part2_py314.except_unparenthesized_three': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_type_params.generic_class': {
         '3.12 3.13 3.14 3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
@@ -1150,18 +639,12 @@ KNOWN_FAILURES = {
         '3.14': '`<locals>` in a shape that is not recognized',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
-    'part2_type_params.generic_closure_over_function_local': {
-        '3.14 3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
-    },
-    'part2_type_params.generic_function': {
-        '3.14 3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
-    },
     'part2_type_params.generic_function_bound_and_constraints': {
-        '3.12 3.13 3.14': 'CALL_INTRINSIC_2: not supported by the decompiler yet',
+        '3.14': 'CALL_INTRINSIC_2: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_type_params.generic_method_in_class': {
-        '3.12 3.13 3.14 3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
+        '3.12 3.13': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
     },
     'part2_type_params.type_alias_generic': {
         '3.14 3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
@@ -1173,16 +656,8 @@ KNOWN_FAILURES = {
         '3.14 3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
     },
     'part2_with.try_in_with': {
-        '3.8 3.10': 'SETUP_WITH: not supported by the decompiler yet',
+        '3.10': 'SETUP_WITH: not supported by the decompiler yet',
         '3.11 3.12 3.13': 'a with body that does not start by entering its manager',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
-    },
-    'part2_with.with_as': {
-        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
-    },
-    'part2_with.with_attribute_target': {
-        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_with.with_break_in_loop': {
@@ -1191,35 +666,15 @@ KNOWN_FAILURES = {
         '3.14': 'LOAD_SPECIAL: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
-    'part2_with.with_contextmanager_generator': {
-        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
-    },
     'part2_with.with_continue_in_loop': {
         '3.8 3.9 3.10': 'SETUP_WITH: not supported by the decompiler yet',
         '3.11 3.12 3.13': 'a try or with body with several exits',
         '3.14': 'LOAD_SPECIAL: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
-    'part2_with.with_enter_fails': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
-    },
-    'part2_with.with_exit_fails': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
-    },
     'part2_with.with_in_finally': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.11 3.12 3.13': 'the normal exit of a try/finally does not run the finally body',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
-    },
-    'part2_with.with_in_handler': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
-    },
-    'part2_with.with_in_try': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_with.with_in_while': {
@@ -1227,84 +682,19 @@ KNOWN_FAILURES = {
         '3.11 3.12 3.13': 'a with body that does not start by entering its manager',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
-    'part2_with.with_nested': {
-        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
-    },
-    'part2_with.with_one': {
-        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
-    },
     'part2_with.with_raised_in_callee': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_with.with_return_inside': {
         '3.8': 'SETUP_WITH: not supported by the decompiler yet',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_with.with_return_nested_two': {
         '3.8': 'SETUP_WITH: not supported by the decompiler yet',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
-    },
-    'part2_with.with_reused_manager': {
-        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
-    },
-    'part2_with.with_starred_target': {
-        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_with.with_subscript_target': {
-        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
-        '3.12 3.13': 'JUMP_BACKWARD: the loop back to bb4 brings other stack values',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
-    },
-    'part2_with.with_suppress_in_loop': {
-        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
-        '3.14': 'LOAD_SPECIAL: not supported by the decompiler yet',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_with.with_suppressed_continues': {
-        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
-    },
-    'part2_with.with_three_items_mixed_targets': {
-        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
-    },
-    'part2_with.with_tuple_target': {
-        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
-    },
-    'part2_with.with_two_items': {
-        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
+        '3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_wrong_tails.bare_raise_after_handler_in_handler': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_wrong_tails.clause_in_if_then_tail': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_wrong_tails.gen_loop_handler_then_tail': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_wrong_tails.gen_two_handlers_then_tail': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_wrong_tails.nested_handlers_then_two_tails': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_wrong_tails.tail_in_loop_after_handler': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_wrong_tails.tail_reads_name_after_implicit_del': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_wrong_tails.two_clauses_then_exc_info': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_wrong_tails.with_return_in_handler': {
@@ -1326,20 +716,11 @@ KNOWN_FAILURES = {
         '3.14': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
         '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
     },
-    'py312_fstrings.type_params_generic_function': {
-        '3.14 3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
-    },
     'py314_normalized.comprehensions_in_loop': {
-        '3.14 3.15': 'JUMP_BACKWARD: the loop back to bb3 brings other stack values',
+        '3.15': 'JUMP_BACKWARD: the loop back to bb3 brings other stack values',
     },
     'py314_normalized.with_in_loop_break_continue': {
         '3.14 3.15': 'a try or with body with several exits',
-    },
-    'py314_templates.deferred_annotation_class_body': {
-        '3.14 3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
-    'py314_templates.deferred_annotation_forward_reference': {
-        '3.14 3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
     },
     'py314_templates.tstring_conversion_and_spec': {
         '3.14 3.15': 'BUILD_INTERPOLATION: not supported by the decompiler yet',
