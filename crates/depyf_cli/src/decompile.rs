@@ -356,15 +356,12 @@ pub fn decompile_inputs(inputs: &[Input], config: &DecompileConfig, on_done: &(d
             })
             .collect()
     };
-    let files = if config.jobs > 0 {
-        // Worker stacks of 64 MiB (reserved, touched only as used): decompiling nests
-        // as deeply as the input's control flow, bounded but not tiny.
-        match rayon::ThreadPoolBuilder::new().num_threads(config.jobs).stack_size(64 << 20).build() {
-            Ok(pool) => pool.install(run),
-            Err(_) => run(),
-        }
-    } else {
-        run()
+    // Worker stacks of 64 MiB (reserved, touched only as used): decompiling nests as
+    // deeply as the input's control flow, bounded but deeper than rayon's default 2 MiB
+    // allows in a debug build. `jobs == 0` is rayon's default, one thread per core.
+    let files = match rayon::ThreadPoolBuilder::new().num_threads(config.jobs).stack_size(64 << 20).build() {
+        Ok(pool) => pool.install(run),
+        Err(_) => run(),
     };
     let mut notes = Vec::new();
     if config.verify {
