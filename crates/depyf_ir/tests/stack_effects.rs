@@ -12,6 +12,33 @@
 //!   `POP_TOP` after 3.12+ `CALL_INTRINSIC_1 INTRINSIC_IMPORT_STAR`, the `LOAD_CONST
 //!   None` ×2, `CALL 2`, `POP_TOP` of a 3.12+ `with` exit after its first `LOAD_CONST`
 //!   (one `WithExit`). The group is checked as a whole.
+//! - **Groups.** Other folds are found without a rule of their own: an instruction
+//!   whose ops are all `Nop`s (or that emits none) and that disagrees alone is checked
+//!   with its neighbours. From it, the adjacent instructions that emit no op of their
+//!   own and the first instruction beyond them on each side that does (no instruction
+//!   on the error path between) form a run, which is cut into groups of at most one
+//!   emitting instruction each (every cut is tried); the run agrees when some cut
+//!   makes every group agree: the sums of the fall-through effects are equal and, on
+//!   the jump edge, our effect up to the group's last jumping op equals `dis`'s up to
+//!   the group's last branch whose target lies outside the group (the `SEND`/
+//!   `JUMP_BACKWARD_NO_INTERRUPT` loop of a 3.12+ `yield from`/`await` stays inside).
+//!   This covers `GET_YIELD_FROM_ITER; LOAD_CONST None; YIELD_FROM` (3.8-3.10), the
+//!   3.12+ `yield from`/`await` (`GET_AWAITABLE` ... `END_SEND`, one op),
+//!   `RETURN_GENERATOR; POP_TOP` (3.13+), 3.15's `LOAD_COMMON_CONSTANT`. A run that no
+//!   cut makes agree is reported group by group (`group [...]`, the non-emitting
+//!   instructions joined to the emitting one after them).
+//! - **The first `send`'s value.** 3.10's `GEN_START` and 3.12's `POP_TOP` after
+//!   `RETURN_GENERATOR` (3.12's `dis` says 0 for `RETURN_GENERATOR`) pop the value
+//!   that resuming a new generator pushes; the IR starts a generator on an empty
+//!   stack, so these `Nop`s are counted one more (`dis`'s -1 becomes 0).
+//! - **`CLEANUP_THROW`, 3.12+.** The handler of a `yield from`/`await` receives the
+//!   exception on top of the sub-iterator and the last value and leaves the two that
+//!   the `END_SEND` it jumps back to expects; the IR's `YieldFrom`/`Await` covers the
+//!   throw path, and the handler is `Nop`s. The exception pushed on entry is not on
+//!   the IR's stack, so `CLEANUP_THROW` is counted one more (`dis`'s -1 becomes 0).
+//! - **3.8's exception match.** `COMPARE_OP 10` and its `POP_JUMP_IF_FALSE` are one
+//!   `JumpIfNotExcMatch`, checked as a whole (the branch on its own edge), and the
+//!   `DUP_TOP` before them goes with them as on 3.9-3.10.
 //! - **`FOR_ITER`'s jump, 3.12+.** CPython's number describes the jump as landing on
 //!   `END_FOR` with `next` pushed (+1), `END_FOR` (and 3.13's `POP_TOP`) popping it and
 //!   the iterator. The interpreter pops the iterator and jumps over them (3.12-3.13), or
@@ -40,15 +67,21 @@
 //!   `FOR_ITER` (a `Nop`), and a generator expression's own `GET_ITER` of `.0` (a
 //!   `Nop`: its caller gets a `GetIter` instead) is counted one less too, `POP_ITER` and a `POP_TOP` of the index (a
 //!   `Nop` there) one more, and `FOR_ITER`'s jump edge one more (it pops the index and
-//!   the iterator).
+//!   the iterator). Every `GET_ITER` is counted one less, `yield from`'s `GET_ITER 3`
+//!   included, and a `Nop` `END_SEND` one more (it pops that slot too).
 //! - **3.14+'s `with`.** The entry `COPY 1; LOAD_SPECIAL; SWAP; SWAP; LOAD_SPECIAL;
 //!   CALL 0` is one `BeforeWith` and the exit `None, None, None, CALL, POP_TOP` (3.12+)
 //!   one `WithExit`, each checked as a whole; from 3.14 on `BeforeWith` is counted one
 //!   less and `WithExit` and a `POP_TOP` of the hidden `self` of `__exit__` (a `Nop`)
-//!   one more (`normalize/post314.rs`).
+//!   one more (`normalize/post314.rs`), except the `POP_TOP` after
+//!   `RETURN_GENERATOR`.
 //! - **3.14+'s inlined `all`/`any`/`tuple`/`list`/`set` of a generator expression.**
 //!   The type test and the fast path are `Nop`s (the call after them stays), so those
 //!   instructions are not checked.
+//! - **Not covered yet (reported as mismatches).** 3.8's `finally` protocol: `dis`
+//!   gives `BEGIN_FINALLY` +6 and `END_FINALLY` -6 (the most a `finally` block may
+//!   hold, not the effect of one path), `WITH_CLEANUP_START` +2; 3.15's `END_ASYNC_FOR`
+//!   after `CLEANUP_THROW` handlers.
 //! - `JUMP_IF_TRUE_OR_POP`/`JUMP_IF_FALSE_OR_POP` (3.8-3.11): `dis` says 0 on the jump
 //!   and -1 on the fall-through, as executed, so they need no exception.
 //!
@@ -195,12 +228,19 @@ fn folds(v: PythonVersion, ins: &[Instruction], ops: &HashMap<u32, Vec<&Op>>) ->
                 }
             }
         }
+        // 3.8: `COMPARE_OP 10` (exception match) and its `POP_JUMP_IF_FALSE` are one
+        // `JumpIfNotExcMatch`; the `DUP_TOP` before the tested class goes with them.
+        if v == PythonVersion::PY38 && ins[k].opname == "COMPARE_OP" && ins[k].oparg == Some(10) && !all_nop(k) {
+            if ins.get(k + 1).is_some_and(|i| i.opname == "POP_JUMP_IF_FALSE") && all_nop(k + 1) {
+                m.insert(k + 1, k);
+            }
+        }
         if v < PythonVersion::PY311 {
             let is_store = |j: usize| ins.get(j).is_some_and(|i| i.opname.starts_with("STORE_"));
             let nop_pop = |j: usize| ins.get(j).is_some_and(|i| i.opname == "POP_TOP") && all_nop(j);
             match ins[k].opname {
                 "DUP_TOP" if all_nop(k) && !m.contains_key(&k) => {
-                    if let Some(j) = (k + 1..ins.len()).find(|&j| ins[j].opname == "JUMP_IF_NOT_EXC_MATCH") {
+                    if let Some(j) = (k + 1..ins.len()).find(|&j| ins[j].opname == "JUMP_IF_NOT_EXC_MATCH" || (ins[j].opname == "COMPARE_OP" && ins[j].oparg == Some(10))) {
                         m.insert(k, j);
                     }
                 }
@@ -221,7 +261,7 @@ fn folds(v: PythonVersion, ins: &[Instruction], ops: &HashMap<u32, Vec<&Op>>) ->
 
 /// 3.14+: what the removed hidden slots change in instruction `i`'s effect
 /// (see the module docs); `ops` are its normalized ops.
-fn index_slot_fix(v: PythonVersion, i: &Instruction, ops: &[&Op], jump: bool) -> i64 {
+fn index_slot_fix(v: PythonVersion, i: &Instruction, after_return_generator: bool, ops: &[&Op], jump: bool) -> i64 {
     if v < PythonVersion::PY314 {
         return 0;
     }
@@ -229,17 +269,17 @@ fn index_slot_fix(v: PythonVersion, i: &Instruction, ops: &[&Op], jump: bool) ->
     match (i.opname, ops) {
         (_, [Op::BeforeWith]) => return -1,
         (_, [Op::WithExit]) => return 1,
-        ("POP_TOP", _) if !ops.is_empty() && ops.iter().all(|o| **o == Op::Nop) => return 1,
+        ("POP_TOP", _) if !after_return_generator && !ops.is_empty() && ops.iter().all(|o| **o == Op::Nop) => return 1,
         _ => {}
     }
     if v < PythonVersion::PY315 {
         return 0;
     }
     match i.opname {
-        "GET_ITER" if ops == [&Op::GetIter, &Op::Nop] => -1,
-        // A generator expression's own `GET_ITER` of `.0` (`.0` is read as the
-        // iterator already): neither its iterator nor its index slot.
-        "GET_ITER" if ops == [&Op::Nop] => -1,
+        // Every `GET_ITER` (`GetIter` + `Nop`; a generator expression's own `GET_ITER`
+        // of `.0`, a `Nop` as `.0` is read as the iterator already; `yield from`'s
+        // `GET_ITER 3`) loses its index slot.
+        "GET_ITER" => -1,
         "PUSH_NULL" if ops == [&Op::Nop] => -1,
         "POP_ITER" if has_nop => 1,
         "FOR_ITER" if jump => 1,
@@ -272,14 +312,25 @@ fn check(v: PythonVersion, codes: &[CodeObject], eff: &Effects, fig: &mut Figure
             let (j, f) = eff[&(i.opcode, i.oparg)];
             let fix = if v >= PythonVersion::PY314 && i.opname == "RETURN_VALUE" { -1 } else { 0 };
             // A folded instruction is counted with its partner, as CPython counts it.
-            let fix = if folded.contains_key(&k) { fix } else { fix + index_slot_fix(v, i, ops.get(&i.offset).map_or(&[][..], Vec::as_slice), jump) };
+            let after_rg = k > 0 && ins[k - 1].opname == "RETURN_GENERATOR";
+            let fix = if folded.contains_key(&k) { fix } else { fix + index_slot_fix(v, i, after_rg, ops.get(&i.offset).map_or(&[][..], Vec::as_slice), jump) };
+            let nop_only = ops.get(&i.offset).is_some_and(|o| o.iter().all(|o| **o == Op::Nop));
+            // The exceptional entry of a 3.12+ `yield from`/`await` (module docs).
+            let fix = if i.opname == "CLEANUP_THROW" && nop_only { fix + 1 } else { fix };
+            // 3.10's `GEN_START` pops the value of the first `send` (module docs).
+            let fix = if i.opname == "GEN_START" && nop_only { fix + 1 } else { fix };
+            // Likewise 3.12's `POP_TOP` after `RETURN_GENERATOR` (whose `dis` number is 0
+            // there; 3.13+ count the value at `RETURN_GENERATOR` and the pair sums to 0).
+            let fix = if v == PythonVersion::PY312 && after_rg && i.opname == "POP_TOP" && nop_only { fix + 1 } else { fix };
+            // 3.15's `END_SEND` also pops the removed NULL/index slot below the receiver.
+            let fix = if v >= PythonVersion::PY315 && i.opname == "END_SEND" && nop_only { fix + 1 } else { fix };
             if jump { j.map(|x| x + fix) } else { f.map(|x| x + fix) }
         };
+        let mut units: Vec<Unit> = Vec::new();
         for (k, i) in ins.iter().enumerate() {
             if failed.contains_key(&i.offset) || folded.contains_key(&k) {
                 continue;
             }
-            fig.normalized += 1;
             let mut mine = ops.get(&i.offset).cloned().unwrap_or_default();
             if v < PythonVersion::PY311 {
                 // The handler entry of no instruction (see the module docs).
@@ -289,13 +340,8 @@ fn check(v: PythonVersion, codes: &[CodeObject], eff: &Effects, fig: &mut Figure
             // Consumes an exception triple (pre-3.11): one IR value for three items.
             let triple = v < PythonVersion::PY311
                 && (matches!(i.opname, "POP_EXCEPT" | "RERAISE") || ((i.opname == "POP_TOP" || i.opname.starts_with("STORE_")) && partners.iter().any(|&p| ins[p].opname == "POP_TOP")));
-            let mut ok = true;
-            let mut report = String::new();
-            for jump in [false, true] {
-                if jump && !is_jump(&mine) {
-                    continue;
-                }
-                let ours = net(&mine, jump);
+            let scale = if triple { 3 } else { 1 };
+            let theirs_on = |jump: bool| {
                 let mut theirs = dis(k, jump);
                 for &p in &partners {
                     // FOR_ITER's skipped instructions count on its jump edge only;
@@ -303,20 +349,200 @@ fn check(v: PythonVersion, codes: &[CodeObject], eff: &Effects, fig: &mut Figure
                     if i.opname == "FOR_ITER" && !jump {
                         continue;
                     }
-                    theirs = theirs.and_then(|t| dis(p, false).map(|d| t + d));
+                    // A folded branch (3.8's exception match) counts on its own edge.
+                    let edge = jump && ins[p].jump_target().is_some() && i.opname != "FOR_ITER";
+                    theirs = theirs.and_then(|t| dis(p, edge).map(|d| t + d));
                 }
-                let ours = if triple { ours * 3 } else { ours };
-                if Some(ours) != theirs {
-                    ok = false;
-                    report = format!("{} {:?} jump={jump}: ours {ours} vs dis {theirs:?}", i.opname, i.oparg);
+                theirs
+            };
+            let ours_ft = net(&mine, false) * scale;
+            let ours_j = is_jump(&mine).then(|| net(&mine, true) * scale);
+            let theirs_ft = theirs_on(false);
+            let branches = i.jump_target().is_some() || (i.opname != "FOR_ITER" && partners.iter().any(|&p| ins[p].jump_target().is_some()));
+            let theirs_j = branches.then(|| theirs_on(true));
+            let mut report = String::new();
+            if Some(ours_ft) != theirs_ft {
+                report = format!("{} {:?} jump=false: ours {ours_ft} vs dis {theirs_ft:?}", i.opname, i.oparg);
+            }
+            if let Some(oj) = ours_j {
+                let tj = theirs_j.unwrap_or(theirs_ft);
+                if Some(oj) != tj {
+                    report = format!("{} {:?} jump=true: ours {oj} vs dis {tj:?}", i.opname, i.oparg);
                 }
             }
-            if ok {
-                fig.agree += 1;
-            } else {
-                *fig.mismatches.entry(report).or_default() += 1;
+            let emits = mine.iter().any(|o| **o != Op::Nop);
+            // Only instructions folded into other units lie between it and the previous unit.
+            let follows = units.last().is_some_and(|u: &Unit| (u.k + 1..k).all(|j| folded.contains_key(&j)));
+            units.push(Unit { k, follows, emits, ours_ft, ours_j, theirs_ft, theirs_j, report });
+        }
+        fig.normalized += units.len();
+        check_groups(&ins, &units, fig);
+    }
+}
+
+/// The comparison of one CPython instruction (with the instructions folded into it by
+/// [`folds`]): its IR ops' net effect and `dis`'s, on the fall-through edge and, for
+/// jumps, on the jump edge.
+struct Unit {
+    /// Index of the instruction.
+    k: usize,
+    /// Whether only instructions folded into units lie between it and the previous unit.
+    follows: bool,
+    /// Whether it emits an op other than `Nop`.
+    emits: bool,
+    ours_ft: i64,
+    /// Our effect on the jump edge, when one of its ops jumps.
+    ours_j: Option<i64>,
+    theirs_ft: Option<i64>,
+    /// `dis`'s effect on the jump edge, when the instruction is a CPython branch.
+    theirs_j: Option<Option<i64>>,
+    /// The disagreement, empty if none.
+    report: String,
+}
+
+/// Counts the units that agree alone, and checks the others by groups (see the module
+/// docs, "Groups"): a disagreeing unit that emits no op of its own (a folded
+/// instruction) is taken with its neighbouring units; a run of such units is cut into
+/// groups of at most one emitting unit each so that every group's sums agree. What
+/// cannot be cut so is reported group by group (each non-emitting unit joining the
+/// emitting one after it).
+fn check_groups(ins: &[Instruction], units: &[Unit], fig: &mut Figures) {
+    let bad = |i: usize| !units[i].report.is_empty();
+    let linked = |i: usize| i < units.len() && units[i].follows; // i-1 and i adjacent
+    // From each disagreeing unit, the adjacent non-emitting units on both sides and the
+    // first emitting unit beyond them.
+    let mut inrun = vec![false; units.len()];
+    for b in (0..units.len()).filter(|&i| bad(i)) {
+        inrun[b] = true;
+        let mut i = b;
+        while i > 0 && linked(i) {
+            i -= 1;
+            inrun[i] = true;
+            if units[i].emits {
+                break;
             }
         }
+        let mut i = b;
+        while linked(i + 1) {
+            i += 1;
+            inrun[i] = true;
+            if units[i].emits {
+                break;
+            }
+        }
+    }
+    let mut n = 0;
+    while n < units.len() {
+        if !inrun[n] {
+            fig.agree += 1;
+            n += 1;
+            continue;
+        }
+        let mut end = n + 1;
+        while end < units.len() && inrun[end] && linked(end) {
+            end += 1;
+        }
+        let run = &units[n..end];
+        if !run.iter().any(|u| !u.emits) {
+            for u in run {
+                if u.report.is_empty() {
+                    fig.agree += 1;
+                } else {
+                    *fig.mismatches.entry(u.report.clone()).or_default() += 1;
+                }
+            }
+        } else if let Some(parts) = agreeing_partition(ins, run) {
+            debug_assert!(parts.iter().all(|g| g.iter().filter(|u| u.emits).count() <= 1));
+            fig.agree += run.len();
+        } else {
+            for g in partition(run, true) {
+                if group_agrees(ins, g) {
+                    fig.agree += g.len();
+                } else {
+                    let names: Vec<String> = g.iter().map(|u| format!("{} {:?}", ins[u.k].opname, ins[u.k].oparg)).collect();
+                    let ours: i64 = g.iter().map(|u| u.ours_ft).sum();
+                    let theirs: Option<i64> = g.iter().map(|u| u.theirs_ft).sum();
+                    *fig.mismatches.entry(format!("group [{}]: ours {ours} vs dis {theirs:?}", names.join("; "))).or_default() += 1;
+                }
+            }
+        }
+        n = end;
+    }
+}
+
+/// A cut of `run` into consecutive groups of at most one emitting unit each, every
+/// group agreeing ([`group_agrees`]); `None` if there is none. (Dynamic programming
+/// over the cut points; runs are short.)
+fn agreeing_partition<'a>(ins: &[Instruction], run: &'a [Unit]) -> Option<Vec<&'a [Unit]>> {
+    // back[i]: the start of the last group of an agreeing cut of run[..i].
+    let mut back: Vec<Option<usize>> = vec![None; run.len() + 1];
+    back[0] = Some(0);
+    for i in 1..=run.len() {
+        for j in (0..i).rev() {
+            let g = &run[j..i];
+            if g.iter().filter(|u| u.emits).count() > 1 {
+                break;
+            }
+            if back[j].is_some() && group_agrees(ins, g) {
+                back[i] = Some(j);
+                break;
+            }
+        }
+    }
+    back[run.len()]?;
+    let mut parts = Vec::new();
+    let mut i = run.len();
+    while i > 0 {
+        let j = back[i].unwrap();
+        parts.push(&run[j..i]);
+        i = j;
+    }
+    parts.reverse();
+    Some(parts)
+}
+
+/// Cuts a run of units into groups of at most one emitting unit: the non-emitting
+/// units join the next emitting one (`forward`) or the previous one; those at the
+/// run's end (start) join the last (first).
+fn partition(run: &[Unit], forward: bool) -> Vec<&[Unit]> {
+    let emitters: Vec<usize> = run.iter().enumerate().filter(|(_, u)| u.emits).map(|(i, _)| i).collect();
+    if emitters.len() <= 1 {
+        return vec![run];
+    }
+    let mut cuts = Vec::new();
+    for w in emitters.windows(2) {
+        cuts.push(if forward { w[0] + 1 } else { w[1] });
+    }
+    let mut parts = Vec::new();
+    let mut from = 0;
+    for c in cuts {
+        parts.push(&run[from..c]);
+        from = c;
+    }
+    parts.push(&run[from..]);
+    parts
+}
+
+/// A group's check: the sums of the fall-through effects agree, and on the jump edge
+/// the effect up to our last jumping op agrees with `dis`'s up to the group's last
+/// branch whose target lies outside the group (branches inside the group, such as
+/// `SEND` and `JUMP_BACKWARD_NO_INTERRUPT` of a 3.12+ `yield from`, are its own loop).
+fn group_agrees(ins: &[Instruction], g: &[Unit]) -> bool {
+    let ours: i64 = g.iter().map(|u| u.ours_ft).sum();
+    let theirs: Option<i64> = g.iter().map(|u| u.theirs_ft).sum();
+    if Some(ours) != theirs {
+        return false;
+    }
+    let (lo, hi) = (ins[g[0].k].offset, ins[g[g.len() - 1].k].offset);
+    let ours_j = g.iter().rposition(|u| u.ours_j.is_some()).map(|p| g[..p].iter().map(|u| u.ours_ft).sum::<i64>() + g[p].ours_j.unwrap());
+    let theirs_j = g
+        .iter()
+        .rposition(|u| u.theirs_j.is_some() && ins[u.k].jump_target().is_some_and(|t| t < lo || t > hi))
+        .map(|p| g[..p].iter().map(|u| u.theirs_ft).sum::<Option<i64>>().and_then(|s| g[p].theirs_j.unwrap().map(|j| s + j)));
+    match (ours_j, theirs_j) {
+        (None, None) => true,
+        (Some(o), Some(t)) => Some(o) == t,
+        _ => false,
     }
 }
 
