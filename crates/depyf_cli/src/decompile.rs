@@ -225,8 +225,9 @@ fn options() -> Options {
 
 /// Decompiles a module code object. Functions that fail become stubs; if the module
 /// body itself fails, its functions and classes are still written one by one after a
-/// comment that says why (decorators, defaults and base classes are then missing), and
-/// `<module>` is listed as a failure.
+/// comment that says why (decorators, defaults and base classes of the top-level
+/// definitions are then missing; a class body that decompiles keeps its docstring,
+/// attributes and decorated methods), and `<module>` is listed as a failure.
 pub fn decompile_module(code: &CodeObject, name: &str) -> ModuleSource {
     let mut source = format!("# depyf: decompiled from {name} (CPython {})\n", code.version);
     match decompile(code, &options()) {
@@ -237,7 +238,7 @@ pub fn decompile_module(code: &CodeObject, name: &str) -> ModuleSource {
         Err(e) => {
             let reason = e.to_string();
             source.push_str(&format!(
-                "# depyf could not decompile the module body: {}\n# Its functions and classes follow one by one, without decorators, defaults or bases.\n",
+                "# depyf could not decompile the module body: {}\n# Its functions and classes follow one by one, without their decorators, defaults or bases.\n",
                 reason.replace('\n', " ")
             ));
             let mut failures = vec![Failure { qualname: "<module>".into(), reason }];
@@ -257,7 +258,14 @@ fn skeleton(code: &CodeObject, failures: &mut Vec<Failure>) -> String {
         }
         out.push('\n');
         if c.co_flags & co_flags::OPTIMIZED == 0 {
-            // A class body.
+            // A class body: whole when it decompiles (docstring, attributes and
+            // decorated methods kept), else its definitions one by one.
+            let opts = Options { function_name: Some(c.co_name.clone()), ..options() };
+            if let Ok(d) = decompile(c, &opts) {
+                failures.extend(d.failures);
+                out.push_str(&d.source);
+                continue;
+            }
             let inner = skeleton(c, failures);
             out.push_str(&format!("class {}:\n", c.co_name));
             if inner.trim().is_empty() {

@@ -125,6 +125,24 @@ fn stubs_exit_1_and_are_listed() {
     assert!(text.contains("def positional("), "{text}");
 }
 
+/// When the module body cannot be decompiled, a class body that can is still written
+/// whole: its annotated attribute and its decorated method are kept.
+#[test]
+fn a_failed_module_body_keeps_whole_classes() {
+    let mut data = std::fs::read(fixture("py312", "control.pyc")).unwrap();
+    let pyc = depyf_bytecode::read_pyc(&data).unwrap();
+    let module = pyc.code.co_code.clone();
+    let at = data.windows(module.len()).position(|w| w == module.as_slice()).unwrap();
+    let table = depyf_bytecode::table_for(pyc.header.version).unwrap();
+    data[at] = (0..=255u8).rev().find(|&op| table.name(op).is_none()).unwrap();
+    let r = decompile_bytes(&data, "control.pyc");
+    let src = r.source.as_deref().unwrap();
+    assert!(src.contains("# depyf could not decompile the module body: "), "{src}");
+    assert_eq!(r.failures[0].qualname, "<module>");
+    assert!(src.contains("class Point:\n    x: int = 0\n"), "{src}");
+    assert!(src.contains("    @property\n    def double(self):\n        return self.x * 2\n"), "{src}");
+}
+
 #[test]
 fn output_dir_mirrors_the_tree_and_bad_files_exit_2() {
     let dir = tempfile::tempdir().unwrap();
