@@ -224,17 +224,8 @@ KNOWN_FAILURES = {
     'lang2_generators.coroutine_await_in_expressions': {
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
-    'lang2_type_params.generic_class': {
-        '3.12 3.13 3.14 3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
-    },
-    'lang2_type_params.generic_function_bound': {
-        '3.14 3.15': 'CALL_INTRINSIC_2: a type parameter bound whose function is not one return',
-    },
-    'lang2_type_params.type_alias_generic': {
-        '3.14 3.15': 'CALL_INTRINSIC_1: a type alias whose value function is not one return',
-    },
-    'lang2_type_params.type_alias_plain': {
-        '3.14 3.15': 'CALL_INTRINSIC_1: a type alias whose value function is not one return',
+    'lang2_type_params.generic_class_full': {
+        '3.15': 'LOAD_FAST_AND_CLEAR: an inlined comprehension: the saved locals do not follow GET_ITER of the iterable',
     },
     'match_more.captured_in_closure': {
         '3.10': 'MATCH_SEQUENCE: not supported by the decompiler yet',
@@ -631,29 +622,11 @@ KNOWN_FAILURES = {
     'part2_py314.except_star_unparenthesized': {
         '3.14 3.15': 'CHECK_EG_MATCH: not supported by the decompiler yet',
     },
-    'part2_type_params.generic_class': {
-        '3.12 3.13 3.14 3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
-    },
     'part2_type_params.generic_class_with_base': {
-        '3.12 3.13': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
-        '3.14': '`<locals>` in a shape that is not recognized',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_type_params.generic_function_bound_and_constraints': {
-        '3.14': 'CALL_INTRINSIC_2: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_type_params.generic_method_in_class': {
-        '3.12 3.13': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
-    },
-    'part2_type_params.type_alias_generic': {
-        '3.14 3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
-    },
-    'part2_type_params.type_alias_lazy': {
-        '3.14 3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
-    },
-    'part2_type_params.type_alias_statement': {
-        '3.14 3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
     },
     'part2_with.try_in_with': {
         '3.10': 'SETUP_WITH: not supported by the decompiler yet',
@@ -711,10 +684,6 @@ KNOWN_FAILURES = {
     'py312_fstrings.fstring_backslash_in_expression': {
         '3.12': "FORMAT_VALUE: an f-string field that needs a backslash, '#' or every kind of quote",
         '3.13 3.14 3.15': "FORMAT_SIMPLE: an f-string field that needs a backslash, '#' or every kind of quote",
-    },
-    'py312_fstrings.type_alias_statement': {
-        '3.14': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
     },
     'py314_normalized.comprehensions_in_loop': {
         '3.15': 'JUMP_BACKWARD: the loop back to bb3 brings other stack values',

@@ -253,8 +253,16 @@ fn skeleton(code: &CodeObject, failures: &mut Vec<Failure>) -> String {
     let mut out = String::new();
     for c in &code.co_consts {
         let Constant::Code(c) = c else { continue };
-        if c.co_name.starts_with('<') {
-            continue; // lambdas and comprehensions belong to an expression
+        if c.co_name.starts_with("<generic parameters of ") {
+            // PEP 695: the generic function or class is made inside this one.
+            out.push_str(&skeleton(c, failures));
+            continue;
+        }
+        let params = &c.co_localsplusnames[..c.total_argcount().min(c.co_localsplusnames.len())];
+        if c.co_name.starts_with('<') || params.iter().any(|p| p.starts_with('.')) {
+            // Lambdas and comprehensions belong to an expression; type alias values,
+            // bounds and annotations (`.format`, `.defaults`) to a definition.
+            continue;
         }
         out.push('\n');
         if c.co_flags & co_flags::OPTIMIZED == 0 {

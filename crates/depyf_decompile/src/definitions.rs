@@ -90,6 +90,13 @@ pub(crate) fn class_body(_code: &CodeObject, mut body: Vec<Stmt>) -> Vec<Stmt> {
             }
         }
     }
+    class_docstring(&mut body);
+    body
+}
+
+/// `__doc__ = '...'` as the first statement of a class body (after `global` and
+/// `nonlocal`) becomes the docstring.
+fn class_docstring(body: &mut [Stmt]) {
     if let Some(i) = body.iter().position(|s| !matches!(s, Stmt::Global(_) | Stmt::Nonlocal(_))) {
         if let Stmt::Assign(t, v @ Expr::Const(Constant::Str(_))) = &body[i] {
             if matches!(t.as_slice(), [Expr::Name(n)] if n == "__doc__") {
@@ -97,7 +104,6 @@ pub(crate) fn class_body(_code: &CodeObject, mut body: Vec<Stmt>) -> Vec<Stmt> {
             }
         }
     }
-    body
 }
 
 /// What one comprehension iteration adds.
@@ -318,8 +324,8 @@ fn as_definition(value: &mut Expr, name: &str) -> Option<Stmt> {
             Expr::Call(f, args, kws) if f.is_name(crate::definitions::BUILD_CLASS) => {
                 let mut args = args.into_iter();
                 let (Some(Expr::Def(body)), Some(Expr::Const(Constant::Str(n)))) = (args.next(), args.next()) else { unreachable!("checked by is_definition") };
-                let Stmt::ClassDef(_, _, _, body) = std::sync::Arc::unwrap_or_clone(body) else { unreachable!("checked by is_definition") };
-                let def = Stmt::ClassDef(n, args.collect(), kws, body);
+                let Stmt::ClassDef(_, _, _, body, type_params) = std::sync::Arc::unwrap_or_clone(body) else { unreachable!("checked by is_definition") };
+                let def = Stmt::ClassDef(n, args.collect(), kws, body, type_params);
                 return Some(if decorators.is_empty() { def } else { Stmt::Decorated(decorators, Box::new(def)) });
             }
             Expr::Call(d, args, _) => {
@@ -379,16 +385,26 @@ fn as_definition_ref(value: &Expr, name: &str) -> Option<Stmt> {
             }
             Expr::Call(f, args, kws) if f.is_name(crate::definitions::BUILD_CLASS) => {
                 let [Expr::Def(body), Expr::Const(Constant::Str(n)), bases @ ..] = args.as_slice() else { return None };
-                let Stmt::ClassDef(_, _, _, body) = &**body else { return None };
+                let Stmt::ClassDef(_, _, _, body, type_params) = &**body else { return None };
                 if n != name || bases.iter().chain(kws.iter().map(|k| &k.value)).any(|e| matches!(e, Expr::Def(_))) {
                     return None;
                 }
-                let def = Stmt::ClassDef(n.clone(), bases.to_vec(), kws.clone(), body.clone());
+                let def = Stmt::ClassDef(n.clone(), bases.to_vec(), kws.clone(), body.clone(), type_params.clone());
                 return Some(if decorators.is_empty() { def } else { Stmt::Decorated(decorators, Box::new(def)) });
             }
             // A generic `def` (PEP 695): its parameters function, called at once with
             // the default values.
             Expr::Call(g, args, kws) if kws.is_empty() => match &**g {
+                // A generic class: its parameters function, called at once.
+                Expr::Call(m, a, k) if m.is_name(recover::markers::GENERIC) && k.is_empty() && args.is_empty() && matches!(a.as_slice(), [Expr::Def(d)] if matches!(&**d, Stmt::ClassDef(..))) => {
+                    let Expr::Def(d) = &a[0] else { return None };
+                    let Stmt::ClassDef(n, ..) = &**d else { return None };
+                    if n != name {
+                        return None;
+                    }
+                    let def = (**d).clone();
+                    return Some(if decorators.is_empty() { def } else { Stmt::Decorated(decorators, Box::new(def)) });
+                }
                 Expr::Call(m, a, k) if m.is_name(recover::markers::GENERIC) && k.is_empty() && matches!(a.as_slice(), [Expr::Def(_)]) => {
                     let Expr::Def(d) = &a[0] else { return None };
                     let Stmt::FunctionDef(n, fa, b) = &**d else { return None };
@@ -544,7 +560,7 @@ fn stmt_exprs_mut(s: &mut Stmt, f: &mut dyn FnMut(&mut Expr)) {
                 r.walk_mut(f);
             }
         }
-        Stmt::ClassDef(_, bases, kws, _) => {
+        Stmt::ClassDef(_, bases, kws, ..) => {
             bases.iter_mut().for_each(|e| e.walk_mut(f));
             kws.iter_mut().for_each(|k| k.value.walk_mut(f));
         }
@@ -867,11 +883,33 @@ pub(crate) fn generic(code: &CodeObject, body: Vec<Stmt>) -> Result<Expr, Decomp
     // The tuple of parameters and the function, named by recovery when they wait on the
     // stack (the `SWAP 2` before the intrinsic).
     let mut temps: Vec<(&str, &Expr)> = Vec::new();
+    // A generic class: the parameters stored in the `.type_params` cell (the class body
+    // reads them), and `Generic[*params]` stored in `.generic_base`, its last base.
+    let mut class_params: Option<&Expr> = None;
+    let mut generic_base = false;
+    let is_temp_store = |t: &[Expr]| matches!(t, [Expr::Name(n)] if n.starts_with("__temp_"));
     for s in init {
         match s {
-            Stmt::Assign(t, v @ (Expr::Tuple(_) | Expr::Def(_))) if matches!(t.as_slice(), [Expr::Name(n)] if n.starts_with("__temp_")) => {
+            Stmt::Assign(t, v @ (Expr::Tuple(_) | Expr::Def(_))) if is_temp_store(t) => {
                 let Expr::Name(n) = &t[0] else { unreachable!() };
                 temps.push((n.as_str(), v));
+            }
+            Stmt::Assign(t, v) if is_temp_store(t) && v.is_name(BUILD_CLASS) => {
+                let Expr::Name(n) = &t[0] else { unreachable!() };
+                temps.push((n.as_str(), v));
+            }
+            Stmt::Assign(t, v @ Expr::Tuple(_)) if class_params.is_none() && matches!(t.as_slice(), [Expr::Name(n)] if n == ".type_params") => {
+                class_params = Some(v);
+            }
+            Stmt::Assign(t, Expr::Call(m, a, k))
+                if !generic_base
+                    && class_params.is_some()
+                    && matches!(t.as_slice(), [Expr::Name(n)] if n == ".generic_base")
+                    && m.is_name(recover::markers::SUBSCRIPT_GENERIC)
+                    && k.is_empty()
+                    && matches!(a.as_slice(), [p] if p.is_name(".type_params")) =>
+            {
+                generic_base = true;
             }
             Stmt::Assign(t, v) if matches!(t.as_slice(), [Expr::Name(_)]) => {
                 let Expr::Name(n) = &t[0] else { unreachable!() };
@@ -900,7 +938,17 @@ pub(crate) fn generic(code: &CodeObject, body: Vec<Stmt>) -> Result<Expr, Decomp
         (used == assigned.len() && !out.is_empty() && out.iter().all(|p| seen.insert(p.trim_start_matches('*').split(':').next().unwrap_or("").to_string()))).then_some(out)
     };
     let Expr::Call(f, args, kws) = ret else { return Err(err("a generic parameters function of an unknown shape")) };
-    // Each temporary is one whole argument, used once, and nowhere else.
+    // Each temporary is the callee or one whole argument, used once, and nowhere else.
+    let mut f = f.clone();
+    if let Some(at) = temps.iter().position(|(t, _)| f.is_name(t)) {
+        let (t, v) = temps.remove(at);
+        *f = v.clone();
+        let mut again = false;
+        args.iter().chain(kws.iter().map(|k| &k.value)).for_each(|a| a.walk(&mut |e| again |= e.is_name(t)));
+        if again {
+            return Err(err("a generic parameters function of an unknown shape"));
+        }
+    }
     let mut args = args.clone();
     for (t, v) in &temps {
         let at: Vec<usize> = args.iter().enumerate().filter(|(_, a)| a.is_name(t)).map(|(k, _)| k).collect();
@@ -919,6 +967,12 @@ pub(crate) fn generic(code: &CodeObject, body: Vec<Stmt>) -> Result<Expr, Decomp
         }
     }
     if mentioned {
+        return Err(err("a generic parameters function of an unknown shape"));
+    }
+    if f.is_name(BUILD_CLASS) {
+        return generic_class(code, name, &args, kws, class_params.zip(generic_base.then_some(())).map(|(p, _)| p), &params_of);
+    }
+    if class_params.is_some() || generic_base {
         return Err(err("a generic parameters function of an unknown shape"));
     }
     if !kws.is_empty() {
@@ -944,7 +998,54 @@ pub(crate) fn generic(code: &CodeObject, body: Vec<Stmt>) -> Result<Expr, Decomp
         let params = Expr::List(params.into_iter().map(|p| Expr::Const(Constant::Str(p))).collect());
         return Ok(Expr::Call(f.clone(), vec![n.clone(), params, value.clone()], Vec::new()));
     }
-    Err(err("a generic parameters function of an unknown shape (a generic class?)"))
+    Err(err("a generic parameters function of an unknown shape"))
+}
+
+/// The generic class that a `<generic parameters of NAME>` function makes (PEP 695;
+/// CPython 3.12-3.15 `Python/compile.c`, `compiler_class`): it returns
+/// `__build_class__(<class body>, 'NAME', *bases, .generic_base, **keywords)` where
+/// `.generic_base` holds `Generic[*.type_params]` and `params` is the tuple stored in
+/// `.type_params`; the class body starts by storing `.type_params` into
+/// `__type_params__`. Returns the class with its type parameters, that base and that
+/// store left out.
+///
+/// Errors: any other shape, and `.type_params` or `.generic_base` used elsewhere.
+fn generic_class(
+    code: &CodeObject,
+    name: &str,
+    args: &[Expr],
+    kws: &[Keyword],
+    params: Option<&Expr>,
+    params_of: &dyn Fn(&Expr) -> Option<Vec<String>>,
+) -> Result<Expr, DecompileError> {
+    let err = |m: &str| DecompileError::new(code, 0, "", m);
+    let params = params.and_then(params_of).ok_or_else(|| err("generic class type parameters of an unknown shape"))?;
+    let [Expr::Def(body), Expr::Const(Constant::Str(n)), bases @ .., last] = args else { return Err(err("a generic class of an unknown shape")) };
+    let Stmt::ClassDef(_, _, _, body, type_params) = &**body else { return Err(err("a generic class of an unknown shape")) };
+    if n != name || !last.is_name(".generic_base") || !type_params.is_empty() {
+        return Err(err("a generic class of an unknown shape"));
+    }
+    let hidden = |e: &Expr| {
+        let mut found = false;
+        e.walk(&mut |x| found |= x.is_name(".generic_base") || x.is_name(".type_params"));
+        found
+    };
+    if bases.iter().chain(kws.iter().map(|k| &k.value)).any(hidden) {
+        return Err(err("a generic class whose bases use its hidden type parameters"));
+    }
+    let is_params_store = |s: &Stmt| matches!(s, Stmt::Assign(t, v) if matches!(t.as_slice(), [Expr::Name(n)] if n == "__type_params__") && v.is_name(".type_params"));
+    let mut body = body.clone();
+    let at = body.iter().take(3).position(is_params_store).ok_or_else(|| err("a generic class body that does not store __type_params__"))?;
+    body.remove(at);
+    class_docstring(&mut body);
+    let mut hidden_in_body = false;
+    for s in &body {
+        s.walk_exprs(&mut |e| hidden_in_body |= e.is_name(".type_params"));
+    }
+    if hidden_in_body {
+        return Err(err("a generic class body that reads .type_params"));
+    }
+    Ok(Expr::Def(std::sync::Arc::new(Stmt::ClassDef(n.clone(), bases.to_vec(), kws.to_vec(), body, params))))
 }
 
 /// The parameters of a generic function with the `.defaults` / `.kwdefaults`

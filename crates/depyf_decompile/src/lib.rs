@@ -164,7 +164,7 @@ fn leftover_marker(body: &[Stmt]) -> Option<String> {
     fn stmts_in(s: &Stmt) -> Vec<&Vec<Stmt>> {
         match s {
             Stmt::If(_, a, b) | Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => vec![a, b],
-            Stmt::FunctionDef(_, _, b) | Stmt::ClassDef(_, _, _, b) | Stmt::With(_, b) => vec![b],
+            Stmt::FunctionDef(_, _, b) | Stmt::ClassDef(_, _, _, b, _) | Stmt::With(_, b) => vec![b],
             Stmt::Match(_, cases) => cases.iter().map(|c| &c.body).collect(),
             Stmt::Decorated(_, d) => stmts_in(d),
             Stmt::Try(b, hs, e, f) => {
@@ -303,6 +303,12 @@ fn loop_return(body: &[Stmt]) -> bool {
     walk(body, false)
 }
 
+/// Recovers the body of `code` (any CPython 3.8-3.15 code object) as statements,
+/// without the `def`/`class` header; nested functions that fail become stubs when
+/// `options.stub_failures` is set.
+///
+/// Errors: [`DecompileError`] naming the code object, offset and opname of the first
+/// instruction or shape that cannot be decompiled, or malformed bytecode.
 pub fn recover_body(code: &CodeObject, options: &Options) -> Result<Vec<Stmt>, DecompileError> {
     recover_body_in(code, options, &std::cell::RefCell::default())
 }
@@ -419,9 +425,11 @@ fn structured(
 }
 
 /// The body of a PEP 695 `<generic parameters of ...>` function as structuring leaves
-/// it, for `definitions::generic` to read (it makes a definition, not source).
+/// it, for `definitions::generic` to read (it makes a definition, not source). Made
+/// in a class body, it reads the class's names through the `__classdict__` cell.
 pub(crate) fn generic_params_body(code: &CodeObject, options: &Options, failures: &std::cell::RefCell<Vec<Failure>>) -> Result<Vec<Stmt>, DecompileError> {
-    structured(code, options, failures, false).map(|(body, _, _)| body)
+    let in_class = code.co_freevars().iter().any(|n| *n == "__classdict__");
+    structured(code, options, failures, in_class).map(|(body, _, _)| body)
 }
 
 /// `return None` becomes `return`, in `body` and the statements nested in it (not in
@@ -497,7 +505,7 @@ pub fn decompile(code: &CodeObject, options: &Options) -> Result<Decompiled, Dec
         // A class body (module-like scope with a name): `class Name:` and its body.
         // Bases and keywords are arguments of the class creation, not of this code.
         let name = options.function_name.clone().unwrap_or_else(|| code.co_name.clone());
-        let class = Stmt::ClassDef(name, Vec::new(), Vec::new(), definitions::class_body(code, body.clone()));
+        let class = Stmt::ClassDef(name, Vec::new(), Vec::new(), definitions::class_body(code, body.clone()), Vec::new());
         print_body(&[class], 0)
     } else {
         let name = options.function_name.clone().unwrap_or_else(|| code.co_name.clone());

@@ -97,6 +97,35 @@ pub(crate) mod markers {
     /// `__generic__(x)`: what the `<generic parameters of ...>` function returns, a
     /// generic `def` or a `type` alias, called at once where it is made.
     pub const GENERIC: &str = "__generic__";
+    /// `__subscript_generic__(params)`: `Generic[*params]`, the base that a generic
+    /// class gets implicitly.
+    pub const SUBSCRIPT_GENERIC: &str = "__subscript_generic__";
+}
+
+/// The value that a PEP 695 lazily evaluated function returns (a type alias value, a
+/// type parameter bound or constraints): its body is `return value`, after, from
+/// CPython 3.14 on, the `if format > 2: raise NotImplementedError` guard of an
+/// annotation function over its one parameter `.format` (default 1; CPython 3.14
+/// `Python/codegen.c`, `codegen_setup_annotations_scope`). `None` for any other shape.
+fn lazy_value(def: &Stmt) -> Option<&Expr> {
+    let Stmt::FunctionDef(_, args, body) = def else { return None };
+    match body.as_slice() {
+        [Stmt::Return(Some(value))] => Some(value),
+        [Stmt::If(Expr::Compare(left, ops), then, orelse), Stmt::Return(Some(value))] => {
+            let format_only = args.posonly.len() + args.args.len() == 1
+                && args.posonly.iter().chain(&args.args).all(|p| p == ".format")
+                && args.kwonly.is_empty()
+                && args.vararg.is_none()
+                && args.kwarg.is_none()
+                && matches!(args.defaults.as_slice(), [] | [Expr::Const(Constant::Int(1))]);
+            let guard = left.is_name(".format")
+                && matches!(ops.as_slice(), [(">", Expr::Const(Constant::Int(2)))])
+                && matches!(then.as_slice(), [Stmt::Raise(Some(e), None)] if e.is_name("NotImplementedError"))
+                && orelse.is_empty();
+            (format_only && guard).then_some(value)
+        }
+        _ => None,
+    }
 }
 
 /// What recovery learned about one block.
@@ -135,9 +164,10 @@ pub(crate) struct Naming<'a> {
     pub stub_failures: bool,
     /// Where the stubbed functions are listed.
     pub failures: &'a std::cell::RefCell<Vec<crate::Failure>>,
-    /// The code is a class body's 3.14+ `__annotate__`, whose name lookups through the
-    /// class namespace cell (`LOAD_FROM_DICT_OR_GLOBALS` on `__classdict__`) are what
-    /// a plain name in a class-body annotation compiles to.
+    /// The code is a class body's 3.14+ `__annotate__` or a 3.12+ generic parameters
+    /// function made in a class body, whose name lookups through the class namespace
+    /// cell (`LOAD_FROM_DICT_OR_GLOBALS` on `__classdict__`) are what a plain name in
+    /// such an annotation scope compiles to.
     pub class_annotate: bool,
     /// The comprehensions of the [`Op::InlinedComp`] ops, by index (CPython 3.12+),
     /// each over the placeholder `.0` that the op's iterator replaces.
@@ -1234,6 +1264,11 @@ impl BlockState<'_, '_> {
                 let v = self.pop_expr()?;
                 self.push(Expr::Await(Box::new(v)));
             }
+            // PEP 695: read back by `definitions::generic`.
+            Op::Intrinsic1("INTRINSIC_SUBSCRIPT_GENERIC") => {
+                let v = self.pop_expr()?;
+                self.push(Expr::Call(Box::new(Expr::name(markers::SUBSCRIPT_GENERIC)), vec![v], vec![]));
+            }
             // PEP 695: read back by `definitions::generic` (markers::TYPE_PARAM_KINDS).
             Op::Intrinsic1(name) if name != "INTRINSIC_TYPEALIAS" => {
                 let v = self.pop_expr()?;
@@ -1248,8 +1283,7 @@ impl BlockState<'_, '_> {
                 let [name @ Expr::Const(Constant::Str(_)), params, Expr::Def(f)] = items.as_slice() else {
                     return Err(self.err("a type alias of an unknown shape"));
                 };
-                let Stmt::FunctionDef(_, _, body) = &**f else { return Err(self.err("a type alias of an unknown shape")) };
-                let [Stmt::Return(Some(value))] = body.as_slice() else { return Err(self.err("a type alias whose value function is not one return")) };
+                let value = lazy_value(f).ok_or_else(|| self.err("a type alias whose value function is not one return"))?;
                 self.push(Expr::Call(Box::new(Expr::name(markers::TYPE_ALIAS)), vec![name.clone(), params.clone(), value.clone()], vec![]));
             }
             // `T: bound` / `T: (constraints)`: the value is what the lazy function returns.
@@ -1258,8 +1292,7 @@ impl BlockState<'_, '_> {
                 let n = self.pop_expr()?;
                 let Expr::Const(Constant::Str(_)) = n else { return Err(self.err("a type parameter without a constant name")) };
                 let Expr::Def(f) = f else { return Err(self.err("a type parameter bound that is not a function")) };
-                let Stmt::FunctionDef(_, _, body) = &*f else { return Err(self.err("a type parameter bound that is not a function")) };
-                let [Stmt::Return(Some(value))] = body.as_slice() else { return Err(self.err("a type parameter bound whose function is not one return")) };
+                let value = lazy_value(&f).ok_or_else(|| self.err("a type parameter bound whose function is not one return"))?;
                 let is_tuple = matches!(value, Expr::Tuple(_) | Expr::Const(Constant::Tuple(_)));
                 if is_tuple != (name == "INTRINSIC_TYPEVAR_WITH_CONSTRAINTS") {
                     return Err(self.err("type parameter constraints that are not a tuple, or a tuple bound"));

@@ -436,8 +436,10 @@ pub enum Op {
     Await,
     /// `(value -- result)` 3.12+ `CALL_INTRINSIC_1` of the PEP 695 intrinsics that
     /// have a source form: `INTRINSIC_TYPEVAR`, `INTRINSIC_PARAMSPEC`,
-    /// `INTRINSIC_TYPEVARTUPLE` (`(name -- typevar)`) and `INTRINSIC_TYPEALIAS`
-    /// (`((name, params, value_function) -- alias)`), by CPython's name.
+    /// `INTRINSIC_TYPEVARTUPLE` (`(name -- typevar)`), `INTRINSIC_TYPEALIAS`
+    /// (`((name, params, value_function) -- alias)`) and `INTRINSIC_SUBSCRIPT_GENERIC`
+    /// (`(params -- Generic[*params])`, the implicit base of a generic class), by
+    /// CPython's name (CPython 3.12 `Python/intrinsics.c`).
     Intrinsic1(&'static str),
     /// `(arg1, arg2 -- result)` 3.12+ `CALL_INTRINSIC_2` of
     /// `INTRINSIC_SET_FUNCTION_TYPE_PARAMS` `(func, params -- func)` and

@@ -188,8 +188,9 @@ pub enum Stmt {
     Nonlocal(Vec<String>),
     /// `def name(args): body`.
     FunctionDef(String, Arguments, Vec<Stmt>),
-    /// `class name(bases, keywords): body`.
-    ClassDef(String, Vec<Expr>, Vec<Keyword>, Vec<Stmt>),
+    /// `class name[type_params](bases, keywords): body`; type parameters as in
+    /// [`Arguments::type_params`] (PEP 695, 3.12+).
+    ClassDef(String, Vec<Expr>, Vec<Keyword>, Vec<Stmt>, Vec<String>),
     /// `@d1 @d2 <def or class>`: decorators, outermost first.
     Decorated(Vec<Expr>, Box<Stmt>),
     /// `assert test, msg`.
@@ -516,7 +517,7 @@ impl Stmt {
                     body(b, f);
                 }
             }
-            Stmt::ClassDef(_, bases, kws, b) => {
+            Stmt::ClassDef(_, bases, kws, b, _) => {
                 bases.iter().for_each(|e| e.walk(f));
                 kws.iter().for_each(|k| k.value.walk(f));
                 body(b, f);

@@ -115,7 +115,12 @@ fn expr(out: &mut String, e: &Expr, _ctx: u8) {
             out.push('[');
             match &**idx {
                 Expr::Slice(..) => expr(out, idx, P_SUBSCRIPT),
-                Expr::Tuple(items) if !items.is_empty() && items.iter().any(|i| matches!(i, Expr::Slice(..))) => {
+                // `d[i, j]` as written (a tuple of two or more, no starred item: `d[*a]`
+                // needs 3.11), and every tuple with a slice in it.
+                Expr::Tuple(items)
+                    if (items.len() >= 2 && !items.iter().any(|i| matches!(i, Expr::Starred(..))))
+                        || (!items.is_empty() && items.iter().any(|i| matches!(i, Expr::Slice(..)))) =>
+                {
                     for (i, it) in items.iter().enumerate() {
                         if i > 0 {
                             out.push_str(", ");
@@ -949,8 +954,11 @@ fn stmt(out: &mut String, s: &Stmt, level: usize) {
             out.push_str(":\n");
             block(out, body, level + 1);
         }
-        Stmt::ClassDef(name, bases, kws, body) => {
+        Stmt::ClassDef(name, bases, kws, body, type_params) => {
             let _ = write!(out, "class {name}");
+            if !type_params.is_empty() {
+                let _ = write!(out, "[{}]", type_params.join(", "));
+            }
             if !bases.is_empty() || !kws.is_empty() {
                 let mut call = String::new();
                 expr(&mut call, &Expr::Call(Box::new(Expr::name("")), bases.clone(), kws.clone()), P_TUPLE);
@@ -1177,11 +1185,22 @@ mod tests {
         let dec = Stmt::Decorated(vec![n("d"), Expr::Call(Box::new(n("e")), vec![Expr::int(1)], vec![])], Box::new(def));
         assert_eq!(print_body(&[dec], 1), "    @d\n    @e(1)\n    def f(p, /, a: int = 1, *r, k=2, **kw: T) -> R:\n        pass\n");
         let kw = Keyword { name: Some("metaclass".into()), value: n("M") };
-        let class = Stmt::ClassDef("C".into(), vec![n("B")], vec![kw], vec![Stmt::Expr(s("doc"))]);
+        let class = Stmt::ClassDef("C".into(), vec![n("B")], vec![kw], vec![Stmt::Expr(s("doc"))], vec![]);
         assert_eq!(print_body(&[class], 0), "class C(B, metaclass=M):\n    'doc'\n");
-        assert_eq!(print_body(&[Stmt::ClassDef("C".into(), vec![], vec![], vec![])], 0), "class C:\n    pass\n");
+        assert_eq!(print_body(&[Stmt::ClassDef("C".into(), vec![], vec![], vec![], vec![])], 0), "class C:\n    pass\n");
         assert_eq!(print_body(&[Stmt::Assert(n("x"), Some(s("m")))], 0), "assert x, 'm'\n");
         assert_eq!(print_body(&[Stmt::AnnAssign(n("x"), n("int"), Some(Expr::int(1)))], 0), "x: int = 1\n");
+    }
+
+    #[test]
+    fn tuple_subscripts_print_as_written() {
+        let sub = |items: Vec<Expr>| Expr::Subscript(Box::new(n("d")), Box::new(Expr::Tuple(items)));
+        assert_prints!(sub(vec![n("i"), Expr::int(1)]), "d[i, 1]");
+        assert_prints!(sub(vec![n("i")]), "d[(i,)]");
+        assert_prints!(sub(vec![]), "d[()]");
+        assert_prints!(sub(vec![Expr::Starred(Box::new(n("a"))), n("b")]), "d[(*a, b)]");
+        assert_prints!(sub(vec![Expr::IfExp(Box::new(n("c")), Box::new(n("x")), Box::new(n("y"))), n("b")]), "d[x if c else y, b]");
+        assert_prints!(sub(vec![Expr::NamedExpr("x".into(), Box::new(Expr::int(1))), n("b")]), "d[(x := 1), b]");
     }
 
     #[test]
@@ -1197,6 +1216,8 @@ mod tests {
         assert_eq!(print_body(&[alias], 0), "type P[K, *Vs] = int\n");
         let args = Arguments { args: vec!["x".into()], type_params: vec!["T".into(), "**P".into()], ..Default::default() };
         assert_eq!(print_body(&[Stmt::FunctionDef("f".into(), args, vec![Stmt::Pass])], 0), "def f[T, **P](x):\n    pass\n");
+        let class = Stmt::ClassDef("C".into(), vec![n("B")], vec![], vec![Stmt::Pass], vec!["T: int".into(), "*Ts".into()]);
+        assert_eq!(print_body(&[class], 0), "class C[T: int, *Ts](B):\n    pass\n");
     }
 
     #[test]

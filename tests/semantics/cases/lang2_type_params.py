@@ -1,8 +1,8 @@
 # semantics: min-version 3.12
 """PEP 695 type parameters (3.12+): generic functions with TypeVar, TypeVarTuple and
 ParamSpec parameters, bounds and constraints, defaults of generic functions, and `type`
-aliases with and without parameters. Generic classes are refused by the decompiler
-today (a known failure)."""
+aliases with and without parameters, and generic classes (bases, keywords, decorators,
+docstrings, methods that use the class's parameters, generic methods)."""
 
 from _sem import case
 
@@ -75,3 +75,48 @@ def generic_function_defaults(n):
     def h[T](x=n):
         return x
     return f(), f(0, k=1), g(), h(), f.__defaults__, f.__kwdefaults__
+
+
+@case((3,),)
+def generic_class_full(n):
+    def deco(c):
+        c.tag = "t"
+        return c
+
+    class Meta(type):
+        def __new__(mcls, name, bases, ns, flag=0):
+            ns["flag"] = flag
+            return super().__new__(mcls, name, bases, ns)
+
+    class Base:
+        def hello(self):
+            return "base"
+
+    @deco
+    class Box[T: int, *Ts, **P](Base, metaclass=Meta, flag=n):
+        """A box."""
+        size: int = 2
+
+        def get(self) -> T:
+            return super().hello(), self.size
+
+        def conv[U](self, v: U) -> tuple[T, U]:
+            return (v, T.__name__, U.__name__)
+    b = Box()
+    names = [p.__name__ for p in Box.__type_params__]
+    bases = [c.__name__ for c in Box.__mro__]
+    return b.get(), b.conv(n), names, bases, Box.tag, Box.flag, Box.__doc__, Box.__type_params__[0].__bound__
+
+
+@case((3,),)
+def generic_class_reads_class_names(n):
+    class Outer:
+        K = int
+
+        def make[V](self, v: V) -> K:
+            return v
+
+        class Inner[T]:
+            def get(self, x: T):
+                return x
+    return Outer().make(n), Outer.make.__annotations__["return"], Outer.Inner().get(n + 1)

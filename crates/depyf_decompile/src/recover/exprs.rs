@@ -437,7 +437,7 @@ impl BlockState<'_, '_> {
         let args = Box::new(crate::arguments(code));
         if is_class {
             let body = crate::definitions::class_body(code, crate::recover_body_in(code, &options, failures)?);
-            return Ok(Expr::Def(std::sync::Arc::new(Stmt::ClassDef(code.co_name.clone(), vec![], vec![], body))));
+            return Ok(Expr::Def(std::sync::Arc::new(Stmt::ClassDef(code.co_name.clone(), vec![], vec![], body, vec![]))));
         }
         match code.co_name.as_str() {
             "<lambda>" => {

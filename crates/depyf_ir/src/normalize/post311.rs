@@ -241,7 +241,7 @@ pub(super) fn op(cx: &mut Cx<'_>, fam: &Family, loops: &Loops, k: usize) -> Resu
                     cx.skip_next = true;
                     return Ok(());
                 }
-                Some(name @ ("INTRINSIC_TYPEVAR" | "INTRINSIC_PARAMSPEC" | "INTRINSIC_TYPEVARTUPLE" | "INTRINSIC_TYPEALIAS")) => Op::Intrinsic1(name),
+                Some(name @ ("INTRINSIC_TYPEVAR" | "INTRINSIC_PARAMSPEC" | "INTRINSIC_TYPEVARTUPLE" | "INTRINSIC_TYPEALIAS" | "INTRINSIC_SUBSCRIPT_GENERIC")) => Op::Intrinsic1(name),
                 _ => return Err(cx.unsupported(k)),
             }
         }
