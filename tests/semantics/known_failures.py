@@ -691,13 +691,4 @@ KNOWN_FAILURES = {
     'py314_normalized.with_in_loop_break_continue': {
         '3.14 3.15': 'a try or with body with several exits',
     },
-    'py314_templates.tstring_conversion_and_spec': {
-        '3.14 3.15': 'BUILD_INTERPOLATION: not supported by the decompiler yet',
-    },
-    'py314_templates.tstring_self_documenting': {
-        '3.14 3.15': 'BUILD_INTERPOLATION: not supported by the decompiler yet',
-    },
-    'py314_templates.tstring_simple': {
-        '3.14 3.15': 'BUILD_INTERPOLATION: not supported by the decompiler yet',
-    },
 }

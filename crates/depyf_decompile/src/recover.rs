@@ -1310,6 +1310,8 @@ impl BlockState<'_, '_> {
             | Op::ConvertValue(_)
             | Op::FormatValue { .. }
             | Op::BuildString(_)
+            | Op::BuildInterpolation { .. }
+            | Op::BuildTemplate
             | Op::SetAdd(_)
             | Op::SetUpdate(_)
             | Op::DictUpdate(..)

@@ -340,6 +340,18 @@ pub enum Op {
     },
     /// `(pieces * n -- str)` the parts of an f-string.
     BuildString(u32),
+    /// `(value, expression_text[, spec] -- interpolation)` 3.14+ `BUILD_INTERPOLATION`,
+    /// one interpolation of a template string (CPython 3.14 `Python/bytecodes.c`:
+    /// conversion `oparg >> 2`, a spec when `oparg & 1`).
+    BuildInterpolation {
+        /// 0 none, 1 `!s`, 2 `!r`, 3 `!a`.
+        conversion: u32,
+        /// Whether a format spec is on top.
+        with_spec: bool,
+    },
+    /// `(strings, interpolations -- template)` 3.14+ `BUILD_TEMPLATE`: a template
+    /// string from the tuple of its literal pieces and the tuple of its interpolations.
+    BuildTemplate,
     /// `(list/set/dict, unused * (i-1), item -- ...)` comprehension and literal
     /// building: `set.add`, `set.update`, `dict.update` (`DICT_MERGE` raises on
     /// duplicate keys: `merge`).
@@ -488,6 +500,8 @@ impl Op {
             SetFunctionAttribute(_) => (2, 1),
             FormatValue { with_spec, .. } => (1 + u32::from(with_spec), 1),
             BuildString(n) => (n, 1),
+            BuildInterpolation { with_spec, .. } => (2 + u32::from(with_spec), 1),
+            BuildTemplate => (2, 1),
             SetAdd(i) | SetUpdate(i) | DictUpdate(i, _) => (i + 1, i),
             MapAdd(i) => (i + 2, i),
             UnpackEx(before, after) => (1, before + after + 1),

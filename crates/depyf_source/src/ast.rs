@@ -69,6 +69,10 @@ pub enum Expr {
     DictComp(Box<Expr>, Box<Expr>, Vec<Comprehension>),
     /// An f-string: literal pieces and replacement fields.
     FString(Vec<FPart>),
+    /// A 3.14+ template string (PEP 750): literal pieces and interpolations, with the
+    /// source text of each top-level interpolation's expression in order (the
+    /// template keeps that text, so it is printed as it was written).
+    TString(Vec<FPart>, Vec<String>),
     /// A function or class object made by the code but not yet bound to a name by a
     /// `def`/`class` statement (a recovery intermediate: recovery turns it into a
     /// statement or fails; printed as `<def name>`, which does not compile). Shared
@@ -322,7 +326,7 @@ impl Expr {
                 v.walk(f);
                 gens.iter().for_each(|g| g.walk(f));
             }
-            Expr::FString(parts) => fparts_walk(parts, f),
+            Expr::FString(parts) | Expr::TString(parts, _) => fparts_walk(parts, f),
             Expr::Yield(v) => {
                 if let Some(v) = v {
                     v.walk(f);
@@ -395,7 +399,7 @@ impl Expr {
                     g.ifs.iter_mut().for_each(|e| e.walk_mut(f));
                 }
             }
-            Expr::FString(parts) => fparts_walk_mut(parts, f),
+            Expr::FString(parts) | Expr::TString(parts, _) => fparts_walk_mut(parts, f),
             Expr::Yield(v) => {
                 if let Some(v) = v {
                     v.walk_mut(f);

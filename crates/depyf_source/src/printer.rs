@@ -321,6 +321,7 @@ fn expr(out: &mut String, e: &Expr, _ctx: u8) {
         }
         // Recovery checks `fstring` first; the fallback does not compile.
         Expr::FString(parts) => out.push_str(&fstring(parts).unwrap_or_else(|| "<f-string without a quoting>".into())),
+        Expr::TString(parts, texts) => out.push_str(&tstring(parts, texts).unwrap_or_else(|| "<t-string without a quoting>".into())),
         Expr::Yield(v) => {
             out.push_str("yield");
             if let Some(v) = v {
@@ -397,7 +398,29 @@ fn fields_of(parts: &[FPart], out: &mut Vec<String>) {
 pub fn fstring(parts: &[FPart]) -> Option<String> {
     let mut fields = Vec::new();
     fields_of(parts, &mut fields);
-    if fields.iter().any(|f| f.contains('\\') || f.contains('#')) {
+    quoted_fields("f", parts, &fields, None)
+}
+
+/// The source of a template string (CPython 3.14+, PEP 750): like [`fstring`], each
+/// top-level interpolation written as `texts` gives it (the expression's source text,
+/// which the template keeps); `None` when no quoting fits or `texts` does not have
+/// one text per interpolation.
+pub fn tstring(parts: &[FPart], texts: &[String]) -> Option<String> {
+    if parts.iter().filter(|p| matches!(p, FPart::Field(..))).count() != texts.len() {
+        return None;
+    }
+    let mut fields = texts.to_vec();
+    for p in parts {
+        if let FPart::Field(_, _, Some(spec)) = p {
+            fields_of(spec, &mut fields);
+        }
+    }
+    quoted_fields("t", parts, &fields, Some(texts))
+}
+
+/// `prefix` and the quoted parts, in the first quote that no field text contains.
+fn quoted_fields(prefix: &str, parts: &[FPart], fields: &[String], texts: Option<&[String]>) -> Option<String> {
+    if fields.iter().any(|f| f.contains('\\') || f.contains('#') || f.contains('\n')) {
         return None;
     }
     let quote = ["'", "\"", "'''", "\"\"\""].into_iter().find(|q| {
@@ -405,14 +428,16 @@ pub fn fstring(parts: &[FPart]) -> Option<String> {
         fields.iter().all(|f| if q.len() == 1 { !f.contains(c) } else { !f.contains(q) && !f.ends_with(c) && !f.starts_with(c) })
     })?;
     let qc = quote.chars().next().expect("non-empty");
-    let mut out = String::from("f");
+    let mut out = String::from(prefix);
     out.push_str(quote);
-    fstring_parts(&mut out, parts, qc);
+    fstring_parts(&mut out, parts, qc, &mut texts.unwrap_or(&[]).iter());
     out.push_str(quote);
     Some(out)
 }
 
-fn fstring_parts(out: &mut String, parts: &[FPart], quote: char) {
+/// Prints `parts` in `quote`; fields take their text from `texts` while it lasts
+/// (a template string's interpolations), else from their expression.
+fn fstring_parts(out: &mut String, parts: &[FPart], quote: char, texts: &mut std::slice::Iter<'_, String>) {
     for p in parts {
         match p {
             FPart::Lit(s) => {
@@ -426,14 +451,17 @@ fn fstring_parts(out: &mut String, parts: &[FPart], quote: char) {
             }
             FPart::Field(v, conv, spec) => {
                 out.push('{');
-                out.push_str(&field_text(v));
+                match texts.next() {
+                    Some(t) => out.push_str(t),
+                    None => out.push_str(&field_text(v)),
+                }
                 if let Some(c) = conv {
                     out.push('!');
                     out.push(*c);
                 }
                 if let Some(spec) = spec {
                     out.push(':');
-                    fstring_parts(out, spec, quote);
+                    fstring_parts(out, spec, quote, &mut [].iter());
                 }
                 out.push('}');
             }
@@ -1190,6 +1218,16 @@ mod tests {
         assert_eq!(print_body(&[Stmt::ClassDef("C".into(), vec![], vec![], vec![], vec![])], 0), "class C:\n    pass\n");
         assert_eq!(print_body(&[Stmt::Assert(n("x"), Some(s("m")))], 0), "assert x, 'm'\n");
         assert_eq!(print_body(&[Stmt::AnnAssign(n("x"), n("int"), Some(Expr::int(1)))], 0), "x: int = 1\n");
+    }
+
+    #[test]
+    fn tstrings_print_their_expression_texts() {
+        let field = |e: Expr, conv: Option<char>, spec: Option<Vec<FPart>>| FPart::Field(Box::new(e), conv, spec);
+        let parts = vec![FPart::Lit("a{".into()), field(n("x"), Some('r'), Some(vec![FPart::Lit(">".into()), field(n("w"), None, None)]))];
+        assert_prints!(Expr::TString(parts.clone(), vec!["x ".into()]), "t'a{{{x !r:>{w}}'");
+        assert_prints!(Expr::TString(vec![field(n("d"), None, None)], vec!["d['k']".into()]), r#"t"{d['k']}""#);
+        assert_eq!(tstring(&parts, &[]), None);
+        assert_eq!(tstring(&[field(n("x"), None, None)], &["x # c".into()]), None);
     }
 
     #[test]

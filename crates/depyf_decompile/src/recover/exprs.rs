@@ -37,6 +37,96 @@ fn string_parts(e: Expr) -> Option<Vec<FPart>> {
     }
 }
 
+/// What `BUILD_INTERPOLATION` leaves for `BUILD_TEMPLATE`:
+/// `<interpolation>(value, 'expression text', conversion, spec or None)`.
+const INTERPOLATION: &str = "<interpolation>";
+
+/// The template string of `BUILD_TEMPLATE` from its two operands: a constant tuple of
+/// literal pieces, one more than the interpolations (CPython 3.14
+/// `Python/codegen.c`, `codegen_template_str`). Each interpolation is printed as the
+/// source text it keeps, which must be its value's expression as recovered (the same
+/// tokens up to spacing and quote style), so that the printed template computes what
+/// the code does.
+fn template(strings: Expr, interpolations: Expr) -> Result<Expr, &'static str> {
+    let interpolations = tuple_items(interpolations).ok_or("a template string whose interpolations are not a tuple")?;
+    let Expr::Const(Constant::Tuple(strings)) = strings else { return Err("a template string whose pieces are not a constant tuple") };
+    if strings.len() != interpolations.len() + 1 {
+        return Err("a template string of an unknown shape");
+    }
+    let mut parts = Vec::new();
+    let mut texts = Vec::new();
+    let mut interpolations = interpolations.into_iter();
+    for (i, s) in strings.into_iter().enumerate() {
+        let Constant::Str(s) = s else { return Err("a template string whose pieces are not strings") };
+        if !s.is_empty() {
+            parts.push(FPart::Lit(s));
+        }
+        let Some(it) = interpolations.next() else { break };
+        let Expr::Call(f, args, kws) = it else { return Err("a template string whose interpolations are not built in place") };
+        let Ok([value, Expr::Const(Constant::Str(text)), Expr::Const(Constant::Int(conv)), spec]) = <[Expr; 4]>::try_from(args) else {
+            return Err("a template string whose interpolations are not built in place");
+        };
+        if !f.is_name(INTERPOLATION) || !kws.is_empty() {
+            return Err("a template string whose interpolations are not built in place");
+        }
+        if squeeze(&text) != squeeze(&depyf_source::print_expr(&value)) {
+            return Err("an interpolation whose expression text does not match its code");
+        }
+        let spec = match spec {
+            Expr::FString(p) => Some(p),
+            _ => None,
+        };
+        let conv = u32::try_from(conv).ok().and_then(conversion_char);
+        parts.push(FPart::Field(Box::new(value), conv, spec));
+        texts.push(text);
+    }
+    let t = Expr::TString(parts, texts);
+    match &t {
+        Expr::TString(p, x) if depyf_source::tstring(p, x).is_some() => Ok(t),
+        _ => Err("a template string that needs a backslash, '#', a line break or every kind of quote"),
+    }
+}
+
+/// Source text compared up to spacing and quote style: whitespace outside string
+/// literals is dropped except one space between two word characters, and string
+/// delimiters become `'`.
+fn squeeze(s: &str) -> String {
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    let mut out = String::with_capacity(s.len());
+    let mut quote: Option<char> = None;
+    let mut space = false;
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if let Some(q) = quote {
+            if c == '\\' {
+                out.push(c);
+                out.extend(chars.next());
+            } else if c == q {
+                out.push('\'');
+                quote = None;
+            } else {
+                out.push(c);
+            }
+            continue;
+        }
+        if c.is_whitespace() {
+            space = true;
+            continue;
+        }
+        if space && out.chars().last().is_some_and(word) && word(c) {
+            out.push(' ');
+        }
+        space = false;
+        if c == '\'' || c == '"' {
+            quote = Some(c);
+            out.push('\'');
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// Appends `more` to `parts`, merging adjacent literal text.
 fn extend_parts(parts: &mut Vec<FPart>, more: Vec<FPart>) {
     for p in more {
@@ -127,6 +217,26 @@ impl BlockState<'_, '_> {
                 };
                 self.check_fstring(&fs)?;
                 self.push(fs);
+            }
+            Op::BuildInterpolation { conversion, with_spec } => {
+                let spec = if with_spec {
+                    let s = self.pop_expr()?;
+                    Expr::FString(string_parts(s).ok_or_else(|| self.err("an interpolation whose format spec is not a string"))?)
+                } else {
+                    Expr::Const(Constant::None)
+                };
+                let text = self.pop_expr()?;
+                let value = self.pop_expr()?;
+                if !matches!(text, Expr::Const(Constant::Str(_))) || conversion > 3 {
+                    return Err(self.err("an interpolation of an unknown shape"));
+                }
+                self.push(Expr::Call(Box::new(Expr::name(INTERPOLATION)), vec![value, text, Expr::int(i64::from(conversion)), spec], vec![]));
+            }
+            Op::BuildTemplate => {
+                let interpolations = self.pop_expr()?;
+                let strings = self.pop_expr()?;
+                let t = template(strings, interpolations).map_err(|m| self.err(m))?;
+                self.push(t);
             }
             Op::SetAdd(i) | Op::SetUpdate(i) | Op::DictUpdate(i, _) => {
                 let v = self.pop_expr()?;

@@ -6,7 +6,7 @@
 //! always-present kwargs slot, no `RETURN_CONST` and no `BUILD_CONST_KEY_MAP`.
 //! `with` through `LOAD_SPECIAL` with a hidden `self` slot, and the inlined fast path of
 //! `all`/`any`/`tuple` over a generator expression: see `post314`.
-//! `BUILD_TEMPLATE`/`BUILD_INTERPOLATION` (template strings) take the error path.
+//! `BUILD_TEMPLATE`/`BUILD_INTERPOLATION` build template strings (PEP 750).
 
 use std::collections::HashMap;
 
@@ -40,6 +40,10 @@ pub(super) fn own(cx: &Cx<'_>, k: usize) -> Result<Option<Op>, IrError> {
         // The POP_ITERs that FOR_ITER does not skip (`break`, `return` in a loop) pop
         // the iterator.
         "POP_ITER" => Op::PopTop,
+        // Template strings (PEP 750); bit 1 of the oparg is set by the compiler and
+        // not read by the interpreter.
+        "BUILD_INTERPOLATION" => Op::BuildInterpolation { conversion: cx.arg(k) >> 2, with_spec: cx.arg(k) & 1 != 0 },
+        "BUILD_TEMPLATE" => Op::BuildTemplate,
         _ => return Ok(None),
     }))
 }
