@@ -8,9 +8,6 @@ constructs not supported yet, quoted from the error.
 """
 
 KNOWN_FAILURES = {
-    'access.nested_subscripts': {
-        '3.15': 'exception handling (try/except/with) is not supported yet',
-    },
     'calls.call_all_shapes': {
         '3.8': 'BUILD_TUPLE_UNPACK_WITH_CALL: not supported by the decompiler yet',
     },
@@ -23,113 +20,24 @@ KNOWN_FAILURES = {
     'calls.call_star_kwargs': {
         '3.8': 'BUILD_MAP_UNPACK_WITH_CALL: not supported by the decompiler yet',
     },
-    'classes.class_body_control_flow': {
-        '3.15': 'exception handling (try/except/with) is not supported yet',
-    },
-    'classes.class_with_bases': {
-        '3.15': 'exception handling (try/except/with) is not supported yet',
-    },
     'comp_inline.inline_async': {
         '3.8 3.9 3.10': 'GET_AITER: not supported by the decompiler yet',
         '3.15': 'GET_ANEXT: not supported by the decompiler yet',
     },
-    'comp_inline.inline_class_body': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
     'comp_inline.inline_closure_in_comp': {
         '3.12 3.13 3.14 3.15': 'LOAD_FAST_AND_CLEAR: an inlined comprehension that binds a cell variable of its function: not supported by the decompiler yet',
     },
-    'comp_inline.inline_filters_and_loops': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
     'comp_inline.inline_in_call_args': {
         '3.8': 'BUILD_TUPLE_UNPACK_WITH_CALL: not supported by the decompiler yet',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'comp_inline.inline_in_conditional': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'comp_inline.inline_in_genexpr_and_lambda': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'comp_inline.inline_in_loop': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'comp_inline.inline_nested': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'comp_inline.inline_restore_on_exception': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'comp_inline.inline_restores_local': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'comp_inline.inline_same_name_target': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'comp_inline.inline_statement': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'comp_inline.inline_unbound_after': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'comprehensions.comp_closure_over_local': {
-        '3.15': 'exception handling (try/except/with) is not supported yet',
-    },
-    'comprehensions.comp_conditional_element': {
-        '3.15': 'exception handling (try/except/with) is not supported yet',
-    },
-    'comprehensions.comp_dict_nested': {
-        '3.15': 'exception handling (try/except/with) is not supported yet',
-    },
-    'comprehensions.comp_flatten': {
-        '3.15': 'exception handling (try/except/with) is not supported yet',
-    },
-    'comprehensions.comp_in_class_body': {
-        '3.15': 'exception handling (try/except/with) is not supported yet',
-    },
-    'comprehensions.comp_iter_is_expression': {
-        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'comprehensions.comp_lambda_capture': {
         '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
     },
-    'comprehensions.comp_shadowing': {
-        '3.15': 'exception handling (try/except/with) is not supported yet',
-    },
     'comprehensions.comp_starred_element': {
         '3.8': 'BUILD_TUPLE_UNPACK: not supported by the decompiler yet',
-        '3.15': 'exception handling (try/except/with) is not supported yet',
-    },
-    'comprehensions.comp_unpacking_target': {
-        '3.15': 'exception handling (try/except/with) is not supported yet',
-    },
-    'comprehensions.comp_walrus': {
-        '3.15': 'exception handling (try/except/with) is not supported yet',
-    },
-    'comprehensions.dict_comp': {
-        '3.15': 'exception handling (try/except/with) is not supported yet',
-    },
-    'comprehensions.list_comp': {
-        '3.15': 'exception handling (try/except/with) is not supported yet',
-    },
-    'comprehensions.list_comp_condition': {
-        '3.15': 'exception handling (try/except/with) is not supported yet',
-    },
-    'comprehensions.list_comp_nested_comp': {
-        '3.15': 'exception handling (try/except/with) is not supported yet',
-    },
-    'comprehensions.list_comp_nested_loops': {
-        '3.15': 'exception handling (try/except/with) is not supported yet',
-    },
-    'comprehensions.set_comp': {
-        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'constants.displays_with_unpacking': {
         '3.8': 'BUILD_LIST_UNPACK: not supported by the decompiler yet',
-    },
-    'control.for_over_dict_and_modify': {
-        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'control.nested_loops': {
         '3.8 3.9 3.12 3.13 3.14': 'control flow too tangled to structure (duplication limit reached)',
@@ -153,27 +61,12 @@ KNOWN_FAILURES = {
     'exceptions.with_nested_branches': {
         '3.10': 'a try or with body with several exits',
     },
-    'expressions.conditional_in_expr': {
-        '3.15': 'exception handling (try/except/with) is not supported yet',
-    },
-    'expressions.lambda_closure': {
-        '3.15': 'exception handling (try/except/with) is not supported yet',
-    },
     'expressions.lambda_conditional_body': {
         '3.8 3.9 3.10 3.11 3.14': 'a lambda body that is not one expression',
         '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
     },
     'expressions.unary_chain': {
         '3.13 3.14 3.15': 'wrong code: `not not b` prints as `b` (the bool conversion is lost)',
-    },
-    'expressions.walrus_in_comprehension': {
-        '3.15': 'exception handling (try/except/with) is not supported yet',
-    },
-    'functions.closure_default_binding': {
-        '3.15': 'exception handling (try/except/with) is not supported yet',
-    },
-    'functions.closure_late_binding': {
-        '3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'lang2_async.async_comprehensions': {
         '3.8 3.9 3.10': 'GET_AITER: not supported by the decompiler yet',
@@ -220,12 +113,6 @@ KNOWN_FAILURES = {
     'lang2_async.async_with_suppress_and_plain': {
         '3.8 3.9 3.10': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
-    },
-    'lang2_generators.coroutine_await_in_expressions': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'lang2_type_params.generic_class_full': {
-        '3.15': 'LOAD_FAST_AND_CLEAR: an inlined comprehension: the saved locals do not follow GET_ITER of the iterable',
     },
     'match_more.captured_in_closure': {
         '3.10': 'MATCH_SEQUENCE: not supported by the decompiler yet',
@@ -344,17 +231,11 @@ KNOWN_FAILURES = {
     'part2_async.coro_await_in_handler': {
         '3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
     },
-    'part2_async.coro_await_in_listcomp': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
     'part2_async.coro_drives_nested_async_generator': {
         '3.8 3.9 3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
         '3.11': 'ASYNC_GEN_WRAP: not supported by the decompiler yet',
         '3.12 3.13 3.14': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
-    },
-    'part2_async.coro_gather': {
-        '3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
     },
     'part2_async.coro_nested_async_comprehension': {
         '3.8 3.9 3.15': 'GET_AITER: not supported by the decompiler yet',
@@ -508,9 +389,6 @@ KNOWN_FAILURES = {
     'part2_exceptions.return_value_evaluated_before_finally': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
-    'part2_exceptions.try_except_pass_in_comprehension_helper': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
     'part2_exceptions.try_finally_logs_into_argument': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
@@ -622,12 +500,6 @@ KNOWN_FAILURES = {
     'part2_py314.except_star_unparenthesized': {
         '3.14 3.15': 'CHECK_EG_MATCH: not supported by the decompiler yet',
     },
-    'part2_type_params.generic_class_with_base': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_type_params.generic_function_bound_and_constraints': {
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
     'part2_with.try_in_with': {
         '3.10': 'SETUP_WITH: not supported by the decompiler yet',
         '3.11 3.12 3.13': 'a with body that does not start by entering its manager',
@@ -664,9 +536,6 @@ KNOWN_FAILURES = {
     'part2_with.with_return_nested_two': {
         '3.8': 'SETUP_WITH: not supported by the decompiler yet',
     },
-    'part2_with.with_subscript_target': {
-        '3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
-    },
     'part2_wrong_tails.bare_raise_after_handler_in_handler': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
@@ -684,9 +553,6 @@ KNOWN_FAILURES = {
     'py312_fstrings.fstring_backslash_in_expression': {
         '3.12': "FORMAT_VALUE: an f-string field that needs a backslash, '#' or every kind of quote",
         '3.13 3.14 3.15': "FORMAT_SIMPLE: an f-string field that needs a backslash, '#' or every kind of quote",
-    },
-    'py314_normalized.comprehensions_in_loop': {
-        '3.15': 'JUMP_BACKWARD: the loop back to bb3 brings other stack values',
     },
     'py314_normalized.with_in_loop_break_continue': {
         '3.14 3.15': 'a try or with body with several exits',

@@ -12,6 +12,12 @@
 //! SWAP n+1; STORE_FAST xn ... STORE_FAST x1           restore, the result on top
 //! ```
 //!
+//! CPython 3.15 saves the locals above the iterable itself and turns it into an
+//! iterator after the result is built (`<iterable>; LOAD_FAST_AND_CLEAR ...; SWAP
+//! n+1; BUILD_LIST 0; SWAP 2; GET_ITER`, CPython 3.15 `Python/codegen.c`
+//! `codegen_comprehension`); the outlined op then gets that `GET_ITER` before it, as
+//! in 3.12-3.14.
+//!
 //! The flow-graph optimizer (`apply_static_swaps`) may turn the restore `SWAP 2;
 //! STORE_FAST x; STORE_FAST y` into `STORE_FAST y; STORE_FAST x`: the consumer of the
 //! result (a store or `POP_TOP`) first, the restores after it. The handler that
@@ -61,11 +67,12 @@ pub(crate) fn outline(code: &CodeObject, mut ir: Vec<IrInstr>, options: &Options
         let mut op = ir[k].clone();
         op.op = Op::InlinedComp(inlined.len());
         inlined.push(comp);
+        let head: Vec<IrInstr> = r.late_iter.into_iter().chain(std::iter::once(op)).collect();
         // The epilogue first (it may lie after the handler, past the jump to it).
         let consumer = r.consumer.into_iter();
         match r.jump {
             None => {
-                ir.splice(k..r.end, std::iter::once(op).chain(consumer));
+                ir.splice(k..r.end, head.into_iter().chain(consumer));
             }
             Some(jump) => {
                 // The jump stays: its target becomes the consumer (or a `Nop`).
@@ -77,7 +84,7 @@ pub(crate) fn outline(code: &CodeObject, mut ir: Vec<IrInstr>, options: &Options
                 }
                 landing[0].offset = ir[r.epilogue].offset;
                 ir.splice(r.epilogue..r.end, landing);
-                ir.splice(k..jump, std::iter::once(op));
+                ir.splice(k..jump, head);
             }
         }
     }
@@ -134,6 +141,9 @@ struct Region {
     /// Where the epilogue starts and the index after it.
     epilogue: usize,
     end: usize,
+    /// 3.15: the `GET_ITER` (`GET_AITER`) that follows the built result, moved to
+    /// stand before the outlined op (at the prologue's offset).
+    late_iter: Option<IrInstr>,
 }
 
 /// The inlined comprehension whose prologue starts at `ir[k]`.
@@ -142,7 +152,9 @@ fn region(code: &CodeObject, ir: &[IrInstr], k: usize, dot0: usize) -> Result<Re
         let at = &ir[j.min(ir.len() - 1)];
         DecompileError::new(code, at.offset, at.opname, format!("an inlined comprehension: {m}"))
     };
-    let is_async = match k.checked_sub(1).map(|j| &ir[j].op) {
+    let late = code.version >= depyf_bytecode::PythonVersion::PY315;
+    let early_async = match k.checked_sub(1).map(|j| &ir[j].op) {
+        _ if late => false,
         Some(Op::GetIter) => false,
         Some(Op::GetAIter) => true,
         _ => return Err(err(k, "the saved locals do not follow GET_ITER of the iterable")),
@@ -167,7 +179,26 @@ fn region(code: &CodeObject, ir: &[IrInstr], k: usize, dot0: usize) -> Result<Re
     if ir.get(j + 2).map(|i| &i.op) != Some(&Op::Swap(2)) {
         return Err(err(j + 2, "the result is not put below the iterator"));
     }
-    let f = j + 3;
+    let mut f = j + 3;
+    let mut late_iter = None;
+    let is_async = if late {
+        let is_async = match ir.get(f).map(|i| &i.op) {
+            Some(Op::GetIter) => false,
+            Some(Op::GetAIter) => true,
+            _ => return Err(err(f, "no GET_ITER of the iterable after the result is built")),
+        };
+        let mut moved = ir[f].clone();
+        moved.offset = ir[k].offset;
+        late_iter = Some(moved);
+        f += 1;
+        // The index slot that 3.15's `GET_ITER` pushes, dropped by the normalizer.
+        while ir.get(f).is_some_and(|i| i.op == Op::Nop && i.offset == ir[f - 1].offset) {
+            f += 1;
+        }
+        is_async
+    } else {
+        early_async
+    };
     let Some(Op::ForIter(exit)) = ir.get(f).map(|i| &i.op) else { return Err(err(f, "no loop over the iterator")) };
     let exit = *exit;
     let Some(ep) = (f + 1..ir.len()).find(|&e| ir[e].offset >= exit) else { return Err(err(f, "the loop has no exit")) };
@@ -239,7 +270,7 @@ fn region(code: &CodeObject, ir: &[IrInstr], k: usize, dot0: usize) -> Result<Re
     ret.op = Op::Return;
     ret.opname = "RETURN_VALUE";
     sub.push(ret);
-    Ok(Region { body: sub, kind, consumer, jump, epilogue: ep, end })
+    Ok(Region { body: sub, kind, consumer, jump, epilogue: ep, end, late_iter })
 }
 
 #[cfg(test)]
@@ -278,6 +309,18 @@ mod tests {
             // Only the ops keep the prologue's opname (for error messages).
             assert!(ir.iter().filter(|i| i.opname == "LOAD_FAST_AND_CLEAR").all(|i| matches!(i.op, Op::InlinedComp(_))));
             assert_eq!(saved.len(), 3);
+        }
+    }
+
+    #[test]
+    fn the_315_layout_gets_its_get_iter_before_the_op() {
+        let code = fixture("py315", "comprehensions");
+        let (ir, inlined, _) = outline(&code, normalize(&code).unwrap(), &Options::default()).unwrap();
+        let printed: Vec<String> = inlined.iter().map(|e| depyf_source::print_expr(e)).collect();
+        assert_eq!(printed, ["{x for x in .0}", "{x: x for x in .0}", "[x for x in .0 if x]"]);
+        for (k, i) in ir.iter().enumerate().filter(|(_, i)| matches!(i.op, Op::InlinedComp(_))) {
+            assert_eq!(ir[k - 1].op, Op::GetIter, "{k}");
+            assert_eq!(ir[k - 1].offset, i.offset);
         }
     }
 

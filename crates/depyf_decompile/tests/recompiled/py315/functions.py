@@ -31,6 +31,10 @@ def gen(n):
             yield i
     yield from range(3)
 
+# depyf-function: comprehensions
+def comprehensions(xs):
+    return [x for x in xs if x], {x: x for x in xs}, {x for x in xs}, (x for x in xs)
+
 # depyf-function: fstrings
 def fstrings(a, b):
     return f'{a!r:>10} and {b}' + f'a={a!r}'
