@@ -231,8 +231,10 @@ fn folds(v: PythonVersion, ins: &[Instruction], ops: &HashMap<u32, Vec<&Op>>) ->
         // 3.8: `COMPARE_OP 10` (exception match) and its `POP_JUMP_IF_FALSE` are one
         // `JumpIfNotExcMatch`; the `DUP_TOP` before the tested class goes with them.
         if v == PythonVersion::PY38 && ins[k].opname == "COMPARE_OP" && ins[k].oparg == Some(10) && !all_nop(k) {
-            if ins.get(k + 1).is_some_and(|i| i.opname == "POP_JUMP_IF_FALSE") && all_nop(k + 1) {
-                m.insert(k + 1, k);
+            // (`EXTENDED_ARG` prefixes of a far target may lie between them.)
+            let j = (k + 1..ins.len()).find(|&j| ins[j].opname != "EXTENDED_ARG");
+            if let Some(j) = j.filter(|&j| ins[j].opname == "POP_JUMP_IF_FALSE" && all_nop(j)) {
+                m.insert(j, k);
             }
         }
         if v < PythonVersion::PY311 {

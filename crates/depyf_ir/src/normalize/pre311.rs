@@ -7,7 +7,7 @@
 //! Generators and coroutines are normalized in `pre311_gen`, the block-stack opcodes
 //! (`SETUP_FINALLY`, `SETUP_WITH`, `POP_BLOCK`, `POP_EXCEPT`, `RERAISE`,
 //! `WITH_EXCEPT_START`, 3.8's `BEGIN_FINALLY`/`END_FINALLY`/`WITH_CLEANUP_*`) in
-//! `pre311_exc` (3.8's `CALL_FINALLY`/`POP_FINALLY` take the error path); pattern
+//! `pre311_exc` (with 3.8's `CALL_FINALLY` and the `POP_FINALLY` of a `with` exit); pattern
 //! matching (`MATCH_*`) takes the error path.
 
 use super::common::{pre311_binary, same_everywhere, Cx};

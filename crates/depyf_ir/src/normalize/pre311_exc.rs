@@ -51,8 +51,19 @@
 //!   is 3.9's copy of that body and a jump past its `END_FINALLY`; that
 //!   `END_FINALLY`, reached by an exception only, is `RERAISE`.
 //!
-//! A `finally` body with branches, `CALL_FINALLY`/`POP_FINALLY` (return/break/continue through a `finally` or a
-//! `with`) and `async with` are not rewritten: they fail normalization.
+//! - `CALL_FINALLY` (after `POP_BLOCK`, or `POP_BLOCK; POP_EXCEPT` in an `except E
+//!   as name` clause): `return`, `break` or `continue` leaving a `try/finally` or
+//!   such a clause (CPython 3.8 `Python/compile.c`, `compiler_unwind_fblock`) calls
+//!   the finally body as a subroutine; when that body is straight-line code it is
+//!   3.9's copy of the body in place of the call, falling through to what follows;
+//! - `POP_BLOCK; [ROT_TWO;] BEGIN_FINALLY; WITH_CLEANUP_START; WITH_CLEANUP_FINISH;
+//!   POP_FINALLY 0`, the same leaving a `with`, is one [`Op::WithExit`];
+//! - a `BEGIN_FINALLY` that is never reached (after a try body that ends with
+//!   `return`, `break` or `continue`) is a `Nop`.
+//!
+//! A `finally` body with branches (entered by `BEGIN_FINALLY` or `CALL_FINALLY`),
+//! `POP_FINALLY` elsewhere (return/break/continue inside a `finally` body) and
+//! `async with` are not rewritten: they fail normalization.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -190,6 +201,17 @@ pub(super) fn simulate(code: &CodeObject, ins: &[Instruction]) -> Result<Vec<Opt
                     reach(t, st.clone(), &mut before, &mut work, i)?;
                     ends = true;
                 }
+                Step38::Skip(n) => {
+                    // Folded into instruction k: same block stack, not walked.
+                    for j in k + 1..=k + n {
+                        before[j] = Some(st.clone());
+                        after[j] = Some(st.clone());
+                    }
+                    if k + n + 1 < ins.len() {
+                        reach(k + n + 1, st.clone(), &mut before, &mut work, i)?;
+                    }
+                    ends = true;
+                }
             }
         }
         if !i.opname.starts_with("SETUP_") && !matches!(i.opname, "CALL_FINALLY" | "BEGIN_FINALLY") {
@@ -214,6 +236,9 @@ enum Step38 {
     Ends,
     /// Goes on at that instruction index only.
     JumpTo(usize),
+    /// The next that many instructions are folded into this one (they keep its
+    /// block stack and are not walked); goes on after them.
+    Skip(usize),
 }
 
 /// How the 3.8 `BEGIN_FINALLY` at `k` (after its `POP_BLOCK`) is rewritten.
@@ -226,6 +251,14 @@ enum Begin38 {
     /// Falls into `WITH_CLEANUP_START; WITH_CLEANUP_FINISH; END_FINALLY` at `k + 1`:
     /// the normal exit of a `with`; goes on at `k + 4`.
     With,
+    /// Followed by `WITH_CLEANUP_START; WITH_CLEANUP_FINISH; POP_FINALLY 0`, after
+    /// `POP_BLOCK` (and `ROT_TWO` when a returned value is kept): a `return`,
+    /// `break` or `continue` leaving a `with` (CPython 3.8 `Python/compile.c`,
+    /// `compiler_unwind_fblock`, case `WITH`). `BEGIN_FINALLY` pushes NULL,
+    /// `WITH_CLEANUP_START` calls `__exit__(None, None, None)` in place of the exit
+    /// function, `WITH_CLEANUP_FINISH` drops the result and `POP_FINALLY 0` the
+    /// NULL (CPython 3.8 `Python/ceval.c`): one [`Op::WithExit`], the three folded.
+    WithPop,
     /// Falls into a `finally` body without jumps that ends with the `END_FINALLY` at
     /// the index given: 3.9's copy of the body on the normal path, then a jump past
     /// that `END_FINALLY`.
@@ -262,6 +295,15 @@ fn straight_finally(ins: &[Instruction], h: usize) -> Option<usize> {
 /// handled (a `finally` body, `async with`).
 fn begin38(code: &CodeObject, ins: &[Instruction], k: usize) -> Result<Begin38, IrError> {
     let err = || IrError::at(code, &ins[k], "BEGIN_FINALLY into a finally body (3.8 try/finally is not handled)");
+    if names(ins, k + 1, 3) == ["WITH_CLEANUP_START", "WITH_CLEANUP_FINISH", "POP_FINALLY"] && ins[k + 3].oparg == Some(0) {
+        let after_pop_block =
+            k >= 1 && ins[k - 1].opname == "POP_BLOCK" || k >= 2 && ins[k - 1].opname == "ROT_TWO" && ins[k - 2].opname == "POP_BLOCK";
+        let landed_on = ins[k + 1..k + 4].iter().any(|x| ins.iter().any(|y| y.jump_target() == Some(x.offset)));
+        if after_pop_block && !landed_on {
+            return Ok(Begin38::WithPop);
+        }
+        return Err(IrError::at(code, &ins[k], "BEGIN_FINALLY; WITH_CLEANUP_START; WITH_CLEANUP_FINISH; POP_FINALLY of an unknown shape"));
+    }
     if k == 0 || ins[k - 1].opname != "POP_BLOCK" {
         return Err(err());
     }
@@ -306,6 +348,7 @@ fn py38_step(code: &CodeObject, ins: &[Instruction], k: usize, st: &mut Vec<Blk>
     match i.opname {
         "BEGIN_FINALLY" => match begin38(code, ins, k)? {
             Begin38::With => Ok(Step38::JumpTo(k + 4)),
+            Begin38::WithPop => Ok(Step38::Skip(3)),
             Begin38::Finally(e) => Ok(Step38::JumpTo(e + 1)),
             Begin38::Unbind(t) => match st.pop() {
                 Some(Blk::Handler(Kind::Except)) => Ok(Step38::JumpTo(t)),
@@ -324,9 +367,61 @@ fn py38_step(code: &CodeObject, ins: &[Instruction], k: usize, st: &mut Vec<Blk>
             Op::Reraise => Ok(Step38::Ends),
             _ => Ok(Step38::Through),
         },
-        "CALL_FINALLY" | "POP_FINALLY" => Err(IrError::at(code, i, format!("{} (return, break or continue through a 3.8 finally or with) is not handled", i.opname))),
+        "CALL_FINALLY" => {
+            call38(code, ins, k)?;
+            Ok(Step38::Through)
+        }
+        // `POP_FINALLY` of a `with` exit is folded into its `BEGIN_FINALLY` (never
+        // walked); the others leave a finally body by return/break/continue.
+        "POP_FINALLY" => Err(IrError::at(
+            code,
+            i,
+            "POP_FINALLY (return, break or continue inside a 3.8 finally body) is not handled",
+        )),
         _ => Ok(Step38::Through),
     }
+}
+
+/// The 3.8 `CALL_FINALLY` at `k`: `return`, `break` or `continue` leaving a
+/// `try/finally` body (after `POP_BLOCK`), or leaving an `except E as name` clause
+/// (after `POP_BLOCK; POP_EXCEPT`, into the handler unbinding `name`); CPython 3.8
+/// `Python/compile.c`, `compiler_unwind_fblock`, cases `FINALLY_TRY` and
+/// `HANDLER_CLEANUP`. At run time it pushes the address of the next instruction and
+/// jumps to the finally body, whose `END_FINALLY` pops that address and jumps back
+/// (CPython 3.8 `Python/ceval.c`, `CALL_FINALLY`, `END_FINALLY`). 3.9 copies the body
+/// there instead; so does the IR: returns the index of the body's `END_FINALLY`
+/// (the body is `target..end`), and the call falls through to the next instruction.
+///
+/// Errors: another shape, a body that is not straight-line code (see
+/// [`straight_finally`]).
+fn call38(code: &CodeObject, ins: &[Instruction], k: usize) -> Result<usize, IrError> {
+    let i = &ins[k];
+    let err = |m: &str| IrError::at(code, i, m);
+    // The instructions before it, its EXTENDED_ARG prefixes left out.
+    let p = ins[..k].iter().rposition(|x| x.opname != "EXTENDED_ARG");
+    let name = |j: Option<usize>| j.map(|j| ins[j].opname);
+    let after_pop_block = match name(p) {
+        Some("POP_BLOCK") => true,
+        Some("POP_EXCEPT") => name(p.and_then(|p| p.checked_sub(1))) == Some("POP_BLOCK"),
+        _ => false,
+    };
+    if !after_pop_block {
+        return Err(err("CALL_FINALLY not after POP_BLOCK (an unknown 3.8 shape)"));
+    }
+    let index_of = |off: u32| ins.binary_search_by_key(&off, |i| i.offset).ok();
+    let t = i.jump_target().and_then(index_of).ok_or_else(|| err("CALL_FINALLY target is not an instruction"))?;
+    let mut kinds = Vec::new();
+    for (s, x) in ins.iter().enumerate() {
+        if x.opname == "SETUP_FINALLY" && x.jump_target() == Some(ins[t].offset) {
+            kinds.push(kind_of(code, ins, s, &index_of)?.1);
+        }
+    }
+    if kinds.is_empty() || !kinds.iter().all(|&kd| matches!(kd, Kind::Finally | Kind::NameCleanup)) {
+        return Err(err("CALL_FINALLY to a handler that is not a finally body"));
+    }
+    straight_finally(ins, t).ok_or_else(|| {
+        err("CALL_FINALLY into a finally body with branches (3.8 try/finally is only handled when its body is straight-line code)")
+    })
 }
 
 /// The op of the 3.8 `END_FINALLY` at `k` whose block stack is `st`: a re-raise
@@ -339,8 +434,8 @@ fn end_finally38(code: &CodeObject, ins: &[Instruction], k: usize, st: &[Blk]) -
         return Ok(Op::Nop);
     }
     match running(st) {
-        // A finally body is entered only by an exception (its normal entry is the
-        // copy made at BEGIN_FINALLY, CALL_FINALLY is refused): it re-raises.
+        // A finally body is entered only by an exception (its normal entries are
+        // the copies made at BEGIN_FINALLY and CALL_FINALLY): it re-raises.
         Some(Kind::Except | Kind::NameCleanup | Kind::Finally) => Ok(Op::Reraise),
         _ => Err(IrError::at(code, &ins[k], "END_FINALLY of a finally body (3.8 try/finally is not handled)")),
     }
@@ -372,6 +467,8 @@ pub(super) struct Facts {
     plan: BTreeMap<usize, Op>,
     /// 3.8: the rewrite of each reached `BEGIN_FINALLY`.
     begin38: BTreeMap<usize, Begin38>,
+    /// 3.8: each reached `CALL_FINALLY` and the `END_FINALLY` of its body ([`call38`]).
+    call38: BTreeMap<usize, usize>,
 }
 
 impl Facts {
@@ -396,10 +493,9 @@ impl Facts {
                     clause_starts.insert(t);
                 }
             }
-            let cmp38 = i.opname == "COMPARE_OP" && i.oparg == Some(10) && ins.get(k + 1).is_some_and(|x| x.opname == "POP_JUMP_IF_FALSE");
-            if cmp38 {
-                clause_starts.insert(k + 2);
-                if let Some(t) = ins[k + 1].jump_target().and_then(index_of) {
+            if let Some(j) = exc_match_jump(ins, k) {
+                clause_starts.insert(j + 1);
+                if let Some(t) = ins[j].jump_target().and_then(index_of) {
                     clause_starts.insert(t);
                 }
             }
@@ -456,6 +552,9 @@ impl Facts {
                     "BEGIN_FINALLY" => {
                         f.begin38.insert(k, begin38(code, ins, k)?);
                     }
+                    "CALL_FINALLY" => {
+                        f.call38.insert(k, call38(code, ins, k)?);
+                    }
                     _ => {}
                 }
             }
@@ -481,6 +580,18 @@ impl Facts {
         }
         Ok(f)
     }
+}
+
+/// 3.8: when instruction `k` is `COMPARE_OP 10` (exception match) followed by its
+/// `POP_JUMP_IF_FALSE` (with the `EXTENDED_ARG` prefixes of a far target between
+/// them), the index of that jump (CPython 3.8 `Python/compile.c`,
+/// `compiler_try_except`).
+fn exc_match_jump(ins: &[Instruction], k: usize) -> Option<usize> {
+    if !(ins[k].opname == "COMPARE_OP" && ins[k].oparg == Some(10)) {
+        return None;
+    }
+    let j = (k + 1..ins.len()).find(|&j| ins[j].opname != "EXTENDED_ARG")?;
+    (ins[j].opname == "POP_JUMP_IF_FALSE").then_some(j)
 }
 
 /// The op of instruction `k` when it belongs to the block stack or an exception
@@ -523,31 +634,23 @@ pub(super) fn op(cx: &mut Cx<'_>, k: usize, facts: &Facts) -> Result<bool, IrErr
                 Op::Jump(ins[t].offset)
             }
             Some(&Begin38::Finally(e)) => {
-                // The body's ops emitted with their own offsets first (folds look
-                // back by offset), then moved to BEGIN_FINALLY's.
-                let n = cx.out.len();
-                let mut j = k + 1;
-                while j < e {
-                    super::pre311::op(cx, j)?;
-                    j += 1;
-                    while cx.skip_more > 0 || cx.skip_next {
-                        if cx.skip_more > 0 {
-                            cx.skip_more -= 1;
-                        } else {
-                            cx.skip_next = false;
-                        }
-                        j += 1;
-                    }
-                }
-                if j != e {
-                    return Err(cx.err(k, "a finally body folded past its END_FINALLY"));
-                }
-                for o in &mut cx.out[n..] {
-                    o.offset = i.offset;
-                    o.line = i.line_number;
-                    o.opname = i.opname;
-                }
+                copy_finally(cx, k, k + 1, e)?;
                 Op::Jump(ins[e + 1].offset)
+            }
+            Some(Begin38::WithPop) => {
+                cx.skip_more = 3;
+                Op::WithExit
+            }
+            // Not reached (dead code after a `return`, `break` or `continue` at the
+            // end of a try body): nothing.
+            None => Op::Nop,
+        },
+        "CALL_FINALLY" => match facts.call38.get(&k) {
+            Some(&e) => {
+                cx.emit(k, Op::Nop);
+                let t = cx.at_offset(cx.target(k)).ok_or_else(|| cx.err(k, "CALL_FINALLY target is not an instruction"))?;
+                copy_finally(cx, k, t, e)?;
+                return Ok(true);
             }
             None => return Ok(false),
         },
@@ -564,10 +667,11 @@ pub(super) fn op(cx: &mut Cx<'_>, k: usize, facts: &Facts) -> Result<bool, IrErr
             cx.emit(k, Op::PopExcept);
             Op::PopTop
         }
-        "COMPARE_OP" if i.oparg == Some(10) && ins.get(k + 1).is_some_and(|x| x.opname == "POP_JUMP_IF_FALSE") => {
+        "COMPARE_OP" if exc_match_jump(ins, k).is_some() => {
+            let j = exc_match_jump(ins, k).expect("checked");
             cx.emit(k, Op::CheckExcMatch);
-            cx.skip_next = true;
-            Op::JumpIf { when: false, target: cx.target(k + 1) }
+            cx.skip_more = j - k;
+            Op::JumpIf { when: false, target: cx.target(j) }
         }
         "JUMP_IF_NOT_EXC_MATCH" => {
             cx.emit(k, Op::CheckExcMatch);
@@ -586,6 +690,40 @@ pub(super) fn op(cx: &mut Cx<'_>, k: usize, facts: &Facts) -> Result<bool, IrErr
     };
     cx.emit(k, op);
     Ok(true)
+}
+
+/// 3.8: emits the ops of the straight-line `finally` body `from..end` (`end` its
+/// `END_FINALLY`, see [`straight_finally`]) as ops of instruction `k`, the
+/// `BEGIN_FINALLY` or `CALL_FINALLY` that enters it on a normal path: 3.9's copy of
+/// the body there (CPython 3.9 `Python/compile.c`, `compiler_try_finally` and
+/// `compiler_unwind_fblock`, case `FINALLY_TRY`).
+fn copy_finally(cx: &mut Cx<'_>, k: usize, from: usize, end: usize) -> Result<(), IrError> {
+    // The body's ops emitted with their own offsets first (folds look back by
+    // offset), then moved to k's.
+    let n = cx.out.len();
+    let mut j = from;
+    while j < end {
+        super::pre311::op(cx, j)?;
+        j += 1;
+        while cx.skip_more > 0 || cx.skip_next {
+            if cx.skip_more > 0 {
+                cx.skip_more -= 1;
+            } else {
+                cx.skip_next = false;
+            }
+            j += 1;
+        }
+    }
+    if j != end {
+        return Err(cx.err(k, "a finally body folded past its END_FINALLY"));
+    }
+    let i = &cx.ins[k];
+    for o in &mut cx.out[n..] {
+        o.offset = i.offset;
+        o.line = i.line_number;
+        o.opname = i.opname;
+    }
+    Ok(())
 }
 
 /// The protected ranges of a 3.9-3.10 code object (see the module docs), from its
