@@ -228,6 +228,19 @@ fn folds(v: PythonVersion, ins: &[Instruction], ops: &HashMap<u32, Vec<&Op>>) ->
                 }
             }
         }
+        // 3.8's finally protocol (module docs): a `BEGIN_FINALLY` that is a `Nop`
+        // (never reached) is not checked; the `WITH_CLEANUP_START;
+        // WITH_CLEANUP_FINISH; POP_FINALLY 0` of a `with` left by return, break or
+        // continue are folded into the `WithExit` of the `BEGIN_FINALLY` before them.
+        if v == PythonVersion::PY38 && ins[k].opname == "BEGIN_FINALLY" {
+            if all_nop(k) {
+                m.insert(k, k);
+            } else if ops.get(&ins[k].offset).is_some_and(|o| o.as_slice() == [&Op::WithExit]) {
+                for j in k + 1..(k + 4).min(ins.len()) {
+                    m.insert(j, k);
+                }
+            }
+        }
         // 3.8: `COMPARE_OP 10` (exception match) and its `POP_JUMP_IF_FALSE` are one
         // `JumpIfNotExcMatch`; the `DUP_TOP` before the tested class goes with them.
         if v == PythonVersion::PY38 && ins[k].opname == "COMPARE_OP" && ins[k].oparg == Some(10) && !all_nop(k) {
@@ -324,13 +337,25 @@ fn check(v: PythonVersion, codes: &[CodeObject], eff: &Effects, fig: &mut Figure
             // Likewise 3.12's `POP_TOP` after `RETURN_GENERATOR` (whose `dis` number is 0
             // there; 3.13+ count the value at `RETURN_GENERATOR` and the pair sums to 0).
             let fix = if v == PythonVersion::PY312 && after_rg && i.opname == "POP_TOP" && nop_only { fix + 1 } else { fix };
+            // 3.8's `END_FINALLY` that re-raises: dis's -6 also counts the saved
+            // `exc_info` triple that unwinding pops after the raise (module docs).
+            let reraise38 = v == PythonVersion::PY38 && i.opname == "END_FINALLY" && ops.get(&i.offset).is_some_and(|o| o.as_slice() == [&Op::Reraise]);
+            let fix = if reraise38 { fix + 3 } else { fix };
             // 3.15's `END_SEND` also pops the removed NULL/index slot below the receiver.
             let fix = if v >= PythonVersion::PY315 && i.opname == "END_SEND" && nop_only { fix + 1 } else { fix };
             if jump { j.map(|x| x + fix) } else { f.map(|x| x + fix) }
         };
+        let special = if v == PythonVersion::PY38 { py38_finally(&ins, &ops, &folded, &failed, eff) } else { HashMap::new() };
+        for r in special.values() {
+            match r {
+                Some(report) => *fig.mismatches.entry(report.clone()).or_default() += 1,
+                None => fig.agree += 1,
+            }
+            fig.normalized += 1;
+        }
         let mut units: Vec<Unit> = Vec::new();
         for (k, i) in ins.iter().enumerate() {
-            if failed.contains_key(&i.offset) || folded.contains_key(&k) {
+            if failed.contains_key(&i.offset) || folded.contains_key(&k) || special.contains_key(&k) {
                 continue;
             }
             let mut mine = ops.get(&i.offset).cloned().unwrap_or_default();
@@ -340,8 +365,9 @@ fn check(v: PythonVersion, codes: &[CodeObject], eff: &Effects, fig: &mut Figure
             }
             let partners: Vec<usize> = folded.iter().filter(|(_, &to)| to == k).map(|(&from, _)| from).collect();
             // Consumes an exception triple (pre-3.11): one IR value for three items.
+            let reraise38 = v == PythonVersion::PY38 && i.opname == "END_FINALLY" && mine.as_slice() == [&Op::Reraise];
             let triple = v < PythonVersion::PY311
-                && (matches!(i.opname, "POP_EXCEPT" | "RERAISE") || ((i.opname == "POP_TOP" || i.opname.starts_with("STORE_")) && partners.iter().any(|&p| ins[p].opname == "POP_TOP")));
+                && (matches!(i.opname, "POP_EXCEPT" | "RERAISE") || reraise38 || ((i.opname == "POP_TOP" || i.opname.starts_with("STORE_")) && partners.iter().any(|&p| ins[p].opname == "POP_TOP")));
             let scale = if triple { 3 } else { 1 };
             let theirs_on = |jump: bool| {
                 let mut theirs = dis(k, jump);
@@ -360,7 +386,10 @@ fn check(v: PythonVersion, codes: &[CodeObject], eff: &Effects, fig: &mut Figure
             let ours_ft = net(&mine, false) * scale;
             let ours_j = is_jump(&mine).then(|| net(&mine, true) * scale);
             let theirs_ft = theirs_on(false);
-            let branches = i.jump_target().is_some() || (i.opname != "FOR_ITER" && partners.iter().any(|&p| ins[p].jump_target().is_some()));
+            // 3.8's `CALL_FINALLY` calls the finally body and comes back to the next
+            // instruction; the IR copies the body in place: no jump edge (module docs).
+            let call38 = v == PythonVersion::PY38 && i.opname == "CALL_FINALLY" && !is_jump(&mine);
+            let branches = !call38 && (i.jump_target().is_some() || (i.opname != "FOR_ITER" && partners.iter().any(|&p| ins[p].jump_target().is_some())));
             let theirs_j = branches.then(|| theirs_on(true));
             let mut report = String::new();
             if Some(ours_ft) != theirs_ft {
@@ -380,6 +409,92 @@ fn check(v: PythonVersion, codes: &[CodeObject], eff: &Effects, fig: &mut Figure
         fig.normalized += units.len();
         check_groups(&ins, &units, fig);
     }
+}
+
+/// CPython 3.8's finally protocol (see the module docs), checked by path rather than
+/// one instruction at a time: returns, for each instruction index it checks, `None`
+/// when it agrees or the report of the disagreement. Those instructions are left
+/// out of the generic check.
+///
+/// - A `BEGIN_FINALLY` that the normalizer rewrote into the normal path through
+///   what follows it (a copy of a straight-line `finally` body and a jump past its
+///   `END_FINALLY`; a `with` exit `WithExit` and a jump past `WITH_CLEANUP_START;
+///   WITH_CLEANUP_FINISH; END_FINALLY`; the unbinding of `except E as name` and
+///   its `POP_EXCEPT`) is compared with the sum of `dis`'s numbers of the
+///   instructions that path runs through: `BEGIN_FINALLY`'s +6 and `END_FINALLY`'s
+///   -6 balance there (CPython 3.8 `Python/compile.c`, `stack_effect`: it pushes one
+///   NULL, counted 6 to balance `END_FINALLY`), and `WITH_CLEANUP_START` (+2) with
+///   `WITH_CLEANUP_FINISH` (-3) give the -1 of the exit function consumed.
+///   `PopExcept` counts three (the saved `exc_info` triple).
+/// - The exceptional exit of a `with`, `WITH_CLEANUP_START; WITH_CLEANUP_FINISH;
+///   END_FINALLY`, is `WithExceptStart; JumpIf(true); Reraise` then `PopTop;
+///   PopExcept; PopTop`, `Nop`: on the path that suppresses the exception the three
+///   together pop the exit function (one item), the saved `exc_info` and the
+///   exception (three each), -7, as `dis`'s +2, -3 and -6 do. The other path
+///   re-raises: nothing follows it, so it is not compared.
+fn py38_finally(
+    ins: &[Instruction],
+    ops: &HashMap<u32, Vec<&Op>>,
+    folded: &HashMap<usize, usize>,
+    failed: &HashMap<u32, &str>,
+    eff: &Effects,
+) -> HashMap<usize, Option<String>> {
+    // `dis.stack_effect` on the fall-through edge, as it is.
+    let dis = |k: usize| eff[&(ins[k].opcode, ins[k].oparg)].1;
+    let mut out = HashMap::new();
+    let index_of = |off: u32| ins.iter().position(|i| i.offset == off);
+    let of = |k: usize| -> Vec<&Op> { ops.get(&ins[k].offset).map_or(Vec::new(), |o| o.iter().copied().filter(|o| **o != Op::PushExcInfo).collect()) };
+    let items = |o: &[&Op]| -> i64 {
+        o.iter()
+            .map(|op| {
+                let (p, q) = op.stack_effect();
+                let d = i64::from(q) - i64::from(p);
+                if **op == Op::PopExcept { 3 * d } else { d }
+            })
+            .sum()
+    };
+    let names = |from: usize, n: usize| -> Vec<&str> { ins.iter().skip(from).take(n).map(|i| i.opname).collect() };
+    let sum = |span: std::ops::RangeInclusive<usize>| -> Option<i64> { span.map(dis).sum() };
+    for k in 0..ins.len() {
+        if failed.contains_key(&ins[k].offset) || folded.contains_key(&k) {
+            continue;
+        }
+        let mine = of(k);
+        let (ours, span) = match (ins[k].opname, mine.as_slice()) {
+            ("BEGIN_FINALLY", [.., Op::Jump(t)]) => {
+                let end = match mine.as_slice() {
+                    [Op::WithExit, Op::Jump(_)] if names(k + 1, 3) == ["WITH_CLEANUP_START", "WITH_CLEANUP_FINISH", "END_FINALLY"] => k + 3,
+                    [Op::PopExcept, ..] if names(k + 4, 2) == ["END_FINALLY", "POP_EXCEPT"] => k + 5,
+                    _ => match index_of(*t) {
+                        Some(e) if e > k + 1 && ins[e - 1].opname == "END_FINALLY" => e - 1,
+                        _ => {
+                            out.insert(k, Some(format!("BEGIN_FINALLY of an unknown rewrite {mine:?}")));
+                            continue;
+                        }
+                    },
+                };
+                (items(&mine), k..=end)
+            }
+            ("WITH_CLEANUP_START", [Op::WithExceptStart, Op::JumpIf { when: true, .. }, Op::Reraise])
+                if names(k + 1, 2) == ["WITH_CLEANUP_FINISH", "END_FINALLY"] =>
+            {
+                // The first `PopTop` of WITH_CLEANUP_FINISH drops the exception: three
+                // items, where `items` counts one.
+                let suppress = net(&mine, true) + items(&of(k + 1)) + items(&of(k + 2)) - 2;
+                out.insert(k + 1, None);
+                out.insert(k + 2, None);
+                (suppress, k..=k + 2)
+            }
+            _ => continue,
+        };
+        let theirs = sum(span.clone());
+        let report = (Some(ours) != theirs).then(|| {
+            let names: Vec<String> = span.map(|j| format!("{} {:?}", ins[j].opname, ins[j].oparg)).collect();
+            format!("3.8 finally path [{}]: ours {ours} vs dis {theirs:?}", names.join("; "))
+        });
+        out.insert(k, report);
+    }
+    out
 }
 
 /// The comparison of one CPython instruction (with the instructions folded into it by
