@@ -465,8 +465,10 @@ fn py38_finally(
                 let end = match mine.as_slice() {
                     [Op::WithExit, Op::Jump(_)] if names(k + 1, 3) == ["WITH_CLEANUP_START", "WITH_CLEANUP_FINISH", "END_FINALLY"] => k + 3,
                     [Op::PopExcept, ..] if names(k + 4, 2) == ["END_FINALLY", "POP_EXCEPT"] => k + 5,
-                    _ => match index_of(*t) {
-                        Some(e) if e > k + 1 && ins[e - 1].opname == "END_FINALLY" => e - 1,
+                    // A copy of the straight-line body up to its END_FINALLY (the
+                    // jump goes past it, threaded through a jump there).
+                    _ => match (k + 1..ins.len()).find(|&j| ins[j].opname == "END_FINALLY") {
+                        Some(e) if index_of(*t).is_some_and(|t| t > e) || ins.get(e + 1).and_then(|n| n.jump_target()) == Some(*t) => e,
                         _ => {
                             out.insert(k, Some(format!("BEGIN_FINALLY of an unknown rewrite {mine:?}")));
                             continue;

@@ -618,7 +618,7 @@ pub(super) fn op(cx: &mut Cx<'_>, k: usize, facts: &Facts) -> Result<bool, IrErr
         "BEGIN_FINALLY" => match facts.begin38.get(&k) {
             Some(Begin38::With) => {
                 cx.emit(k, Op::WithExit);
-                Op::Jump(ins[k + 4].offset)
+                Op::Jump(threaded(ins, k + 4))
             }
             Some(&Begin38::Unbind(t)) => {
                 cx.emit(k, Op::PopExcept);
@@ -635,7 +635,7 @@ pub(super) fn op(cx: &mut Cx<'_>, k: usize, facts: &Facts) -> Result<bool, IrErr
             }
             Some(&Begin38::Finally(e)) => {
                 copy_finally(cx, k, k + 1, e)?;
-                Op::Jump(ins[e + 1].offset)
+                Op::Jump(threaded(ins, e + 1))
             }
             Some(Begin38::WithPop) => {
                 cx.skip_more = 3;
@@ -690,6 +690,16 @@ pub(super) fn op(cx: &mut Cx<'_>, k: usize, facts: &Facts) -> Result<bool, IrErr
     };
     cx.emit(k, op);
     Ok(true)
+}
+
+/// 3.8: the offset where a jump to instruction `j` goes: the target of the jump at
+/// `j` if it is an unconditional jump, as 3.9's jump threading makes its copies of a
+/// `finally` body or a `with` exit jump (CPython 3.9 `Python/peephole.c`), else `j`'s.
+fn threaded(ins: &[Instruction], j: usize) -> u32 {
+    match ins[j].opname {
+        "JUMP_ABSOLUTE" | "JUMP_FORWARD" => ins[j].jump_target().unwrap_or(ins[j].offset),
+        _ => ins[j].offset,
+    }
 }
 
 /// 3.8: emits the ops of the straight-line `finally` body `from..end` (`end` its

@@ -1,0 +1,136 @@
+"""try/finally, with and except-as left by return, break or continue, compiled by
+CPython 3.8 (CALL_FINALLY, POP_FINALLY) and 3.9 (copies of the finally body) for
+`tests/finally38.rs` (depyf_ir) and `tests/py38_finally.rs` (depyf_decompile).
+
+Regenerate py38.pyc and py39.pyc with `python3.X -c "import py_compile;
+py_compile.compile('source.py', cfile='py3X.pyc', dfile='source.py')"`, and
+recompiled38.pyc likewise from recompiled38.py, the 3.8 decompiled source of the
+functions that decompile (`depyf decompile py38.pyc`).
+"""
+
+
+def return_in_try(g, h):
+    try:
+        return g()
+    finally:
+        h()
+
+
+def return_const_in_try(g, h):
+    try:
+        g()
+        return 1
+    finally:
+        h()
+
+
+def break_continue_in_try(items, h):
+    for x in items:
+        try:
+            if x:
+                break
+            h(x)
+            continue
+        finally:
+            h()
+    return x
+
+
+def return_in_except_as(g):
+    try:
+        g()
+    except ValueError as e:
+        return e.args
+    return None
+
+
+def return_in_with(a):
+    with a as b:
+        return b.read()
+
+
+def break_in_with(items, a):
+    for x in items:
+        with a:
+            if x:
+                break
+            continue
+    return 0
+
+
+def nested_finally(g, h, k):
+    try:
+        try:
+            return g()
+        finally:
+            h()
+    finally:
+        k()
+
+
+def finally_if_else(g, x, h, k):
+    try:
+        g()
+    finally:
+        if x:
+            h()
+        else:
+            k()
+    return 0
+
+
+def break_in_try(items, h):
+    for x in items:
+        try:
+            if x:
+                break
+            h(x)
+        finally:
+            h()
+    return 0
+
+
+def continue_in_try(items, h):
+    for x in items:
+        try:
+            if x:
+                continue
+            h(x)
+        finally:
+            h()
+    return 0
+
+
+def break_in_with_call(items, a):
+    for x in items:
+        with a:
+            if x:
+                break
+            a.f()
+    return 0
+
+
+def continue_in_with(items, a):
+    for x in items:
+        with a:
+            if x:
+                continue
+            a.f()
+    return 0
+
+
+def return_in_with_loop(items, a):
+    for x in items:
+        with a:
+            if x:
+                return x
+    return 0
+
+
+def while_break_in_try(h):
+    while h():
+        try:
+            break
+        finally:
+            h()
+    return 0

@@ -1,0 +1,132 @@
+//! CPython 3.8 leaves a `try/finally`, an `except E as name` clause or a `with` by
+//! `return`, `break` or `continue` through `CALL_FINALLY` (the finally body run as a
+//! subroutine) or `BEGIN_FINALLY; WITH_CLEANUP_*; POP_FINALLY` (CPython 3.8
+//! `Python/compile.c`, `compiler_unwind_fblock`); 3.9 copies the finally body at each
+//! exit instead. The normalizer rewrites 3.8 into 3.9's shape (`normalize/pre311_exc.rs`),
+//! so the same source gives the same ops and the same protected ranges on both.
+//!
+//! Data: `tests/data/finally38/source.py` compiled by 3.8 (`py38.pyc`) and 3.9
+//! (`py39.pyc`).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use depyf_bytecode::{read_pyc, CodeObject, Constant};
+use depyf_ir::{normalize, protected_ranges, IrInstr, Op};
+
+fn functions(file: &str) -> BTreeMap<String, CodeObject> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/finally38").join(file);
+    let pyc = read_pyc(&std::fs::read(&path).unwrap()).unwrap();
+    pyc.code
+        .co_consts
+        .iter()
+        .filter_map(|c| match c {
+            Constant::Code(c) => Some((c.co_name.clone(), (**c).clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The ops reached from the entry or a handler, without `Nop`s (3.8 and 3.9 leave
+/// different dead code after a `continue`).
+fn live<'a>(code: &CodeObject, ir: &'a [IrInstr]) -> Vec<&'a IrInstr> {
+    let kept: Vec<&IrInstr> = ir.iter().filter(|i| i.op != Op::Nop).collect();
+    let at = |off: u32| kept.iter().position(|i| i.offset >= off);
+    let mut seen = vec![false; kept.len()];
+    let mut work = vec![0];
+    work.extend(protected_ranges(code).unwrap().iter().filter_map(|r| at(r.target)));
+    while let Some(k) = work.pop() {
+        if k >= kept.len() || std::mem::replace(&mut seen[k], true) {
+            continue;
+        }
+        let op = &kept[k].op;
+        if let Some(t) = op.jump_target().and_then(at) {
+            work.push(t);
+        }
+        if !op.is_terminator() {
+            work.push(k + 1);
+        }
+    }
+    kept.into_iter().zip(seen).filter(|(_, s)| *s).map(|(i, _)| i).collect()
+}
+
+/// The live ops, jump targets written as the index (in that list) of the op they
+/// land on, so that two versions' layouts compare.
+fn shape(code: &CodeObject, ir: &[IrInstr]) -> Vec<String> {
+    let kept = live(code, ir);
+    let at = |off: u32| kept.iter().position(|i| i.offset >= off).map_or("end".to_string(), |p| format!("@{p}"));
+    kept.iter()
+        .map(|i| match i.op.jump_target() {
+            // The op's name and fields with the byte offset replaced.
+            Some(t) => format!("{:?}", i.op).replace(&t.to_string(), &at(t)),
+            None => format!("{:?}", i.op),
+        })
+        .collect()
+}
+
+/// Handler position (in [`shape`]'s list) and depth of every protected range, in order.
+fn ranges(code: &CodeObject, ir: &[IrInstr]) -> Vec<(String, u32)> {
+    let kept = live(code, ir);
+    let mut out: Vec<(String, u32)> = Vec::new();
+    for r in protected_ranges(code).unwrap() {
+        let h = kept.iter().position(|i| i.offset >= r.target).map_or("end".to_string(), |p| format!("@{p}"));
+        if out.last() != Some(&(h.clone(), r.depth)) {
+            out.push((h, r.depth));
+        }
+    }
+    out
+}
+
+#[test]
+fn same_ops_and_ranges_as_39() {
+    let f38 = functions("py38.pyc");
+    let f39 = functions("py39.pyc");
+    assert_eq!(f38.len(), 14);
+    let mut compared = 0;
+    for (name, c38) in &f38 {
+        if name == "finally_if_else" {
+            continue;
+        }
+        let c39 = &f39[name];
+        let ir38 = normalize(c38).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let ir39 = normalize(c39).unwrap();
+        assert_eq!(shape(c38, &ir38), shape(c39, &ir39), "{name}");
+        assert_eq!(ranges(c38, &ir38), ranges(c39, &ir39), "{name}");
+        compared += 1;
+    }
+    assert_eq!(compared, 13);
+}
+
+#[test]
+fn call_finally_and_pop_finally_are_rewritten() {
+    let f38 = functions("py38.pyc");
+    let has = |name: &str, op: &str| depyf_bytecode::decode(&f38[name]).unwrap().iter().any(|i| i.opname == op);
+    // The data exercises what it claims to.
+    for name in ["return_in_try", "break_continue_in_try", "return_in_except_as", "nested_finally", "break_in_try", "continue_in_try"] {
+        assert!(has(name, "CALL_FINALLY"), "{name}");
+    }
+    for name in ["return_in_with", "break_in_with", "continue_in_with", "return_in_with_loop"] {
+        assert!(has(name, "POP_FINALLY"), "{name}");
+    }
+    // `return g()` in try/finally: the call, 3.9's copy of `h()`, the return.
+    let ir = normalize(&f38["return_in_try"]).unwrap();
+    let ops: Vec<&Op> = ir.iter().map(|i| &i.op).filter(|o| **o != Op::Nop).collect();
+    let ret = ops.iter().position(|o| **o == Op::Return).unwrap();
+    assert!(matches!(ops[ret - 1], Op::PopTop), "{ops:?}");
+    assert!(matches!(ops[ret - 2], Op::Call { argc: 0, .. }), "{ops:?}");
+    assert!(matches!(ops[ret - 3], Op::LoadFast(1)), "{ops:?}");
+    // `return b.read()` in a with: the value kept below the exit, one WithExit.
+    let ir = normalize(&f38["return_in_with"]).unwrap();
+    let ops: Vec<&Op> = ir.iter().map(|i| &i.op).filter(|o| **o != Op::Nop).collect();
+    let ret = ops.iter().position(|o| **o == Op::Return).unwrap();
+    assert_eq!(ops[ret - 2..=ret], [&Op::Swap(2), &Op::WithExit, &Op::Return]);
+}
+
+#[test]
+fn a_finally_body_with_branches_is_refused() {
+    // Its copy would need offsets of its own for the branches: a clear error.
+    let f38 = functions("py38.pyc");
+    let e = normalize(&f38["finally_if_else"]).unwrap_err();
+    assert_eq!(e.opname, "BEGIN_FINALLY");
+    assert!(e.message.contains("finally body with branches"), "{}", e.message);
+}
