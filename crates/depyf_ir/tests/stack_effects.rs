@@ -78,10 +78,25 @@
 //! - **3.14+'s inlined `all`/`any`/`tuple`/`list`/`set` of a generator expression.**
 //!   The type test and the fast path are `Nop`s (the call after them stays), so those
 //!   instructions are not checked.
-//! - **Not covered yet (reported as mismatches).** 3.8's `finally` protocol: `dis`
-//!   gives `BEGIN_FINALLY` +6 and `END_FINALLY` -6 (the most a `finally` block may
-//!   hold, not the effect of one path), `WITH_CLEANUP_START` +2; 3.15's `END_ASYNC_FOR`
-//!   after `CLEANUP_THROW` handlers.
+//! - **3.8's `finally` protocol** (`normalize/pre311_exc.rs`). `dis` gives
+//!   `BEGIN_FINALLY` +6, `END_FINALLY` and `POP_FINALLY` -6, `WITH_CLEANUP_START` +2,
+//!   `WITH_CLEANUP_FINISH` -3: numbers that balance for the compiler's depth bound
+//!   (CPython 3.8 `Python/compile.c`, `stack_effect`: `BEGIN_FINALLY` "actually
+//!   pushes 1 value, but count 6 for balancing with END_FINALLY and POP_FINALLY"), not
+//!   the effect of one path. The normalizer rewrites them into 3.9's paths, which are
+//!   checked as paths ([`py38_finally`]): a `BEGIN_FINALLY` with the instructions its
+//!   rewrite stands for (a finally body through its `END_FINALLY`, a `with` exit, the
+//!   unbinding of `except E as name` and its `POP_EXCEPT`), where +6 and -6 balance;
+//!   the exceptional exit of a `with` as one group on the path that suppresses the
+//!   exception; the `WITH_CLEANUP_START; WITH_CLEANUP_FINISH; POP_FINALLY 0` of a
+//!   `with` left by return/break/continue folded into its `BEGIN_FINALLY`'s
+//!   `WithExit`; a `BEGIN_FINALLY` never reached (a `Nop`) not checked. An
+//!   `END_FINALLY` that re-raises (`Reraise`) is 3.9's `RERAISE`, -3 (one IR value for
+//!   the triple): `dis`'s -6 also counts the saved `exc_info` triple that unwinding
+//!   pops after the raise, so it is counted 3 more. `CALL_FINALLY` runs the finally
+//!   body and comes back to the next instruction (its `dis` jump effect +1 is the
+//!   return address that `END_FINALLY` pops); the IR copies the body in its place, so
+//!   it has no jump edge and is checked on the fall-through (0) only.
 //! - `JUMP_IF_TRUE_OR_POP`/`JUMP_IF_FALSE_OR_POP` (3.8-3.11): `dis` says 0 on the jump
 //!   and -1 on the fall-through, as executed, so they need no exception.
 //!

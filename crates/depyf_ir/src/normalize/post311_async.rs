@@ -82,8 +82,18 @@ pub(super) fn op(code: &CodeObject, ins: &[Instruction], k: usize) -> Option<(Op
             let n = await_tail(code, ins, k)?;
             Some((Op::ForIter(end_async_for(code, ins, k)?), n))
         }
-        // Only reached from an async `ForIter` (the exception ranges to it are dropped).
-        "END_ASYNC_FOR" => Some((Op::Nop, 0)),
+        // Only reached from an async `ForIter` (the exception ranges to it are dropped):
+        // a `Nop` when a `GET_ANEXT` of the shape above ends there; otherwise (3.15's
+        // `GET_ANEXT; PUSH_NULL; None; SEND ...` is not that shape) it is left to the
+        // error path with its `GET_ANEXT`, not a `Nop` that stands for nothing.
+        "END_ASYNC_FOR" => {
+            let here = i.offset;
+            let ends_one = ins
+                .iter()
+                .enumerate()
+                .any(|(g, x)| x.opname == "GET_ANEXT" && await_tail(code, ins, g).is_some() && end_async_for(code, ins, g) == Some(here));
+            ends_one.then_some((Op::Nop, 0))
+        }
         "BEFORE_ASYNC_WITH" if names_are(ins, k + 1, &["GET_AWAITABLE"]) => {
             let n = await_tail(code, ins, k + 1)?;
             Some((Op::BeforeAsyncWith, n + 1))
