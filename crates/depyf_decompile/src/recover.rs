@@ -52,6 +52,10 @@ pub(crate) enum Mark {
     WithExit(Expr),
     /// What `__enter__` of this manager returned.
     WithEnter(Expr),
+    /// The exception group an `except*` handler was entered with ([`Op::ExcStarSetup`]).
+    EgOrig,
+    /// The list in which an `except*` handler collects what its clauses raised.
+    EgList,
 }
 
 impl Mark {
@@ -64,6 +68,8 @@ impl Mark {
             Mark::Lasti => Expr::name("__lasti__"),
             Mark::WithExit(m) => Expr::Call(Box::new(Expr::name("__with_exit__")), vec![m], vec![]),
             Mark::WithEnter(m) => Expr::Call(Box::new(Expr::name(markers::WITH_ENTER)), vec![m], vec![]),
+            Mark::EgOrig => Expr::name("__eg_orig__"),
+            Mark::EgList => Expr::name("__eg_raised__"),
         }
     }
 }
@@ -75,6 +81,9 @@ pub(crate) mod markers {
     pub const EXC: &str = "__exc__";
     /// `__exc_match__(T)`: the `except T` test.
     pub const EXC_MATCH: &str = "__exc_match__";
+    /// `__eg_match__(T) is not None`: the `except* T` test (the matched part is
+    /// `__exc__`).
+    pub const EG_MATCH: &str = "__eg_match__";
     /// `POP_EXCEPT`.
     pub const POP_EXCEPT: &str = "__pop_except__";
     /// `RERAISE`: the exception goes on.
@@ -1064,6 +1073,17 @@ impl BlockState<'_, '_> {
                 let pairs = keys.into_iter().map(|k| Some(Expr::Const(k))).zip(values).collect();
                 self.push(Expr::Dict(pairs));
             }
+            // What an `except*` clause raised, or the part no clause matched, collected
+            // for `PREP_RERAISE_STAR`: no source of its own.
+            Op::ListAppend(i)
+                if i >= 1
+                    && self.stack.len() > i as usize
+                    && self.stack[self.stack.len() - 1 - i as usize] == SVal::Mark(Mark::EgList) =>
+            {
+                if !matches!(self.pop()?, SVal::Mark(Mark::Exc)) {
+                    return Err(self.err("a value other than an exception collected by an except* handler"));
+                }
+            }
             Op::ListExtend(i) | Op::ListAppend(i) => {
                 let v = self.pop_expr()?;
                 let i = i as usize;
@@ -1239,6 +1259,29 @@ impl BlockState<'_, '_> {
             Op::Reraise => {
                 self.pop()?;
                 self.emit(Stmt::Expr(Expr::name(markers::RERAISE)));
+            }
+            // `except*` (see `structure::exceptions`): the group, the list of what the
+            // clauses raise and the part not matched yet stay as markers; a test pushes
+            // the matched part twice (`__exc__`, bound by `as`, and the value tested).
+            Op::ExcStarSetup => {
+                if self.pop()? != SVal::Mark(Mark::Exc) {
+                    return Err(self.err("an except* handler that does not start with its exception"));
+                }
+                self.stack.extend([SVal::Mark(Mark::EgOrig), SVal::Mark(Mark::EgList), SVal::Mark(Mark::Exc)]);
+            }
+            Op::CheckEgMatch => {
+                let t = self.pop_expr()?;
+                if self.pop()? != SVal::Mark(Mark::Exc) || self.stack.last() != Some(&SVal::Mark(Mark::EgList)) {
+                    return Err(self.err("an except* test outside its handler's stack"));
+                }
+                self.stack.extend([SVal::Mark(Mark::Exc), SVal::Mark(Mark::Exc)]);
+                self.push(Expr::Call(Box::new(Expr::name(markers::EG_MATCH)), vec![t], vec![]));
+            }
+            Op::ExcStarEnd => {
+                let list = self.pop()?;
+                if list != SVal::Mark(Mark::EgList) || self.pop()? != SVal::Mark(Mark::EgOrig) {
+                    return Err(self.err("the end of an except* handler outside its handler's stack"));
+                }
             }
             Op::BeforeWith | Op::BeforeAsyncWith => {
                 let m = self.pop_expr()?;

@@ -229,8 +229,15 @@ impl<'a> Structurer<'a> {
                 Terminator::FallThrough(s) | Terminator::Jump(s) => b = s,
                 Terminator::Branch { jump, fall } => {
                     let cond = code.fall_condition.clone().ok_or_else(|| err("a loop branch outside its loop header"))?;
-                    let (cond, fall, jump) = self.short_circuit(cond, fall, jump);
-                    let merge = self.follow(b, fall, jump);
+                    // An `except*` test is never part of an `and`/`or` chain.
+                    let (cond, fall, jump, merge) = match self.star_test_follow(&cond, jump) {
+                        Some(m) => (cond, fall, jump, Some(m)),
+                        None => {
+                            let (cond, fall, jump) = self.short_circuit(cond, fall, jump);
+                            let merge = self.follow(b, fall, jump);
+                            (cond, fall, jump, merge)
+                        }
+                    };
                     // Handler code (reached only through exception edges) keeps the stop of
                     // its `try`.
                     let inner_stop = if self.loops.is_empty() || self.rpo_index[b.index()] == usize::MAX { merge.or(stop) } else { merge };

@@ -440,6 +440,26 @@ pub enum Op {
     /// `(exit, lasti, prev_exc, exc -- exit, lasti, prev_exc, exc, suppress)` the
     /// exceptional exit of a `with` block (`WITH_EXCEPT_START`).
     WithExceptStart,
+    /// `(exc -- orig, raised_list, rest)` the start of an `except*` handler, right
+    /// after [`Op::PushExcInfo`]: the exception group being handled, the list that
+    /// collects what the clauses raise, and what no clause has matched yet (3.11
+    /// `COPY 1; BUILD_LIST 0; SWAP 2`, 3.12+ `BUILD_LIST 0; COPY 2`; CPython 3.11
+    /// `Python/compile.c` `compiler_try_star_except`). A `LIST_APPEND` onto that list
+    /// (of a clause's raised exception or of the unmatched rest) is kept as
+    /// [`Op::ListAppend`].
+    ExcStarSetup,
+    /// `(rest, type -- rest', match)` an `except* type` test: `CHECK_EG_MATCH` splits
+    /// `rest` into the part that matches (or `None`) and the part that does not; on
+    /// the fall-through the match is pushed twice, `(rest, type -- rest', match,
+    /// match)`, for the `COPY 1` folded in, which the `POP_JUMP_IF_NONE` after it
+    /// tests (3.11+).
+    CheckEgMatch,
+    /// `(orig, raised_list -- )` the end of an `except*` handler: `PREP_RERAISE_STAR`
+    /// (3.12+ `CALL_INTRINSIC_2 INTRINSIC_PREP_RERAISE_STAR`) and the test of its
+    /// result (`COPY 1; POP_JUMP_IF_NOT_NONE L; POP_TOP`) folded in: when something is
+    /// left to raise, `L` (`SWAP 2; POP_EXCEPT; RERAISE 0`) raises it, which the
+    /// source's `try`/`except*` statement does by itself, so that path is left out.
+    ExcStarEnd,
     /// `(value -- sent)` `yield value` (`YIELD_VALUE` and the `RESUME` after it).
     Yield,
     /// `(iterable -- result)` `yield from iterable` (the `SEND` loop).
@@ -527,6 +547,9 @@ impl Op {
             PushExcInfo | BeforeWith | BeforeAsyncWith => (1, 2),
             PopExcept | Reraise | WithExit => (1, 0),
             CheckExcMatch => (2, 2),
+            ExcStarSetup => (1, 3),
+            CheckEgMatch => (2, 3),
+            ExcStarEnd => (2, 0),
             WithExceptStart => (0, 1),
             Yield | YieldFrom | Await => (1, 1),
         }

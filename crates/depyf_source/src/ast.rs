@@ -255,6 +255,9 @@ pub struct ExceptHandler {
     pub name: Option<String>,
     /// The handler's body.
     pub body: Vec<Stmt>,
+    /// `except*` (PEP 654, 3.11+): the handler takes the matching part of an
+    /// exception group. A `try` has only plain or only starred handlers.
+    pub star: bool,
 }
 
 impl Expr {

@@ -1055,7 +1055,7 @@ fn stmt(out: &mut String, s: &Stmt, level: usize) {
             block(out, body, level + 1);
             for h in handlers {
                 indent(out, level);
-                out.push_str("except");
+                out.push_str(if h.star { "except*" } else { "except" });
                 if let Some(t) = &h.typ {
                     out.push(' ');
                     paren(out, t, P_TEST);

@@ -70,6 +70,28 @@ impl Structurer<'_> {
         matches!(self.first_ops(h, 2).as_slice(), [Op::PushExcInfo, Op::WithExceptStart])
     }
 
+    /// Where an `except*` clause's test (`cond`, `__eg_match__(T) is not None`, whose
+    /// failing arm is `jump`) meets the clause's body again: the next clause's test (or
+    /// the handler's end), right after the failing arm's `POP_TOP` of the match (and,
+    /// 3.12+, the `LIST_APPEND` of the rest copied there), a block without statements.
+    /// Handler code is reached only through exception edges, where `follow` finds no
+    /// meeting (it works on the normal-edge dominators). `None` for any other branch.
+    pub(super) fn star_test_follow(&self, cond: &Expr, jump: BlockId) -> Option<BlockId> {
+        let Expr::Compare(l, ops) = cond else { return None };
+        marker_call(l, markers::EG_MATCH)?;
+        if !matches!(ops.as_slice(), [("is not", Expr::Const(depyf_bytecode::Constant::None))]) {
+            return None;
+        }
+        let code = &self.rec.blocks[jump.index()];
+        if !code.stmts.is_empty() || code.collapsed_to.is_some() || code.error.is_some() {
+            return None;
+        }
+        match self.cfg.blocks[jump.index()].term {
+            Terminator::FallThrough(n) | Terminator::Jump(n) => Some(n),
+            _ => None,
+        }
+    }
+
     /// The outermost `try`/`with` handler protecting `b` that is not open yet.
     pub(super) fn try_start(&self, b: BlockId) -> Option<BlockId> {
         self.handler_chain(b).into_iter().rev().filter(|h| self.is_exc_entry(*h)).find(|h| !self.opened.contains(h))
@@ -773,6 +795,9 @@ impl Structurer<'_> {
 /// it in the clause, where `clean` refuses a bare `raise`.
 fn parse_handlers(mut rest: Vec<Stmt>, posts: &mut Vec<Vec<Stmt>>, fins: Option<&[Vec<Stmt>]>) -> Result<Vec<ExceptHandler>, &'static str> {
     const UNKNOWN: &str = "an exception handler of an unknown shape";
+    if rest.first().is_some_and(|s| star_clause(s).is_some()) {
+        return parse_star_handlers(rest, posts, fins);
+    }
     let mut out = Vec::new();
     loop {
         let (typ, then, tail) = match rest.as_slice() {
@@ -795,6 +820,77 @@ fn parse_handlers(mut rest: Vec<Stmt>, posts: &mut Vec<Vec<Stmt>>, fins: Option<
         return Err(UNKNOWN);
     }
     Ok(out)
+}
+
+/// The type and body of an `except*` clause: `if __eg_match__(T) is not None: body`
+/// without `else` (or the same test negated, the body in the `else`). `None` for
+/// anything else.
+fn star_clause(s: &Stmt) -> Option<(Expr, Vec<Stmt>)> {
+    let Stmt::If(c, a, b) = s else { return None };
+    let Expr::Compare(l, ops) = c else { return None };
+    let typ = marker_call(l, markers::EG_MATCH)?.clone();
+    match ops.as_slice() {
+        [("is not", Expr::Const(depyf_bytecode::Constant::None))] if b.is_empty() => Some((typ, a.clone())),
+        [("is", Expr::Const(depyf_bytecode::Constant::None))] if a.is_empty() => Some((typ, b.clone())),
+        _ => None,
+    }
+}
+
+/// Whether a marker of exception handling (the handled exception, a pop, a re-raise,
+/// an `except*` test) occurs in `stmts`, nested statements included.
+fn has_handler_marker(stmts: &[Stmt]) -> bool {
+    let mut bad = false;
+    for s in stmts {
+        bad |= is_marker(s, markers::POP_EXCEPT) || is_marker(s, markers::RERAISE);
+        s.walk_exprs(&mut |e| bad |= e.is_name(markers::EXC) || e.is_name(markers::POP_EXCEPT) || e.is_name(markers::RERAISE) || e.is_name(markers::EG_MATCH));
+    }
+    bad
+}
+
+/// The `except*` clauses (PEP 654) of a handler read as `if __eg_match__(T) is not
+/// None: [name = __exc__;] body [name = None; del name]` for each clause, then the one
+/// `POP_EXCEPT` of the whole handler (see `depyf_ir`'s `post311_star`: the clauses
+/// cannot `return`, `break` or `continue`, each goes on to the next test). What follows
+/// the pop is the code after the `try` (to `posts`, 3.12+ copies it there).
+/// Errors on any other shape, or where a marker is left in a clause.
+fn parse_star_handlers(mut rest: Vec<Stmt>, posts: &mut Vec<Vec<Stmt>>, fins: Option<&[Vec<Stmt>]>) -> Result<Vec<ExceptHandler>, &'static str> {
+    const UNKNOWN: &str = "an except* handler of an unknown shape";
+    let mut out = Vec::new();
+    let mut n = 0;
+    while let Some((typ, mut body)) = rest.get(n).and_then(star_clause) {
+        n += 1;
+        let mut name = None;
+        if let Some(Stmt::Assign(t, v)) = body.first() {
+            if let ([Expr::Name(x)], true) = (t.as_slice(), v.is_name(markers::EXC)) {
+                name = Some(x.clone());
+                body.remove(0);
+            }
+        }
+        if let Some(x) = &name {
+            let l = body.len();
+            if l >= 2 && is_unbind(&body[l - 2], &body[l - 1]) && matches!(&body[l - 2], Stmt::Assign(t, _) if matches!(t.as_slice(), [Expr::Name(m)] if m == x)) {
+                body.truncate(l - 2);
+            }
+        }
+        if has_handler_marker(&body) {
+            return Err(UNKNOWN);
+        }
+        let body = if body.is_empty() { vec![Stmt::Pass] } else { body };
+        out.push(ExceptHandler { typ: Some(typ), name, body, star: true });
+    }
+    if fins.is_none() {
+        return Err(UNKNOWN);
+    }
+    let tail = rest.split_off(n);
+    match tail.split_first() {
+        Some((p, after)) if is_marker(p, markers::POP_EXCEPT) => {
+            if !after.is_empty() {
+                posts.push(after.to_vec());
+            }
+            Ok(out)
+        }
+        _ => Err(UNKNOWN),
+    }
 }
 
 /// One `except` clause from its test's type and body; `Ok(None)` when the body is
@@ -824,7 +920,7 @@ fn handler(typ: Option<Expr>, mut body: Vec<Stmt>, posts: &mut Vec<Vec<Stmt>>, f
     if bad {
         return Ok(None);
     }
-    Ok(Some(ExceptHandler { typ, name, body }))
+    Ok(Some(ExceptHandler { typ, name, body, star: false }))
 }
 
 /// Drops `POP_EXCEPT` markers and the `name = None; del name` after them. What

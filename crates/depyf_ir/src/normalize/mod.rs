@@ -17,6 +17,7 @@ mod common;
 mod post311;
 mod post311_async;
 mod post311_exc;
+mod post311_star;
 mod post314;
 mod pre311;
 mod pre311_gen;

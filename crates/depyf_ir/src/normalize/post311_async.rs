@@ -19,17 +19,24 @@
 //!   `CALL_INTRINSIC_1 INTRINSIC_ASYNC_GEN_WRAP`) so that the event loop can tell it
 //!   from an `await`'s yield: a `Nop` before the [`Op::Yield`].
 //!
-//! 3.14 enters `async with` through `LOAD_SPECIAL`, not handled here (it fails as
-//! unsupported there); its `async for` has the 3.12 shape (`END_ASYNC_FOR` gained an
-//! oparg for `dis`, a `NOT_TAKEN` follows the `END_SEND`) and the async generator's wrap
-//! is unchanged, so those are handled for 3.14+ too.
+//! 3.14 enters `async with` through `LOAD_SPECIAL` (`post314::async_with_enter`; its
+//! exits are read there and by `post311_exc`, with the `await` after the exit call);
+//! its `async for` has the 3.12 shape (`END_ASYNC_FOR` gained an oparg for `dis`, a
+//! `NOT_TAKEN` follows the `END_SEND`) and the async generator's wrap is unchanged, so
+//! those are handled for 3.14+ too. 3.15's `await` loop starts with a `PUSH_NULL`
+//! (the receiver's second slot, see [`await_tail`]).
 
 use depyf_bytecode::{parse_exception_table, table_for, Argval, CodeObject, Constant, Instruction, PythonVersion};
 
 use crate::Op;
 
+/// A load of `None` (3.15 also `LOAD_COMMON_CONSTANT 7`, `opcode._common_constants[7]`).
 fn is_none(code: &CodeObject, i: &Instruction) -> bool {
-    i.opname == "LOAD_CONST" && matches!(i.argval, Argval::Const(c) if matches!(code.co_consts.get(c), Some(Constant::None)))
+    match i.opname {
+        "LOAD_CONST" => matches!(i.argval, Argval::Const(c) if matches!(code.co_consts.get(c), Some(Constant::None))),
+        "LOAD_COMMON_CONSTANT" => code.version >= PythonVersion::PY315 && i.oparg == Some(7),
+        _ => false,
+    }
 }
 
 fn names_are(ins: &[Instruction], from: usize, want: &[&str]) -> bool {
@@ -37,19 +44,30 @@ fn names_are(ins: &[Instruction], from: usize, want: &[&str]) -> bool {
 }
 
 /// How many instructions after `k` make up the `await` loop of the awaitable that
-/// instruction `k` pushed, or `None` when they are not one.
+/// instruction `k` pushed, or `None` when they are not one. 3.15 pushes a NULL for
+/// the receiver's second slot first (`PUSH_NULL`) and may load `None` by
+/// `LOAD_COMMON_CONSTANT` (CPython 3.15 `Python/codegen.c`, `ADDOP_YIELD`/`codegen_add_yield_from`).
 pub(super) fn await_tail(code: &CodeObject, ins: &[Instruction], k: usize) -> Option<usize> {
-    let head = ["LOAD_CONST", "SEND", "YIELD_VALUE", "RESUME", "JUMP_BACKWARD_NO_INTERRUPT"];
-    if !names_are(ins, k + 1, &head) || !is_none(code, &ins[k + 1]) {
+    let from = if code.version >= PythonVersion::PY315 {
+        if !names_are(ins, k + 1, &["PUSH_NULL"]) {
+            return None;
+        }
+        k + 2
+    } else {
+        k + 1
+    };
+    let head = ["SEND", "YIELD_VALUE", "RESUME", "JUMP_BACKWARD_NO_INTERRUPT"];
+    if !ins.get(from).is_some_and(|i| is_none(code, i)) || !names_are(ins, from + 1, &head) {
         return None;
     }
+    let n = from + 4 - k;
     if code.version < PythonVersion::PY312 {
-        return Some(5);
+        return Some(n);
     }
-    if names_are(ins, k + 6, &["END_SEND"]) {
-        Some(6)
-    } else if names_are(ins, k + 6, &["CLEANUP_THROW", "END_SEND"]) {
-        Some(7)
+    if names_are(ins, from + 5, &["END_SEND"]) {
+        Some(n + 1)
+    } else if names_are(ins, from + 5, &["CLEANUP_THROW", "END_SEND"]) {
+        Some(n + 2)
     } else {
         None
     }
@@ -71,8 +89,8 @@ fn end_async_for(code: &CodeObject, ins: &[Instruction], k: usize) -> Option<u32
 /// caller, which refuses it).
 pub(super) fn op(code: &CodeObject, ins: &[Instruction], k: usize) -> Option<(Op, usize)> {
     let i = &ins[k];
-    // 3.14 enters `with` blocks through `LOAD_SPECIAL` (not normalized yet); `async
-    // for` and the async generator's wrap kept their shapes.
+    // 3.14 enters `with` blocks through `LOAD_SPECIAL` (see `post314`); `async for`
+    // and the async generator's wrap kept their shapes.
     if code.version > PythonVersion::PY313 && !matches!(i.opname, "CALL_INTRINSIC_1" | "GET_AITER" | "GET_ANEXT" | "END_ASYNC_FOR") {
         return None;
     }

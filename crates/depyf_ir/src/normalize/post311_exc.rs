@@ -81,7 +81,7 @@ pub(super) fn op(cx: &mut Cx<'_>, k: usize) -> Result<bool, IrError> {
     let ins = cx.ins;
     let code = cx.code;
     let i = &ins[k];
-    if let Some((op, n)) = super::post311_async::op(code, ins, k) {
+    if let Some((op, n)) = super::post311_async::op(code, ins, k).or_else(|| super::post311_star::op(code, ins, k)) {
         cx.skip_more = n;
         cx.emit(k, op);
         return Ok(true);

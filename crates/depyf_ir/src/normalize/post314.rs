@@ -10,6 +10,12 @@
 //!   [`with_enter`]); the exit calls `exit_func(self, None, None, None)` (`CALL 3` over
 //!   three `None`s and a `POP_TOP`) are [`Op::WithExit`], and the handler's `POP_TOP` of
 //!   `self` a `Nop`.
+//! - **`async with` (3.14+)** is the same with `LOAD_SPECIAL 3 (__aexit__)`, `LOAD_SPECIAL
+//!   2 (__aenter__)` and `GET_AWAITABLE 1` and an `await` after the `__aenter__()` call
+//!   ([`Op::BeforeAsyncWith`], see [`async_with_enter`]); its normal exit awaits the
+//!   result of `exit_func(self, None, None, None)` before the `POP_TOP` (the `await`
+//!   is folded into [`Op::WithExit`]); the exceptional exit awaits what
+//!   `WITH_EXCEPT_START` returns (read as `await __with_suppress__`).
 //! - **The index of a `for` loop's iterator (3.15).** See `py315`.
 //! - **The inlined fast path of `all`/`any`/`tuple`/`list`/`set` over a generator
 //!   expression (3.14+)**, which has no source of its own: [`inlined_builtin_call`].
@@ -43,6 +49,32 @@ pub(super) fn is_with_enter(ins: &[Instruction], k: usize) -> bool {
 pub(super) fn with_enter(cx: &mut Cx<'_>, k: usize) {
     cx.emit(k, Op::BeforeWith);
     cx.skip_more = WITH_ENTER.len() - 1;
+}
+
+/// The sequence of a 3.14+ `async with` entry, before the `await` of `__aenter__()`.
+const ASYNC_WITH_ENTER: [(&str, u32); 7] =
+    [("COPY", 1), ("LOAD_SPECIAL", 3), ("SWAP", 2), ("SWAP", 3), ("LOAD_SPECIAL", 2), ("CALL", 0), ("GET_AWAITABLE", 1)];
+
+/// When instruction `k` starts the entry of a 3.14+ `async with` (CPython 3.14
+/// `Python/codegen.c`, `codegen_async_with`): `COPY 1; LOAD_SPECIAL 3 (__aexit__);
+/// SWAP 2; SWAP 3; LOAD_SPECIAL 2 (__aenter__); CALL 0; GET_AWAITABLE 1` and the
+/// `await` loop after it, the number of instructions after `k` that belong to it.
+/// `None` for anything else.
+pub(super) fn async_with_enter(code: &CodeObject, ins: &[Instruction], k: usize) -> Option<usize> {
+    let n = ASYNC_WITH_ENTER.len();
+    let shape = ins.len() >= k + n && ASYNC_WITH_ENTER.iter().enumerate().all(|(j, (name, arg))| ins[k + j].opname == *name && ins[k + j].oparg == Some(*arg));
+    if !shape {
+        return None;
+    }
+    Some(n - 1 + super::post311_async::await_tail(code, ins, k + n - 1)?)
+}
+
+/// Emits [`Op::BeforeAsyncWith`] for the `async with` entry at `k` (`n` from
+/// [`async_with_enter`]); the instructions after it become `Nop`s. Its exits are those
+/// of a 3.14 `with` with an `await` after the `__exit__` call (see [`drop_hidden_slots`]).
+pub(super) fn async_with_enter_emit(cx: &mut Cx<'_>, k: usize, n: usize) {
+    cx.emit(k, Op::BeforeAsyncWith);
+    cx.skip_more = n;
 }
 
 /// 3.14+ inlines `all`, `any`, `tuple` (3.15 also `list`, `set`) called on a
@@ -207,7 +239,7 @@ pub(super) fn drop_hidden_slots(
                 s.push(Index);
                 rewrite[k] = Some(Op::Nop);
             }
-            Op::BeforeWith => {
+            Op::BeforeWith | Op::BeforeAsyncWith => {
                 pop(&mut s, 1, here.opname)?;
                 s.extend([Value, Index, Value]);
             }
@@ -223,7 +255,17 @@ pub(super) fn drop_hidden_slots(
                 s.push(Value);
             }
             Op::Call { argc, .. } if s.len() > argc as usize && s[s.len() - argc as usize - 1] == Index => {
-                let next_pops = ir.get(k + 1).is_some_and(|x| x.op == Op::PopTop);
+                // `async with`: the result is awaited (`Op::Await` and the `Nop`s of its
+                // loop) before the `POP_TOP`.
+                let mut p = k + 1;
+                let awaited = ir.get(p).is_some_and(|x| x.op == Op::Await);
+                if awaited {
+                    p += 1;
+                    while ir.get(p).is_some_and(|x| x.op == Op::Nop) {
+                        p += 1;
+                    }
+                }
+                let next_pops = ir.get(p).is_some_and(|x| x.op == Op::PopTop);
                 let nones = k >= 3 && ir[k - 3..k].iter().all(|x| loads_none(code, &x.op));
                 if argc != 3 || !next_pops || !nones || s.len() < 5 || s[s.len() - 5] == Index {
                     return Err(err(here, "a call of a with's __exit__ that is not exit(None, None, None) with its result dropped".into()));
@@ -231,10 +273,9 @@ pub(super) fn drop_hidden_slots(
                 s.truncate(s.len() - 5);
                 s.push(Value);
                 rewrite[k - 3] = Some(Op::WithExit);
-                rewrite[k - 2] = Some(Op::Nop);
-                rewrite[k - 1] = Some(Op::Nop);
-                rewrite[k] = Some(Op::Nop);
-                rewrite[k + 1] = Some(Op::Nop);
+                for r in rewrite.iter_mut().take(p + 1).skip(k - 2) {
+                    *r = Some(Op::Nop);
+                }
             }
             Op::PopTop if s.last() == Some(&Index) => {
                 s.pop();

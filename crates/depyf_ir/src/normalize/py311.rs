@@ -29,7 +29,7 @@ pub(super) fn normalize(code: &CodeObject, ins: &[Instruction]) -> Result<Vec<Ir
         };
         let target = || i.jump_target().unwrap_or(0);
         let mut push = |op: Op| out.push(IrInstr { offset: i.offset, op, line: i.line_number, opname: i.opname });
-        if let Some((op, n)) = super::post311_async::op(code, ins, at) {
+        if let Some((op, n)) = super::post311_async::op(code, ins, at).or_else(|| super::post311_star::op(code, ins, at)) {
             folded = n;
             push(op);
             continue;

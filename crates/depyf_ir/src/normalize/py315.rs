@@ -63,6 +63,11 @@ fn run(code: &CodeObject, ins: &[Instruction], lenient: bool) -> Result<(Normali
             cx.skip_more = n - 1;
             Ok(())
         }
+        "COPY" if post314::async_with_enter(cx.code, cx.ins, k).is_some() => {
+            let n = post314::async_with_enter(cx.code, cx.ins, k).expect("checked");
+            post314::async_with_enter_emit(cx, k, n);
+            Ok(())
+        }
         "COPY" if post314::is_with_enter(cx.ins, k) => {
             post314::with_enter(cx, k);
             Ok(())
