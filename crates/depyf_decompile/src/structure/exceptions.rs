@@ -118,7 +118,7 @@ impl Structurer<'_> {
                 if self.loop_edge(s) {
                     continue;
                 }
-                if !self.protected_by(s, h) && !self.is_return_tail(s, h) {
+                if !self.protected_by(s, h) && !self.is_return_tail(s, h) && !self.is_gap(s) {
                     if !exits.contains(&s) {
                         exits.push(s);
                     }
@@ -132,6 +132,17 @@ impl Structurer<'_> {
         exits
     }
 
+    /// A block of `Nop`s alone, reached from one place, that goes on to one block: no
+    /// code of its own, so it belongs where its predecessor does. CPython 3.12+ cuts
+    /// the `await` loop of an `async with` exit (folded into the exit) into such blocks
+    /// where the exception ranges of its `yield` (dropped: `post311_exc`) start and end.
+    fn is_gap(&self, s: BlockId) -> bool {
+        let blk = &self.cfg.blocks[s.index()];
+        blk.preds.len() == 1
+            && matches!(blk.term, Terminator::FallThrough(_) | Terminator::Jump(_))
+            && self.ir[blk.start..blk.end].iter().all(|i| matches!(i.op, Op::Nop))
+    }
+
     /// A block that only returns (after a `with` exit), reached from one place:
     /// CPython puts the `RETURN_VALUE` of a `return` in a `try`/`with` body outside
     /// the protected range, so it belongs to the body. A `return` in nested `with`
@@ -143,7 +154,10 @@ impl Structurer<'_> {
     /// the same).
     fn is_return_tail(&self, mut s: BlockId, h: BlockId) -> bool {
         let pre311 = !self.has_cleanup(h);
-        for _ in 0..16 {
+        // An `async with` exit awaits `__aexit__()`: the exception ranges of its
+        // `await` loop cut the chain into blocks of `Nop`s after the exit.
+        let mut seen_exit = false;
+        for _ in 0..32 {
             let blk = &self.cfg.blocks[s.index()];
             let ops: Vec<&Op> = self.ir[blk.start..blk.end].iter().map(|i| &i.op).filter(|o| !matches!(o, Op::Nop)).collect();
             if pre311 && ops.iter().position(|o| matches!(o, Op::WithExit)).is_some_and(|w| w + 1 < ops.len() && matches!(ops[w + 1], Op::LoadConst(_) | Op::LoadSmallInt(_))) {
@@ -155,9 +169,11 @@ impl Structurer<'_> {
             if matches!(ops.last(), Some(Op::Return)) {
                 return true;
             }
+            let exits = ops.iter().any(|o| matches!(o, Op::WithExit));
+            seen_exit |= exits;
             match blk.term {
                 // Only a chain of `with` exits: a plain fall-through is code after.
-                Terminator::FallThrough(n) | Terminator::Jump(n) if ops.iter().any(|o| matches!(o, Op::WithExit)) && !self.loop_edge(n) => s = n,
+                Terminator::FallThrough(n) | Terminator::Jump(n) if (exits || (seen_exit && ops.is_empty())) && !self.loop_edge(n) => s = n,
                 _ => return false,
             }
         }
