@@ -863,6 +863,19 @@ fn has_handler_marker(stmts: &[Stmt]) -> bool {
     bad
 }
 
+/// Drops the `name = None; del name` that ends an `except* T as name` clause at each
+/// end of `body` (the last statement, or the ends of a final `if`'s branches, where
+/// handler code copies the clause's tail into both). The compiler adds it again.
+fn strip_tail_unbind(body: &mut Vec<Stmt>, name: &str) {
+    let l = body.len();
+    if l >= 2 && is_unbind(&body[l - 2], &body[l - 1]) && matches!(&body[l - 2], Stmt::Assign(t, _) if matches!(t.as_slice(), [Expr::Name(m)] if m == name)) {
+        body.truncate(l - 2);
+    } else if let Some(Stmt::If(_, a, b)) = body.last_mut() {
+        strip_tail_unbind(a, name);
+        strip_tail_unbind(b, name);
+    }
+}
+
 /// The `except*` clauses (PEP 654) of a handler read as `if __eg_match__(T) is not
 /// None: [name = __exc__;] body [name = None; del name]` for each clause, then the one
 /// `POP_EXCEPT` of the whole handler (see `depyf_ir`'s `post311_star`: the clauses
@@ -883,10 +896,7 @@ fn parse_star_handlers(mut rest: Vec<Stmt>, posts: &mut Vec<Vec<Stmt>>, fins: Op
             }
         }
         if let Some(x) = &name {
-            let l = body.len();
-            if l >= 2 && is_unbind(&body[l - 2], &body[l - 1]) && matches!(&body[l - 2], Stmt::Assign(t, _) if matches!(t.as_slice(), [Expr::Name(m)] if m == x)) {
-                body.truncate(l - 2);
-            }
+            strip_tail_unbind(&mut body, x);
         }
         if has_handler_marker(&body) {
             return Err(UNKNOWN);
