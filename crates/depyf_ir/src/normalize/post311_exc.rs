@@ -74,6 +74,17 @@ pub(super) fn implicit_handler(code: &CodeObject, ins: &[Instruction], k: usize)
     }
 }
 
+/// When the `CLEANUP_THROW` at `k` jumps back to its `END_SEND` (`JUMP_BACKWARD` or
+/// `JUMP_BACKWARD_NO_INTERRUPT`, after `EXTENDED_ARG`s where the distance needs
+/// them), the number of instructions after `k` up to that jump.
+fn cleanup_throw_jump(ins: &[Instruction], k: usize) -> Option<usize> {
+    let mut j = k + 1;
+    while ins.get(j)?.opname == "EXTENDED_ARG" {
+        j += 1;
+    }
+    matches!(ins[j].opname, "JUMP_BACKWARD" | "JUMP_BACKWARD_NO_INTERRUPT").then_some(j - k)
+}
+
 /// The op of instruction `k` when it belongs to exception handling, `with` or
 /// generators (emitting it, with the instructions folded into it); `Ok(false)` for
 /// the rest.
@@ -108,8 +119,9 @@ pub(super) fn op(cx: &mut Cx<'_>, k: usize) -> Result<bool, IrError> {
                 Op::YieldFrom
             }
         }
-        "CLEANUP_THROW" if matches!(cx.next(k).map(|n| n.opname), Some("JUMP_BACKWARD" | "JUMP_BACKWARD_NO_INTERRUPT")) => {
-            cx.skip_next = true;
+        // The jump back may need an `EXTENDED_ARG` (a long function).
+        "CLEANUP_THROW" if cleanup_throw_jump(ins, k).is_some() => {
+            cx.skip_more = cleanup_throw_jump(ins, k).expect("checked");
             Op::Nop
         }
         "CALL_INTRINSIC_1" if implicit_handler(code, ins, k) => Op::Nop,
