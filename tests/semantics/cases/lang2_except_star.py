@@ -6,7 +6,7 @@ that raise; and `async with` with several items, `as` targets and returns inside
 
 import asyncio
 
-from _sem import driven_case, case, run_coroutine
+from _sem import case, drive, driven_case, run_coroutine
 
 N = ((0,), (1,), (2,), (3,), (4,))
 
@@ -263,3 +263,162 @@ async def awith_except_star_inside(x):
     except* KeyError:
         log.append("k")
     return log
+
+
+def _sub(n):
+    got = []
+    for i in range(n):
+        got.append((yield i))
+    return got
+
+
+@driven_case(drive(("next",), ("send", 5), ("throw", ValueError, "t"), ("list",)), (1,), (2,), (3,))
+def gen_yield_from_then_long_tail(n):
+    """`yield from` followed by enough code that the jump back from its
+    CLEANUP_THROW handler (laid out at the end) needs an EXTENDED_ARG."""
+    try:
+        r = yield from _sub(n)
+    except ValueError as e:
+        r = ["thrown", str(e)]
+    a = len(r)
+    a = (a * 3 + 0) % 1009
+    r.append(a)
+    a = (a * 3 + 1) % 1009
+    a = a - 1 if a > 1 else a + 1
+    a = (a * 3 + 2) % 1009
+    a = a - 2 if a > 2 else a + 1
+    a = (a * 3 + 3) % 1009
+    a = a - 3 if a > 3 else a + 1
+    a = (a * 3 + 4) % 1009
+    a = a - 4 if a > 4 else a + 1
+    a = (a * 3 + 5) % 1009
+    a = a - 5 if a > 5 else a + 1
+    a = (a * 3 + 6) % 1009
+    a = a - 6 if a > 6 else a + 1
+    a = (a * 3 + 7) % 1009
+    a = a - 7 if a > 7 else a + 1
+    a = (a * 3 + 8) % 1009
+    a = a - 8 if a > 8 else a + 1
+    a = (a * 3 + 9) % 1009
+    a = a - 9 if a > 9 else a + 1
+    a = (a * 3 + 10) % 1009
+    r.append(a)
+    a = (a * 3 + 11) % 1009
+    a = a - 11 if a > 11 else a + 1
+    a = (a * 3 + 12) % 1009
+    a = a - 12 if a > 12 else a + 1
+    a = (a * 3 + 13) % 1009
+    a = a - 13 if a > 13 else a + 1
+    a = (a * 3 + 14) % 1009
+    a = a - 14 if a > 14 else a + 1
+    a = (a * 3 + 15) % 1009
+    a = a - 15 if a > 15 else a + 1
+    a = (a * 3 + 16) % 1009
+    a = a - 16 if a > 16 else a + 1
+    a = (a * 3 + 17) % 1009
+    a = a - 17 if a > 17 else a + 1
+    a = (a * 3 + 18) % 1009
+    a = a - 18 if a > 18 else a + 1
+    a = (a * 3 + 19) % 1009
+    a = a - 19 if a > 19 else a + 1
+    a = (a * 3 + 20) % 1009
+    r.append(a)
+    a = (a * 3 + 21) % 1009
+    a = a - 21 if a > 21 else a + 1
+    a = (a * 3 + 22) % 1009
+    a = a - 22 if a > 22 else a + 1
+    a = (a * 3 + 23) % 1009
+    a = a - 23 if a > 23 else a + 1
+    a = (a * 3 + 24) % 1009
+    a = a - 24 if a > 24 else a + 1
+    a = (a * 3 + 25) % 1009
+    a = a - 25 if a > 25 else a + 1
+    a = (a * 3 + 26) % 1009
+    a = a - 26 if a > 26 else a + 1
+    a = (a * 3 + 27) % 1009
+    a = a - 27 if a > 27 else a + 1
+    a = (a * 3 + 28) % 1009
+    a = a - 28 if a > 28 else a + 1
+    a = (a * 3 + 29) % 1009
+    a = a - 29 if a > 29 else a + 1
+    a = (a * 3 + 30) % 1009
+    r.append(a)
+    a = (a * 3 + 31) % 1009
+    a = a - 31 if a > 31 else a + 1
+    a = (a * 3 + 32) % 1009
+    a = a - 32 if a > 32 else a + 1
+    a = (a * 3 + 33) % 1009
+    a = a - 33 if a > 33 else a + 1
+    a = (a * 3 + 34) % 1009
+    a = a - 34 if a > 34 else a + 1
+    a = (a * 3 + 35) % 1009
+    a = a - 35 if a > 35 else a + 1
+    a = (a * 3 + 36) % 1009
+    a = a - 36 if a > 36 else a + 1
+    a = (a * 3 + 37) % 1009
+    a = a - 37 if a > 37 else a + 1
+    a = (a * 3 + 38) % 1009
+    a = a - 38 if a > 38 else a + 1
+    a = (a * 3 + 39) % 1009
+    a = a - 39 if a > 39 else a + 1
+    a = (a * 3 + 40) % 1009
+    r.append(a)
+    a = (a * 3 + 41) % 1009
+    a = a - 41 if a > 41 else a + 1
+    a = (a * 3 + 42) % 1009
+    a = a - 42 if a > 42 else a + 1
+    a = (a * 3 + 43) % 1009
+    a = a - 43 if a > 43 else a + 1
+    a = (a * 3 + 44) % 1009
+    a = a - 44 if a > 44 else a + 1
+    a = (a * 3 + 45) % 1009
+    a = a - 45 if a > 45 else a + 1
+    a = (a * 3 + 46) % 1009
+    a = a - 46 if a > 46 else a + 1
+    a = (a * 3 + 47) % 1009
+    a = a - 47 if a > 47 else a + 1
+    a = (a * 3 + 48) % 1009
+    a = a - 48 if a > 48 else a + 1
+    a = (a * 3 + 49) % 1009
+    a = a - 49 if a > 49 else a + 1
+    a = (a * 3 + 50) % 1009
+    r.append(a)
+    a = (a * 3 + 51) % 1009
+    a = a - 51 if a > 51 else a + 1
+    a = (a * 3 + 52) % 1009
+    a = a - 52 if a > 52 else a + 1
+    a = (a * 3 + 53) % 1009
+    a = a - 53 if a > 53 else a + 1
+    a = (a * 3 + 54) % 1009
+    a = a - 54 if a > 54 else a + 1
+    a = (a * 3 + 55) % 1009
+    a = a - 55 if a > 55 else a + 1
+    a = (a * 3 + 56) % 1009
+    a = a - 56 if a > 56 else a + 1
+    a = (a * 3 + 57) % 1009
+    a = a - 57 if a > 57 else a + 1
+    a = (a * 3 + 58) % 1009
+    a = a - 58 if a > 58 else a + 1
+    a = (a * 3 + 59) % 1009
+    a = a - 59 if a > 59 else a + 1
+    a = (a * 3 + 60) % 1009
+    r.append(a)
+    a = (a * 3 + 61) % 1009
+    a = a - 61 if a > 61 else a + 1
+    a = (a * 3 + 62) % 1009
+    a = a - 62 if a > 62 else a + 1
+    a = (a * 3 + 63) % 1009
+    a = a - 63 if a > 63 else a + 1
+    a = (a * 3 + 64) % 1009
+    a = a - 64 if a > 64 else a + 1
+    a = (a * 3 + 65) % 1009
+    a = a - 65 if a > 65 else a + 1
+    a = (a * 3 + 66) % 1009
+    a = a - 66 if a > 66 else a + 1
+    a = (a * 3 + 67) % 1009
+    a = a - 67 if a > 67 else a + 1
+    a = (a * 3 + 68) % 1009
+    a = a - 68 if a > 68 else a + 1
+    a = (a * 3 + 69) % 1009
+    a = a - 69 if a > 69 else a + 1
+    return r, a
