@@ -422,3 +422,58 @@ def gen_yield_from_then_long_tail(n):
     a = (a * 3 + 69) % 1009
     a = a - 69 if a > 69 else a + 1
     return r, a
+
+
+@case(*N)
+def star_try_body_returns(n):
+    log = []
+
+    def inner():
+        try:
+            return fire(n)
+        except* ValueError as v:
+            log.append(len(v.exceptions))
+        except* (KeyError, OSError):
+            log.append("ko")
+        return "after"
+
+    return guarded(inner), log
+
+
+@case(*N)
+def star_clause_with_try_finally(n):
+    log = []
+
+    def inner():
+        try:
+            fire(n)
+        except* ValueError as eg:
+            try:
+                log.append(shape(eg))
+                if n == 1:
+                    raise LookupError("in clause")
+            finally:
+                log.append("clause finally")
+        return log
+
+    return guarded(inner)
+
+
+@driven_case(run_coroutine, *X)
+async def star_in_coroutine_awaits(x):
+    log = []
+
+    async def boom(k):
+        await asyncio.sleep(0)
+        if k:
+            raise ExceptionGroup("c", [ValueError(k), KeyError(k)])
+        return k
+
+    try:
+        log.append(await boom(x))
+    except* ValueError as v:
+        await asyncio.sleep(0)
+        log.append(("v", len(v.exceptions)))
+    except* KeyError:
+        log.append(await boom(0))
+    return log
