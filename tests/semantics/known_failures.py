@@ -22,7 +22,6 @@ KNOWN_FAILURES = {
     },
     'comp_inline.inline_async': {
         '3.8 3.9 3.10': 'GET_AITER: not supported by the decompiler yet',
-        '3.15': 'GET_ANEXT: not supported by the decompiler yet',
     },
     'comp_inline.inline_closure_in_comp': {
         '3.12 3.13 3.14 3.15': 'LOAD_FAST_AND_CLEAR: an inlined comprehension that binds a cell variable of its function: not supported by the decompiler yet',
@@ -47,7 +46,11 @@ KNOWN_FAILURES = {
         '3.8 3.9 3.10 3.11 3.12 3.13 3.14': 'control flow too tangled to structure (duplication limit reached)',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
+    'exceptions.except_finally_return': {
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
+    },
     'exceptions.finally_copied_exits': {
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.11 3.12 3.13 3.14 3.15': 'a try or with body with several exits',
     },
     'exceptions.return_in_finally': {
@@ -66,33 +69,24 @@ KNOWN_FAILURES = {
     },
     'lang2_async.async_comprehensions': {
         '3.8 3.9 3.10': 'GET_AITER: not supported by the decompiler yet',
-        '3.15': 'GET_ANEXT: not supported by the decompiler yet',
     },
     'lang2_async.async_for_and_with_in_try': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.11': 'a with body whose normal exit does not call __exit__',
-        '3.14': 'LOAD_SPECIAL: not supported by the decompiler yet',
-        '3.15': 'GET_ANEXT: not supported by the decompiler yet',
     },
     'lang2_async.async_for_basic': {
         '3.8 3.9 3.10': 'GET_AITER: not supported by the decompiler yet',
-        '3.15': 'GET_ANEXT: not supported by the decompiler yet',
     },
     'lang2_async.async_for_break_else': {
         '3.8 3.9 3.10': 'GET_AITER: not supported by the decompiler yet',
-        '3.15': 'GET_ANEXT: not supported by the decompiler yet',
     },
     'lang2_async.async_for_nested_and_unpack': {
         '3.8 3.9 3.10': 'GET_AITER: not supported by the decompiler yet',
-        '3.15': 'GET_ANEXT: not supported by the decompiler yet',
     },
     'lang2_async.async_generator': {
         '3.8 3.9 3.10': 'GET_AITER: not supported by the decompiler yet',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'lang2_async.async_generator_dead_yield': {
         '3.8 3.9 3.10': 'GET_AITER: not supported by the decompiler yet',
-        '3.15': 'GET_ANEXT: not supported by the decompiler yet',
     },
     'lang2_async.async_generator_expression': {
         '3.8 3.9 3.10': 'GET_AITER: not supported by the decompiler yet',
@@ -100,15 +94,18 @@ KNOWN_FAILURES = {
     },
     'lang2_async.async_with_as': {
         '3.8 3.9 3.10': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'lang2_async.async_with_nested_sync_and_return': {
         '3.8 3.9 3.10': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'lang2_async.async_with_suppress_and_plain': {
         '3.8 3.9 3.10': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
+    },
+    'lang2_except_star.awith_in_loop_and_try': {
+        '3.11 3.12 3.13 3.14 3.15': 'a construct that recovery could not shape (`__with_exit__` left in the output)',
+    },
+    'lang2_except_star.star_conditional_handler_body': {
+        '3.11 3.12 3.13 3.14 3.15': 'a loop branch outside its loop header',
     },
     'match_more.captured_in_closure': {
         '3.10': 'MATCH_SEQUENCE: not supported by the decompiler yet',
@@ -141,47 +138,44 @@ KNOWN_FAILURES = {
     },
     'part2_async.agen_aclose_finally': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
     },
     'part2_async.agen_async_with_inside': {
         '3.8 3.9': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_async.agen_athrow_uncaught': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.15': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
     },
     'part2_async.agen_delegates_with_async_for': {
-        '3.8 3.9 3.15': 'GET_AITER: not supported by the decompiler yet',
+        '3.8 3.9': 'GET_AITER: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
     'part2_async.coro_async_comp_condition': {
-        '3.8 3.9 3.15': 'GET_AITER: not supported by the decompiler yet',
+        '3.8 3.9': 'GET_AITER: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
     'part2_async.coro_async_for': {
-        '3.8 3.9 3.15': 'GET_AITER: not supported by the decompiler yet',
+        '3.8 3.9': 'GET_AITER: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
     'part2_async.coro_async_for_break_else': {
-        '3.8 3.9 3.15': 'GET_AITER: not supported by the decompiler yet',
+        '3.8 3.9': 'GET_AITER: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
     'part2_async.coro_async_for_continue': {
-        '3.8 3.9 3.15': 'GET_AITER: not supported by the decompiler yet',
+        '3.8 3.9': 'GET_AITER: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
     'part2_async.coro_async_for_over_async_comp': {
-        '3.8 3.9 3.15': 'GET_AITER: not supported by the decompiler yet',
+        '3.8 3.9': 'GET_AITER: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
     'part2_async.coro_async_for_try_in_body': {
-        '3.8 3.9 3.15': 'GET_AITER: not supported by the decompiler yet',
+        '3.8 3.9': 'GET_AITER: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
     'part2_async.coro_async_for_tuple_target': {
-        '3.8 3.9 3.15': 'GET_AITER: not supported by the decompiler yet',
+        '3.8 3.9': 'GET_AITER: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
     'part2_async.coro_async_genexp': {
@@ -189,17 +183,16 @@ KNOWN_FAILURES = {
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
     'part2_async.coro_async_listcomp': {
-        '3.8 3.9 3.15': 'GET_AITER: not supported by the decompiler yet',
+        '3.8 3.9': 'GET_AITER: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
     'part2_async.coro_async_set_dict_comps': {
-        '3.8 3.9 3.15': 'GET_AITER: not supported by the decompiler yet',
+        '3.8 3.9': 'GET_AITER: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
     'part2_async.coro_async_with': {
         '3.8 3.9': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_async.coro_async_with_in_loop': {
         '3.8 3.9 3.11 3.12 3.13': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
@@ -210,19 +203,16 @@ KNOWN_FAILURES = {
     'part2_async.coro_async_with_nested_sync_with': {
         '3.8 3.9': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_async.coro_async_with_return': {
         '3.8 3.9 3.10': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_async.coro_async_with_two_items': {
         '3.8 3.9': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
-    'part2_async.coro_await_in_handler': {
-        '3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
+    'part2_async.coro_await_caught': {
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_async.coro_drives_nested_async_generator': {
         '3.8 3.9 3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
@@ -231,40 +221,17 @@ KNOWN_FAILURES = {
         '3.12 3.13 3.14': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
     },
     'part2_async.coro_nested_async_comprehension': {
-        '3.8 3.9 3.15': 'GET_AITER: not supported by the decompiler yet',
+        '3.8 3.9': 'GET_AITER: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
     'part2_async.coro_try_finally_await': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
     },
-    'part2_except_star.except_star_caught_in_caller': {
-        '3.11 3.12 3.13 3.14 3.15': 'CHECK_EG_MATCH: not supported by the decompiler yet',
+    'part2_async.sync_function_runs_coroutine': {
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
-    'part2_except_star.except_star_else_finally': {
-        '3.11 3.12 3.13 3.14 3.15': 'CHECK_EG_MATCH: not supported by the decompiler yet',
-    },
-    'part2_except_star.except_star_in_loop': {
-        '3.11 3.12 3.13 3.14': 'CHECK_EG_MATCH: not supported by the decompiler yet',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_except_star.except_star_naked_exception_wrapped': {
-        '3.11 3.12 3.13 3.14 3.15': 'CHECK_EG_MATCH: not supported by the decompiler yet',
-    },
-    'part2_except_star.except_star_one_type': {
-        '3.11 3.12 3.13 3.14 3.15': 'CHECK_EG_MATCH: not supported by the decompiler yet',
-    },
-    'part2_except_star.except_star_raise_in_handler': {
-        '3.11 3.12 3.13 3.14 3.15': 'CHECK_EG_MATCH: not supported by the decompiler yet',
-    },
-    'part2_except_star.except_star_reraise': {
-        '3.11 3.12 3.13 3.14 3.15': 'CHECK_EG_MATCH: not supported by the decompiler yet',
-    },
-    'part2_except_star.except_star_two_handlers': {
-        '3.11 3.12 3.13 3.14 3.15': 'CHECK_EG_MATCH: not supported by the decompiler yet',
-    },
-    'part2_except_star.except_star_unhandled_rest_propagates': {
-        '3.11 3.12 3.13 3.14 3.15': 'CHECK_EG_MATCH: not supported by the decompiler yet',
+    'part2_exceptions.assert_caught': {
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.break_in_finally_swallows': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -275,6 +242,15 @@ KNOWN_FAILURES = {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.11 3.12 3.13 3.14': 'a try or with body with several exits',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
+    },
+    'part2_exceptions.callee_reraises': {
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
+    },
+    'part2_exceptions.caught_across_frames': {
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
+    },
+    'part2_exceptions.caught_from_nested_function': {
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.context_from_finally': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -287,6 +263,24 @@ KNOWN_FAILURES = {
         '3.11 3.12 3.13 3.14': 'a try or with body with several exits',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
+    'part2_exceptions.except_named': {
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
+    },
+    'part2_exceptions.except_named_explicit_del': {
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
+    },
+    'part2_exceptions.except_named_implicit_del': {
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
+    },
+    'part2_exceptions.except_order_base_first': {
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
+    },
+    'part2_exceptions.except_same_name_as_argument': {
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
+    },
+    'part2_exceptions.exception_attributes': {
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
+    },
     'part2_exceptions.finally_order': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.11 3.12 3.13 3.14 3.15': 'a try or with body with several exits',
@@ -298,14 +292,35 @@ KNOWN_FAILURES = {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.11 3.12 3.13 3.14 3.15': 'the normal exit of a try/finally does not run the finally body',
     },
+    'part2_exceptions.finally_sees_loop_variable': {
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
+    },
     'part2_exceptions.handler_with_loop': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.11 3.12 3.13 3.14': 'a loop branch outside its loop header',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
+    'part2_exceptions.implicit_context': {
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
+    },
     'part2_exceptions.nested_try_in_finally': {
         '3.8 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.12 3.13 3.14 3.15': 'the normal exit of a try/finally does not run the finally body',
+    },
+    'part2_exceptions.nested_try_in_handler': {
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
+    },
+    'part2_exceptions.raise_class_not_instance': {
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
+    },
+    'part2_exceptions.raise_from': {
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
+    },
+    'part2_exceptions.raise_from_none': {
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
+    },
+    'part2_exceptions.raise_from_uncaught': {
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.raise_in_finally_replaces': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -313,9 +328,33 @@ KNOWN_FAILURES = {
     'part2_exceptions.reraise_after_inner_handler': {
         '3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
+    'part2_exceptions.reraise_conditionally': {
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
+    },
+    'part2_exceptions.reraise_named': {
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
+    },
+    'part2_exceptions.return_in_except': {
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
+    },
+    'part2_exceptions.return_in_try_with_finally': {
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
+    },
+    'part2_exceptions.return_value_evaluated_before_finally': {
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
+    },
+    'part2_exceptions.try_finally_logs_into_argument': {
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
+    },
+    'part2_exceptions.try_inside_if': {
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
+    },
     'part2_exceptions.while_retry': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.11 3.12 3.13 3.14 3.15': 'control flow too tangled to structure (duplication limit reached)',
+    },
+    'part2_flow.closure_with_try': {
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_flow.exception_in_condition': {
         '3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -337,6 +376,9 @@ KNOWN_FAILURES = {
         '3.14': 'LOAD_SPECIAL: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
+    'part2_flow.try_body_ends_in_raise': {
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
+    },
     'part2_flow.try_in_loop_with_finally_return': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.11 3.12 3.13 3.14': 'the normal exit of a try/finally does not run the finally body',
@@ -347,12 +389,18 @@ KNOWN_FAILURES = {
         '3.11 3.12 3.13 3.14 3.15': 'control flow too tangled to structure (duplication limit reached)',
     },
     'part2_generators.gen_throw_in_loop': {
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
         '3.11 3.12 3.13': 'the code after an except clause is not the code after its try',
     },
+    'part2_generators.gen_throw_reraised_changed': {
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
+    },
     'part2_generators.gen_try_finally_yields': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.11 3.12 3.13 3.14 3.15': 'the normal exit of a try/finally does not run the finally body',
+    },
+    'part2_generators.genexp_throw_into': {
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_match.match_as_patterns': {
         '3.10 3.11 3.12 3.13 3.14 3.15': 'MATCH_SEQUENCE: not supported by the decompiler yet',
@@ -402,13 +450,8 @@ KNOWN_FAILURES = {
     'part2_match.match_subject_expression': {
         '3.10': 'MATCH_SEQUENCE: not supported by the decompiler yet',
     },
-    'part2_py314.except_star_unparenthesized': {
-        '3.14 3.15': 'CHECK_EG_MATCH: not supported by the decompiler yet',
-    },
     'part2_with.try_in_with': {
         '3.10': 'SETUP_WITH: not supported by the decompiler yet',
-        '3.11 3.12 3.13': 'a with body that does not start by entering its manager',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_with.with_break_in_loop': {
         '3.8 3.9 3.10': 'SETUP_WITH: not supported by the decompiler yet',
@@ -431,6 +474,18 @@ KNOWN_FAILURES = {
         '3.8 3.9 3.10': 'SETUP_WITH: not supported by the decompiler yet',
         '3.11 3.12 3.13': 'a with body that does not start by entering its manager',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
+    },
+    'part2_with.with_raised_in_callee': {
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
+    },
+    'part2_with.with_return_inside': {
+        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
+    },
+    'part2_with.with_return_nested_two': {
+        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
+    },
+    'part2_wrong_tails.bare_raise_after_handler_in_handler': {
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_wrong_tails.with_return_in_handler': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
