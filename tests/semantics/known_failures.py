@@ -46,11 +46,7 @@ KNOWN_FAILURES = {
         '3.8 3.9 3.10 3.11 3.12 3.13 3.14': 'control flow too tangled to structure (duplication limit reached)',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
-    'exceptions.except_finally_return': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
     'exceptions.finally_copied_exits': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.11 3.12 3.13 3.14 3.15': 'a try or with body with several exits',
     },
     'exceptions.return_in_finally': {
@@ -211,9 +207,6 @@ KNOWN_FAILURES = {
         '3.8 3.9': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
-    'part2_async.coro_await_caught': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
     'part2_async.coro_drives_nested_async_generator': {
         '3.8 3.9 3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
@@ -227,12 +220,6 @@ KNOWN_FAILURES = {
     'part2_async.coro_try_finally_await': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
-    'part2_async.sync_function_runs_coroutine': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.assert_caught': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
     'part2_exceptions.break_in_finally_swallows': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.11 3.12 3.13 3.14': 'a loop branch outside its loop header',
@@ -242,15 +229,6 @@ KNOWN_FAILURES = {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.11 3.12 3.13 3.14': 'a try or with body with several exits',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_exceptions.callee_reraises': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.caught_across_frames': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.caught_from_nested_function': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.context_from_finally': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -263,24 +241,6 @@ KNOWN_FAILURES = {
         '3.11 3.12 3.13 3.14': 'a try or with body with several exits',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
-    'part2_exceptions.except_named': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.except_named_explicit_del': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.except_named_implicit_del': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.except_order_base_first': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.except_same_name_as_argument': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.exception_attributes': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
     'part2_exceptions.finally_order': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.11 3.12 3.13 3.14 3.15': 'a try or with body with several exits',
@@ -292,35 +252,14 @@ KNOWN_FAILURES = {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.11 3.12 3.13 3.14 3.15': 'the normal exit of a try/finally does not run the finally body',
     },
-    'part2_exceptions.finally_sees_loop_variable': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
     'part2_exceptions.handler_with_loop': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.11 3.12 3.13 3.14': 'a loop branch outside its loop header',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
-    'part2_exceptions.implicit_context': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
     'part2_exceptions.nested_try_in_finally': {
         '3.8 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.12 3.13 3.14 3.15': 'the normal exit of a try/finally does not run the finally body',
-    },
-    'part2_exceptions.nested_try_in_handler': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.raise_class_not_instance': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.raise_from': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.raise_from_none': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.raise_from_uncaught': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.raise_in_finally_replaces': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -328,33 +267,9 @@ KNOWN_FAILURES = {
     'part2_exceptions.reraise_after_inner_handler': {
         '3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
-    'part2_exceptions.reraise_conditionally': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.reraise_named': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.return_in_except': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.return_in_try_with_finally': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.return_value_evaluated_before_finally': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.try_finally_logs_into_argument': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.try_inside_if': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
     'part2_exceptions.while_retry': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.11 3.12 3.13 3.14 3.15': 'control flow too tangled to structure (duplication limit reached)',
-    },
-    'part2_flow.closure_with_try': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_flow.exception_in_condition': {
         '3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -376,9 +291,6 @@ KNOWN_FAILURES = {
         '3.14': 'LOAD_SPECIAL: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
-    'part2_flow.try_body_ends_in_raise': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
     'part2_flow.try_in_loop_with_finally_return': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.11 3.12 3.13 3.14': 'the normal exit of a try/finally does not run the finally body',
@@ -389,17 +301,10 @@ KNOWN_FAILURES = {
         '3.11 3.12 3.13 3.14 3.15': 'control flow too tangled to structure (duplication limit reached)',
     },
     'part2_generators.gen_throw_in_loop': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
         '3.11 3.12 3.13': 'the code after an except clause is not the code after its try',
     },
-    'part2_generators.gen_throw_reraised_changed': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
     'part2_generators.gen_try_finally_yields': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_generators.genexp_throw_into': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_match.match_as_patterns': {
@@ -474,18 +379,6 @@ KNOWN_FAILURES = {
         '3.8 3.9 3.10': 'SETUP_WITH: not supported by the decompiler yet',
         '3.11 3.12 3.13': 'a with body that does not start by entering its manager',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
-    },
-    'part2_with.with_raised_in_callee': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_with.with_return_inside': {
-        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
-    },
-    'part2_with.with_return_nested_two': {
-        '3.8': 'SETUP_WITH: not supported by the decompiler yet',
-    },
-    'part2_wrong_tails.bare_raise_after_handler_in_handler': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_wrong_tails.with_return_in_handler': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
