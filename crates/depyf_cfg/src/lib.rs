@@ -101,6 +101,24 @@ impl Block {
             Terminator::Return | Terminator::Raise => vec![],
         }
     }
+
+    /// The `i`-th successor in the order of [`Block::succs`], then (with `handlers`)
+    /// the exception handler; `None` past the last. Allocates nothing.
+    pub fn succ_at(&self, i: usize, handlers: bool) -> Option<BlockId> {
+        let normal = match self.term {
+            Terminator::FallThrough(b) | Terminator::Jump(b) => [Some(b), None],
+            Terminator::Branch { jump, fall } => [Some(jump), Some(fall)],
+            Terminator::Return | Terminator::Raise => [None, None],
+        };
+        let n = normal.iter().flatten().count();
+        if i < n {
+            normal[i]
+        } else if handlers && i == n {
+            self.handler.map(|h| h.target)
+        } else {
+            None
+        }
+    }
 }
 
 /// Why a CFG could not be built.
@@ -220,14 +238,6 @@ impl Cfg {
     }
 
     fn rpo(&self, handlers: bool) -> Vec<BlockId> {
-        let succs_of = |b: BlockId| {
-            let blk = &self.blocks[b.index()];
-            let mut s = blk.succs();
-            if handlers {
-                s.extend(blk.handler.map(|h| h.target));
-            }
-            s
-        };
         let mut seen = vec![false; self.blocks.len()];
         let mut post = Vec::with_capacity(self.blocks.len());
         let mut stack: Vec<(BlockId, usize)> = Vec::new();
@@ -237,10 +247,8 @@ impl Cfg {
         seen[0] = true;
         stack.push((BlockId(0), 0));
         while let Some((b, i)) = stack.pop() {
-            let succs = succs_of(b);
-            if i < succs.len() {
+            if let Some(s) = self.blocks[b.index()].succ_at(i, handlers) {
                 stack.push((b, i + 1));
-                let s = succs[i];
                 if !seen[s.index()] {
                     seen[s.index()] = true;
                     stack.push((s, 0));
@@ -263,7 +271,8 @@ impl Cfg {
         }
         let mut out = Vec::new();
         for &b in &rpo {
-            for s in self.blocks[b.index()].succs() {
+            let blk = &self.blocks[b.index()];
+            for s in (0..).map_while(|i| blk.succ_at(i, false)) {
                 if order[s.index()] <= order[b.index()] {
                     out.push((b, s));
                 }
@@ -466,6 +475,29 @@ mod tests {
         ];
         let cfg = Cfg::build(&ir).unwrap();
         assert_eq!(cfg.immediate_postdominators()[0], None);
+    }
+
+    #[test]
+    fn succ_at_lists_succs_then_the_handler() {
+        let ir = vec![
+            ins(0, Op::LoadFast(0)),
+            ins(2, Op::JumpIf { when: false, target: 8 }),
+            ins(4, Op::LoadConst(0)),
+            ins(6, Op::Return),
+            ins(8, Op::LoadConst(1)),
+            ins(10, Op::Return),
+            ins(12, Op::Raise(0)),
+        ];
+        let cfg = Cfg::build_with_ranges(&ir, &[(0, 4, 12, 0, false)]).unwrap();
+        for b in &cfg.blocks {
+            let plain: Vec<BlockId> = (0..).map_while(|i| b.succ_at(i, false)).collect();
+            assert_eq!(plain, b.succs());
+            let with: Vec<BlockId> = (0..).map_while(|i| b.succ_at(i, true)).collect();
+            assert_eq!(with, b.succs().into_iter().chain(b.handler.map(|h| h.target)).collect::<Vec<_>>());
+        }
+        assert_eq!(cfg.blocks[0].succ_at(2, true), Some(BlockId(3)));
+        assert_eq!(cfg.reverse_postorder_with_handlers().len(), 4);
+        assert_eq!(cfg.reverse_postorder().len(), 3);
     }
 
     #[test]
