@@ -1581,11 +1581,14 @@ fn finish_block(ctx: &mut Ctx<'_>, code: &mut BlockCode, assigns: Vec<(String, E
     }
 }
 
+/// Adds the temporaries (`__temp_*` names) that `s` reads to `reads`.
 fn stmt_reads(s: &Stmt, reads: &mut BTreeSet<String>) {
     let mut add = |e: &Expr| {
         e.walk(&mut |x| {
             if let Expr::Name(n) = x {
-                reads.insert(n.clone());
+                if n.starts_with("__temp_") && !reads.contains(n) {
+                    reads.insert(n.clone());
+                }
             }
         })
     };
@@ -1627,6 +1630,10 @@ fn stmt_reads(s: &Stmt, reads: &mut BTreeSet<String>) {
 
 /// Drops assignments of constants and variables to temporaries that nothing reads.
 fn drop_dead_temps(blocks: &mut [BlockCode]) {
+    let candidate = |s: &Stmt| matches!(s, Stmt::Assign(t, Expr::Const(_) | Expr::Name(_)) if matches!(t.as_slice(), [Expr::Name(n)] if n.starts_with("__temp_")));
+    if !blocks.iter().any(|b| b.stmts.iter().any(candidate)) {
+        return;
+    }
     loop {
         let mut reads = BTreeSet::new();
         for b in blocks.iter() {
