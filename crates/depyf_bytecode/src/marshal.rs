@@ -278,12 +278,12 @@ impl Reader<'_> {
             b'a' | b'A' => {
                 let n = self.length("an ASCII str length", 1)?;
                 let b = self.take(n, "ASCII str data")?;
-                Constant::Str(b.iter().map(|&c| char::from(c)).collect())
+                Constant::Str(ascii_str(b))
             }
             b'z' | b'Z' => {
                 let n = self.byte("a short ASCII str length")? as usize;
                 let b = self.take(n, "short ASCII str data")?;
-                Constant::Str(b.iter().map(|&c| char::from(c)).collect())
+                Constant::Str(ascii_str(b))
             }
             b'(' => {
                 let n = self.length("a tuple length", 1)?;
@@ -517,6 +517,15 @@ fn join_reprs(items: &[Constant], v: PythonVersion) -> String {
     items.iter().map(|c| constant_repr(c, v)).collect::<Vec<_>>().join(", ")
 }
 
+/// The str of marshal's ASCII types: copied as is (ASCII is UTF-8); a byte above
+/// 127, which CPython never writes there, is read as Latin-1.
+fn ascii_str(b: &[u8]) -> String {
+    match std::str::from_utf8(b) {
+        Ok(s) if b.is_ascii() => s.to_owned(),
+        _ => b.iter().map(|&c| char::from(c)).collect(),
+    }
+}
+
 /// A str constant from marshal's UTF-8 (`surrogatepass`) bytes. A Rust `String`
 /// cannot hold lone surrogates, so such a str becomes `Constant::Opaque` with type
 /// `str` whose `repr` is the Python literal (`'\ud800'`), which printers use as is.
@@ -636,6 +645,10 @@ mod tests {
         assert_eq!(load(b"g\x00\x00\x00\x00\x00\x00\xf8?").unwrap(), Constant::Float(1.5));
         assert_eq!(load(b"s\x02\x00\x00\x00ab").unwrap(), Constant::Bytes(b"ab".to_vec()));
         assert_eq!(load(b"u\x02\x00\x00\x00\xc3\xa9").unwrap(), Constant::Str("é".into()));
+        assert_eq!(load(b"z\x02ab").unwrap(), Constant::Str("ab".into()));
+        assert_eq!(load(b"a\x02\x00\x00\x00ab").unwrap(), Constant::Str("ab".into()));
+        // Not written by CPython: a byte above 127 in an ASCII str reads as Latin-1.
+        assert_eq!(load(b"z\x02a\xe9").unwrap(), Constant::Str("aé".into()));
     }
 
     #[test]
