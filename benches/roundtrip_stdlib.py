@@ -161,6 +161,7 @@ def main():
     ap.add_argument("--json", help="write the figures as JSON here")
     ap.add_argument("--failures", type=int, default=0, help="print this many failures of each kind")
     ap.add_argument("--diff", action="store_true", help="with --failures: show the first differing instruction")
+    ap.add_argument("--scope-only", action="store_true", help="with --failures: list only the failures of in-scope functions")
     args = ap.parse_args()
     if _core is None:
         raise SystemExit("depyf._core does not import here (build it with maturin develop, "
@@ -183,13 +184,16 @@ def main():
             continue
         for code, parents in functions(module):
             kinds = ["all"] + (["scope"] if in_scope(code) else [])
+            # Failures of this function go to `failures`, or nowhere with --scope-only
+            # when it is out of scope.
+            record = failures if not args.scope_only or "scope" in kinds else {k: [] for k in failures}
             for k in kinds:
                 stats[k]["functions"] += 1
             t0 = time.perf_counter()
             try:
                 res = _core.decompile(code)
             except _core.DecompilationError as e:
-                failures["decompile"].append(f"{path}:{code.co_firstlineno} {code.co_qualname if hasattr(code, 'co_qualname') else code.co_name}: {e}")
+                record["decompile"].append(f"{path}:{code.co_firstlineno} {code.co_qualname if hasattr(code, 'co_qualname') else code.co_name}: {e}")
                 continue
             finally:
                 dt = time.perf_counter() - t0
@@ -201,14 +205,14 @@ def main():
             try:
                 recompiled = compile(in_context(code, res.source, imports, parents), "<depyf>", "exec", dont_inherit=True)
             except SyntaxError as e:
-                failures["recompile"].append(f"{path}:{code.co_firstlineno} {code.co_name}: {e}")
+                record["recompile"].append(f"{path}:{code.co_firstlineno} {code.co_name}: {e}")
                 continue
             if code.co_name == "<module>":
                 new = recompiled
             else:
                 new = find_code(recompiled, code.co_name)
             if new is None:
-                failures["recompile"].append(f"{path}:{code.co_firstlineno} {code.co_name}: no code object of that name")
+                record["recompile"].append(f"{path}:{code.co_firstlineno} {code.co_name}: no code object of that name")
                 continue
             for k in kinds:
                 stats[k]["recompiled"] += 1
@@ -220,9 +224,9 @@ def main():
                 for k in kinds:
                     stats[k]["equivalent"] += 1
                 where = first_difference(code, new) if args.diff else ""
-                failures["differs"].append(f"{path}:{code.co_firstlineno} {code.co_name}: equivalent only{where}")
+                record["differs"].append(f"{path}:{code.co_firstlineno} {code.co_name}: equivalent only{where}")
             else:
-                failures["differs"].append(f"{path}:{code.co_firstlineno} {code.co_name}: {detail}")
+                record["differs"].append(f"{path}:{code.co_firstlineno} {code.co_name}: {detail}")
     v = sys.version_info
     print(f"CPython {v[0]}.{v[1]}.{v[2]}: {len(files)} modules")
     for k, s in stats.items():

@@ -29,6 +29,7 @@ pub(crate) fn rotated_while(body: &mut Vec<Stmt>) {
             }
             _ => {}
         }
+        tested_while(s);
         let Stmt::If(cond, then_body, else_body) = s else { continue };
         if !else_body.is_empty() || then_body.len() != 1 {
             continue;
@@ -52,6 +53,55 @@ pub(crate) fn rotated_while(body: &mut Vec<Stmt>) {
         }
         *s = Stmt::While(cond.clone(), new_body, Vec::new());
     }
+}
+
+/// Folds `while True: [if c: [...; continue]; break]` into `while c: [...]`: how
+/// structuring reads a loop whose header tests `c` and leaves the loop when it is
+/// false (CPython 3.8-3.9 `while c:`, which these versions don't rotate,
+/// `Python/compile.c` `compiler_while`). Both forms test `c` first on every
+/// iteration, run the body while it holds and leave otherwise.
+fn tested_while(s: &mut Stmt) {
+    let Stmt::While(Expr::Const(Constant::Bool(true)), body, orelse) = s else { return };
+    if !orelse.is_empty() {
+        return;
+    }
+    let Some(Stmt::If(cond, then_body, else_body)) = body.first() else { return };
+    if !else_body.is_empty() || then_body.last() != Some(&Stmt::Continue) {
+        return;
+    }
+    // What runs once `c` fails: the `else` clause, up to the `break` that leaves
+    // the loop, or ending the function; without `break`/`continue` of its own
+    // (they would mean the enclosing loop in an `else` clause).
+    let mut orelse = body[1..].to_vec();
+    match orelse.last() {
+        Some(Stmt::Break) => {
+            orelse.pop();
+        }
+        Some(Stmt::Return(_) | Stmt::Raise(..)) => {}
+        _ => return,
+    }
+    if loop_exits(&orelse) {
+        return;
+    }
+    let cond = cond.clone();
+    let mut new_body = then_body.clone();
+    crate::structure::drop_trailing_continue(&mut new_body);
+    if new_body.is_empty() {
+        new_body.push(Stmt::Pass);
+    }
+    *s = Stmt::While(cond, new_body, orelse);
+}
+
+/// Whether `body` has a `break` or `continue` outside the loops nested in it.
+fn loop_exits(body: &[Stmt]) -> bool {
+    body.iter().any(|s| match s {
+        Stmt::Break | Stmt::Continue => true,
+        Stmt::If(_, a, b) => loop_exits(a) || loop_exits(b),
+        Stmt::Try(b, hs, e, f) => loop_exits(b) || hs.iter().any(|h| loop_exits(&h.body)) || loop_exits(e) || loop_exits(f),
+        Stmt::With(_, b) => loop_exits(b),
+        Stmt::Match(_, cases) => cases.iter().any(|c| loop_exits(&c.body)),
+        _ => false,
+    })
 }
 
 /// `if c: [while True: ...; if not c: break]; T` followed by `T` (T ends in a

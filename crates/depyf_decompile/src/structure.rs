@@ -409,6 +409,63 @@ impl<'a> Structurer<'a> {
         }
     }
 
+    /// The block that `break` leads to in a `for` loop with an `else` clause, whose
+    /// body is `body` and whose exhausted iterator goes to `exhausted` (CPython
+    /// compiles `for x in it: ... else: E` as `FOR_ITER` jumping to `E`, which falls
+    /// into the block after the statement, the target of every `break`). `None` when
+    /// no such block is certain. The paths that leave the body elsewhere than at
+    /// `exhausted` are followed (through the blocks that `if` arms inside the body
+    /// reach before their `break`) up to the first blocks that are either reached
+    /// from `exhausted` (the `else` clause falls into them) or the header or follow
+    /// of an enclosing loop (a `break` that leads to the enclosing loop's `continue`
+    /// or `break`, which the body cannot write itself); paths that end in
+    /// `return`/`raise` don't count. The answer is the one such block, if there is
+    /// exactly one and it is not `exhausted`. Any such block gives correct code:
+    /// edges to it become `break`, the `else` region stops at it and the statement
+    /// goes on there.
+    fn for_else_follow(&self, exhausted: BlockId, body: &BTreeSet<BlockId>) -> Option<BlockId> {
+        let mut seen: BTreeSet<BlockId> = BTreeSet::new();
+        let mut work: Vec<BlockId> = body.iter().flat_map(|b| self.cfg.blocks[b.index()].succs()).filter(|s| !body.contains(s) && *s != exhausted).collect();
+        let mut found: BTreeSet<BlockId> = BTreeSet::new();
+        while let Some(x) = work.pop() {
+            if self.rpo_index[x.index()] == usize::MAX || !seen.insert(x) {
+                continue;
+            }
+            // CPython 3.12+ `break` first pops the iterator (`POP_TOP`) in a block of its own.
+            let y = self.skip_empty(x);
+            let outer = self.loops.iter().any(|l| l.header == y || l.follow == Some(y));
+            if outer || self.reaches(exhausted, y) {
+                found.insert(y);
+                continue;
+            }
+            if !self.latches[x.index()].is_empty() {
+                return None;
+            }
+            work.extend(self.cfg.blocks[x.index()].succs().into_iter().filter(|s| !body.contains(s)));
+        }
+        match found.into_iter().collect::<Vec<_>>().as_slice() {
+            [a] if *a != exhausted => Some(*a),
+            _ => None,
+        }
+    }
+
+    /// Follows blocks without statements (that only drop stack values) that have one
+    /// predecessor and jump on, to where they lead, possibly a loop header.
+    fn skip_empty(&self, mut b: BlockId) -> BlockId {
+        for _ in 0..8 {
+            let block = &self.cfg.blocks[b.index()];
+            let code = &self.rec.blocks[b.index()];
+            if block.preds.len() != 1 || !code.stmts.is_empty() || !self.latches[b.index()].is_empty() || code.collapsed_to.is_some() || code.error.is_some() {
+                break;
+            }
+            match block.term {
+                Terminator::Jump(s) | Terminator::FallThrough(s) => b = s,
+                _ => break,
+            }
+        }
+        b
+    }
+
     /// Emits the loop whose header is `h`; returns the block after it.
     fn emit_loop(&mut self, out: &mut Vec<Stmt>, h: BlockId, err: &dyn Fn(&str) -> DecompileError) -> Result<Option<BlockId>, DecompileError> {
         let body_set = self.loop_body(h);
@@ -417,12 +474,19 @@ impl<'a> Structurer<'a> {
             let (iter, item) = (iter.clone(), item.clone());
             let pre = code.stmts.clone();
             out.extend(pre);
-            self.loops.push(LoopCtx { header: h, follow: Some(jump), body: body_set });
+            let after = self.for_else_follow(jump, &body_set);
+            self.loops.push(LoopCtx { header: h, follow: Some(after.unwrap_or(jump)), body: body_set });
             let mut body = Vec::new();
             let r = self.region_into(&mut body, fall, None, false, err);
             self.loops.pop();
             r?;
             drop_trailing_continue(&mut body);
+            // `for ...: ... else: ...`: the exhausted iterator runs the `else` region
+            // up to the block that `break` leads to.
+            let mut orelse = Vec::new();
+            if let Some(a) = after {
+                self.region_into(&mut orelse, jump, Some(a), false, err)?;
+            }
             // `for x in it:` when the body starts by storing the item.
             let target = match body.first() {
                 Some(Stmt::Assign(t, Expr::Name(n))) if *n == item && t.len() == 1 && !mentions(&body[1..], &item) => {
@@ -432,8 +496,8 @@ impl<'a> Structurer<'a> {
                 }
                 _ => Expr::name(&item),
             };
-            out.push(Stmt::For(target, iter, body, Vec::new()));
-            return Ok(Some(jump));
+            out.push(Stmt::For(target, iter, body, orelse));
+            return Ok(Some(after.unwrap_or(jump)));
         }
         // `while True:`; its follow is the first block outside the loop that the body
         // branches to.
@@ -443,10 +507,25 @@ impl<'a> Structurer<'a> {
             .filter(|s| !body_set.contains(s))
             // Handler code that re-raises is no way out of the loop.
             .filter(|s| self.rpo_index[s.index()] != usize::MAX || !matches!(self.cfg.blocks[s.index()].term, Terminator::Raise))
+            // A `break` compiled as a jump block of its own (CPython 3.12+
+            // `JUMP_FORWARD` after a failed test) leaves for where that block leads.
+            .map(|s| if self.rpo_index[s.index()] == usize::MAX { s } else { self.skip_empty(s) })
+            .filter(|s| !body_set.contains(s))
             .collect();
         exits.sort();
         exits.dedup();
-        let follow = exits.first().copied();
+        let mut follow = exits.first().copied();
+        // `while c: ... else: E` (CPython 3.8-3.9, unrotated): the header's test leaves
+        // for `E`, which falls into the target of `break`; that target is the follow,
+        // so the body reads `if c: ...; continue` then `E; break`, which
+        // `idioms::rotated_while` folds into `while c: ... else: E`.
+        if let (Terminator::Branch { jump, .. }, [_, _, ..]) = (self.cfg.blocks[h.index()].term, exits.as_slice()) {
+            if !body_set.contains(&jump) && self.rec.blocks[h.index()].stmts.is_empty() {
+                if let Some(a) = self.for_else_follow(jump, &body_set) {
+                    follow = Some(a);
+                }
+            }
+        }
         self.loops.push(LoopCtx { header: h, follow, body: body_set });
         let mut body = Vec::new();
         let r = self.region_into(&mut body, h, None, true, err);
@@ -467,7 +546,7 @@ fn mentions(body: &[Stmt], name: &str) -> bool {
 }
 
 /// A `continue` that ends a loop body (or every branch at its end) is implied.
-fn drop_trailing_continue(body: &mut Vec<Stmt>) {
+pub(crate) fn drop_trailing_continue(body: &mut Vec<Stmt>) {
     match body.last_mut() {
         Some(Stmt::Continue) => {
             body.pop();

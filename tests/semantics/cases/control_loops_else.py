@@ -1,0 +1,79 @@
+"""Control flow of loops with `else` and `break` nested in other loops, and other
+flow that must structure without an error (issue #4, part 1)."""
+
+from _sem import case
+
+
+@case(((1, 2), ("a", "b")), ((0, 0), ()), ((), (1,)))
+def nested_for_else_return(xs, ys):
+    for y in ys:
+        for x in xs:
+            if x:
+                break
+        else:
+            return 1
+    return 2
+
+
+@case(((1, 0), (1, 2)), ((0, 0), (3,)), ((), ()))
+def nested_for_else_call(xs, ys):
+    out = []
+    for y in ys:
+        for x in xs:
+            if x:
+                out.append((x, y))
+                break
+        else:
+            out.append(y)
+    return out
+
+
+class _Base:
+    a = None
+    b = 1
+
+
+class _Derived(_Base):
+    c = 2
+
+
+@case((_Derived, "a"), (_Derived, "b", "c"), (_Derived, "zz"), (_Derived,))
+def for_else_break_inside_if(C, *methods):
+    mro = C.__mro__
+    for method in methods:
+        for B in mro:
+            if method in B.__dict__:
+                if B.__dict__[method] is None:
+                    return NotImplemented
+                break
+        else:
+            return NotImplemented
+    return True
+
+
+@case(([3, 4, 5], 4), ([1], 9), ([], 0))
+def for_else_then_statement(xs, target):
+    found = -1
+    for i, x in enumerate(xs):
+        if x == target:
+            found = i
+            break
+    else:
+        found = -2
+    found += 10
+    return found
+
+
+@case(([[1, 2], [3, 4]], 3), ([[1]], 5), ([], 1))
+def for_else_break_to_outer_break(rows, target):
+    hits = []
+    for row in rows:
+        for v in row:
+            if v == target:
+                break
+        else:
+            hits.append(row)
+            continue
+        hits.append("found")
+        break
+    return hits
