@@ -208,31 +208,67 @@ pub(crate) const ASSERTION_ERROR: &str = "<AssertionError>";
 
 /// Folds `if not c: raise AssertionError(msg)` (CPython's `assert c, msg`, whose
 /// `LOAD_ASSERTION_ERROR` no name lookup can shadow) into `assert c, msg`, everywhere
-/// in `body`.
-pub(crate) fn asserts(body: &mut [Stmt]) {
-    for s in body.iter_mut() {
-        match s {
+/// in `body`. Also the shapes structuring gives when the compiler placed the raise
+/// after the code that follows the `assert` (CPython 3.12+ moves such cold blocks to
+/// the end, `Python/flowgraph.c` `push_cold_blocks_to_end`): `if c: T else: raise
+/// AssertionError(msg)`, and `if c: T` followed by that raise where `T` does not fall
+/// through; both become `assert c, msg` followed by `T`; and `if not c: raise
+/// AssertionError(msg) else: E` (an `elif` chain read from the test that follows
+/// the `assert`) becomes `assert c, msg` followed by `E`.
+pub(crate) fn asserts(body: &mut Vec<Stmt>) {
+    let mut i = 0;
+    while i < body.len() {
+        match &mut body[i] {
             Stmt::If(_, a, b) | Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => {
                 asserts(a);
                 asserts(b);
             }
-            Stmt::Try(..) | Stmt::With(..) => {
+            s @ (Stmt::Try(..) | Stmt::With(..)) => {
                 for b in s.bodies_mut() {
                     asserts(b);
                 }
             }
             _ => {}
         }
-        let Stmt::If(cond, then_body, else_body) = s else { continue };
-        if !else_body.is_empty() {
+        let Stmt::If(_, then_body, else_body) = &body[i] else {
+            i += 1;
+            continue;
+        };
+        if let Some(msg) = assertion_raise(then_body) {
+            // `if not c: raise AssertionError` [`else: E`]: `assert c` [then `E`].
+            let Stmt::If(cond, _, else_body) = body.remove(i) else { unreachable!("matched above") };
+            body.splice(i..i, std::iter::once(Stmt::Assert(negate(cond), msg)).chain(else_body));
+            i += 1;
             continue;
         }
-        let msg = match then_body.as_slice() {
-            [Stmt::Raise(Some(Expr::Name(n)), None)] if n == ASSERTION_ERROR => None,
-            [Stmt::Raise(Some(Expr::Call(f, args, kws)), None)] if f.is_name(ASSERTION_ERROR) && args.len() == 1 && kws.is_empty() => Some(args[0].clone()),
-            _ => continue,
+        // `if c: T else: raise` / `if c: T` + `raise`, with `T` ending in a jump.
+        let (tail_raise, msg) = match assertion_raise(else_body) {
+            Some(msg) => (false, msg),
+            None => match body.get(i + 1..i + 2).and_then(assertion_raise) {
+                Some(msg) if else_body.is_empty() && crate::structure::ends_control(then_body) => (true, msg),
+                _ => {
+                    i += 1;
+                    continue;
+                }
+            },
         };
-        *s = Stmt::Assert(negate(cond.clone()), msg);
+        let Stmt::If(cond, then_body, _) = body.remove(i) else { unreachable!("matched above") };
+        if tail_raise {
+            body.remove(i);
+        }
+        body.splice(i..i, std::iter::once(Stmt::Assert(cond, msg)).chain(then_body));
+        // The statements of `T` are visited in turn (an `assert` may follow).
+        i += 1;
+    }
+}
+
+/// `Some(msg)` when `body` is exactly `raise AssertionError` (`msg` `None`) or
+/// `raise AssertionError(msg)`, raised through `LOAD_ASSERTION_ERROR`.
+fn assertion_raise(body: &[Stmt]) -> Option<Option<Expr>> {
+    match body {
+        [Stmt::Raise(Some(Expr::Name(n)), None)] if n == ASSERTION_ERROR => Some(None),
+        [Stmt::Raise(Some(Expr::Call(f, args, kws)), None)] if f.is_name(ASSERTION_ERROR) && args.len() == 1 && kws.is_empty() => Some(Some(args[0].clone())),
+        _ => None,
     }
 }
 

@@ -514,7 +514,12 @@ impl<'a> Structurer<'a> {
             .collect();
         exits.sort();
         exits.dedup();
-        let mut follow = exits.first().copied();
+        // A block that only raises and is reached from one place (an `assert`'s
+        // raise, which CPython 3.12+ moves after the loop, `Python/flowgraph.c`
+        // `push_cold_blocks_to_end`) is written where it is reached, not as the
+        // target of `break`.
+        let lone_raise = |x: &BlockId| matches!(self.cfg.blocks[x.index()].term, Terminator::Raise) && self.cfg.blocks[x.index()].preds.len() == 1;
+        let mut follow = exits.iter().find(|x| !lone_raise(x)).or(exits.first()).copied();
         // `while c: ... else: E` (CPython 3.8-3.9, unrotated): the header's test leaves
         // for `E`, which falls into the target of `break`; that target is the follow,
         // so the body reads `if c: ...; continue` then `E; break`, which

@@ -77,3 +77,38 @@ def for_else_break_to_outer_break(rows, target):
         hits.append("found")
         break
     return hits
+
+
+@case((1, None, None), (2, None, None), (3, 0, None), (4, 5, 0))
+def assert_in_elif_branch(t, k, d):
+    out = []
+    if t in (1, 2):
+        if k is None:
+            out.append(3)
+    else:
+        assert t > 2, "t"
+        if k is not None:
+            out.append(k)
+    if t == 4 and d is not None:
+        out.append("d")
+    return out
+
+
+@case(("fzq",), ("zz",), ("",))
+def assert_in_loop(fmt):
+    new = []
+    z = None
+    i = 0
+    while i < len(fmt):
+        ch = fmt[i]
+        i += 1
+        if ch == "f":
+            new.append(1)
+        elif ch == "z":
+            if z is None:
+                z = ""
+            assert "%" not in z
+            new.append(z)
+        else:
+            new.append(3)
+    return new
