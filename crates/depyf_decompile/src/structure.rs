@@ -188,6 +188,17 @@ impl<'a> Structurer<'a> {
                     return Ok(());
                 }
             }
+            if let Some((inner, exit, to_inner)) = self.pretest_of(b) {
+                if self.loops.last().is_some_and(|l| l.header == inner) {
+                    // `continue` of a rotated `while c:` (CPython 3.10+): the test
+                    // again, leaving the loop when it fails.
+                    let mut leave = Vec::new();
+                    self.region_into(&mut leave, exit, None, false, err)?;
+                    out.push(Stmt::If(negate(to_inner), leave, Vec::new()));
+                    out.push(Stmt::Continue);
+                    return Ok(());
+                }
+            }
             if let Some(h) = self.try_start(b) {
                 // A loop whose blocks are all in the `try` is inside it.
                 let loop_first = !entering_loop && !self.latches[b.index()].is_empty() && !self.loop_body(b).iter().all(|x| self.protected_by(*x, h));
@@ -195,7 +206,11 @@ impl<'a> Structurer<'a> {
                     return self.emit_try(out, b, h, stop, entering_loop, err);
                 }
             }
-            if !self.latches[b.index()].is_empty() && !entering_loop {
+            // A `for` whose body never loops back (every path returns, raises or
+            // breaks) is a loop all the same: its header has no back edge.
+            let for_header = self.rec.blocks[b.index()].for_loop.is_some() && matches!(self.cfg.blocks[b.index()].term, Terminator::Branch { .. });
+            let pretest = self.pretest_of(b).is_some();
+            if (!self.latches[b.index()].is_empty() && !pretest || for_header) && !entering_loop {
                 match self.emit_loop(out, b, err)? {
                     Some(next) => {
                         b = next;
@@ -466,6 +481,36 @@ impl<'a> Structurer<'a> {
         b
     }
 
+    /// `Some((inner, exit, cond))` when `t` is the test before a rotated `while c:`
+    /// loop that `continue` jumps back to (CPython 3.10+ `compiler_while` tests `c`
+    /// at the top, where `continue` goes, and again at the bottom, whose back edge
+    /// goes to the body): a block of no statements that branches to `inner` (a loop
+    /// header it dominates, when `cond` holds) or to `exit`, and whose back edges all
+    /// come from code that `inner` dominates. Such a test is no loop of its own:
+    /// edges to it from `inner`'s loop read `if not cond: <exit>` then `continue`.
+    fn pretest_of(&self, t: BlockId) -> Option<(BlockId, BlockId, Expr)> {
+        if self.latches[t.index()].is_empty() {
+            return None;
+        }
+        let code = &self.rec.blocks[t.index()];
+        if !code.stmts.is_empty() || code.for_loop.is_some() || code.collapsed_to.is_some() || code.error.is_some() {
+            return None;
+        }
+        let cond = code.fall_condition.clone()?;
+        let Terminator::Branch { jump, fall } = self.cfg.blocks[t.index()].term else { return None };
+        let (inner, exit, cond) = if !self.latches[fall.index()].is_empty() && fall != t {
+            (fall, jump, cond)
+        } else if !self.latches[jump.index()].is_empty() && jump != t {
+            (jump, fall, negate(cond))
+        } else {
+            return None;
+        };
+        if self.rec.blocks[inner.index()].for_loop.is_some() || !self.dominates(t, inner) || exit == inner || exit == t {
+            return None;
+        }
+        self.latches[t.index()].iter().all(|&l| l != t && self.dominates(inner, l)).then_some((inner, exit, cond))
+    }
+
     /// Emits the loop whose header is `h`; returns the block after it.
     fn emit_loop(&mut self, out: &mut Vec<Stmt>, h: BlockId, err: &dyn Fn(&str) -> DecompileError) -> Result<Option<BlockId>, DecompileError> {
         let body_set = self.loop_body(h);
@@ -500,7 +545,14 @@ impl<'a> Structurer<'a> {
             return Ok(Some(after.unwrap_or(jump)));
         }
         // `while True:`; its follow is the first block outside the loop that the body
-        // branches to.
+        // branches to. The loop of a test before it that `continue` goes to (see
+        // `pretest_of`) is part of it.
+        let mut body_set = body_set;
+        for &p in &self.cfg.blocks[h.index()].preds {
+            if self.pretest_of(p).is_some_and(|(inner, ..)| inner == h) {
+                body_set.extend(self.loop_body(p));
+            }
+        }
         let mut exits: Vec<BlockId> = body_set
             .iter()
             .flat_map(|b| self.cfg.blocks[b.index()].succs())

@@ -112,3 +112,69 @@ def assert_in_loop(fmt):
         else:
             new.append(3)
     return new
+
+
+class _Sections(dict):
+    def sections(self):
+        return list(self)
+
+
+@case((_Sections(a=1, b=2),), (_Sections(),))
+def for_body_never_loops(d):
+    for key in d.sections():
+        value = d[key]
+        del d[key]
+        return key, value
+    raise KeyError
+
+
+@case(([0, 1],), ([3],), ([],))
+def for_breaks_at_first_item(xs):
+    for x in xs:
+        if x:
+            return x
+        break
+    return None
+
+
+@case(("ab=\nc=4=41=\n\nx=",), ("",), ("=",))
+def while_continue_in_for(encoded):
+    eol = "|"
+    decoded = ""
+    for line in encoded.splitlines():
+        line = line.rstrip()
+        if not line:
+            decoded += eol
+            continue
+        i = 0
+        n = len(line)
+        while i < n:
+            c = line[i]
+            if c != "=":
+                decoded += c
+                i += 1
+            elif i + 1 == n:
+                i += 1
+                continue
+            else:
+                decoded += c.upper()
+                i += 1
+            if i == n:
+                decoded += eol
+    return decoded
+
+
+@case((5,), (0,), (12,))
+def while_continue_then_else(n):
+    out = []
+    i = 0
+    while i < n:
+        i += 1
+        if i % 3 == 0:
+            continue
+        if i > 10:
+            break
+        out.append(i)
+    else:
+        out.append("done")
+    return out
