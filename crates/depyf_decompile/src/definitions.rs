@@ -132,6 +132,19 @@ fn clauses(stmts: &[Stmt], gens: &mut Vec<Comprehension>, t: &str, kind: &str) -
             gens.last_mut()?.ifs.push(negate(c.clone()));
             clauses(rest, gens, t, kind)
         }
+        // An element `a if c else b` whose test has several blocks (`c` an `and`/`or`):
+        // recovery keeps the value in a temporary that both arms store.
+        [Stmt::If(c, a, b), last] => {
+            let ([Stmt::Assign(ta, ea)], [Stmt::Assign(tb, eb)]) = (a.as_slice(), b.as_slice()) else { return None };
+            let ([Expr::Name(na)], [Expr::Name(nb)]) = (ta.as_slice(), tb.as_slice()) else { return None };
+            if na != nb || !na.starts_with("__temp_") {
+                return None;
+            }
+            match clauses(std::slice::from_ref(last), gens, t, kind)? {
+                Element::One(Expr::Name(n)) if n == *na => Some(Element::One(Expr::IfExp(Box::new(c.clone()), Box::new(ea.clone()), Box::new(eb.clone())))),
+                _ => None,
+            }
+        }
         // What a generator expression yields (its YIELD_VALUE read as a store to `.0`).
         [Stmt::Assign(targets, e)] if kind == "<genexpr>" && matches!(targets.as_slice(), [Expr::Name(n)] if n == ".0") => Some(Element::One(e.clone())),
         [Stmt::Expr(Expr::Call(f, args, kws))] if kws.is_empty() && args.len() == 1 => {

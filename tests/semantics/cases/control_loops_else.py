@@ -178,3 +178,13 @@ def while_continue_then_else(n):
     else:
         out.append("done")
     return out
+
+
+@case(("a b", "x  "), ("", ""), ("  ", " y"))
+def genexp_ternary_with_and(s, tag_s):
+    return "".join(c if tag_c == " " and c.isspace() else tag_c for c, tag_c in zip(s, tag_s))
+
+
+@case(([1, 0, None, 3],),)
+def listcomp_ternary_with_or(xs):
+    return [x if x is None or x > 1 else -1 for x in xs]
