@@ -4,36 +4,17 @@
 def loops(n):
     out = []
     i = 0
-    if i < n:
-        while True:
-            i += 1
-            if i == 3:
-                for j in range(n):
-                    if not j or out:
-                        if j > 5:
-                            out.append(j)
-                            continue
+    while i < n:
+        i += 1
+        if i == 3:
+            for j in range(n):
+                if not j or out:
+                    if j > 5:
+                        out.append(j)
                         continue
-                    out.append(j)
-                return out
-            if not i < n:
-                out.append(-1)
-                for j in range(n):
-                    if not j or out:
-                        if j > 5:
-                            out.append(j)
-                            continue
-                        continue
-                    out.append(j)
-                return out
-        for j in range(n):
-            if not j or out:
-                if j > 5:
-                    out.append(j)
                     continue
-                continue
-            out.append(j)
-        return out
+                out.append(j)
+            return out
     out.append(-1)
     for j in range(n):
         if not j or out:

@@ -4,28 +4,12 @@
 def loops(n):
     out = []
     i = 0
-    while True:
-        if i < n:
-            i += 1
-            if i == 3:
-                for j in range(n):
-                    if not j or out:
-                        if j > 5:
-                            out.append(j)
-                            continue
-                        continue
-                    out.append(j)
-                return out
-            continue
+    while i < n:
+        i += 1
+        if i == 3:
+            break
+    else:
         out.append(-1)
-        for j in range(n):
-            if not j or out:
-                if j > 5:
-                    out.append(j)
-                    continue
-                continue
-            out.append(j)
-        return out
     for j in range(n):
         if not j or out:
             if j > 5:
