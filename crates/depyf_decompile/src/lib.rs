@@ -287,6 +287,41 @@ fn drop_tail_returns(body: &mut Vec<Stmt>) {
     }
 }
 
+/// Whether `ir` ends with a `return None` that no path reaches: CPython 3.8-3.9 add
+/// it after the last statement unless that statement is a `return` (`Python/compile.c`
+/// `assemble`, `if (!c->u->u_curblock->b_return)`), so it stays after an `if`/`else`
+/// whose branches all return, and the peephole optimizer keeps it (a jump target
+/// starts its block). A heuristic that only chooses between two forms that run
+/// the same (see [`final_else`]).
+fn dead_final_return(code: &CodeObject, ir: &[depyf_ir::IrInstr]) -> bool {
+    let [.., before, load, ret] = ir else { return false };
+    let Op::LoadConst(k) = load.op else { return false };
+    matches!(code.co_consts.get(k), Some(Constant::None))
+        && ret.op == Op::Return
+        && matches!(before.op, Op::Return | Op::Raise(_))
+        // Only unreachable jumps go there (3.8-3.9 keep the `JUMP_FORWARD` that ends
+        // an `if` branch after its `raise`).
+        && ir.iter().enumerate().all(|(k, i)| i.op.jump_target() != Some(load.offset) || k > 0 && matches!(ir[k - 1].op, Op::Return | Op::Raise(_)))
+}
+
+/// `if c: A` (`A` never falls through) followed by statements that end in a `return`,
+/// at the end of a function body, becomes `if c: A else: <those statements>`: the two
+/// run the same, and only the second leaves the unreachable `return None` that
+/// [`dead_final_return`] found (3.8-3.9).
+fn final_else(body: &mut Vec<Stmt>) {
+    if !matches!(body.last(), Some(Stmt::Return(_))) {
+        return;
+    }
+    let Some(k) = body.iter().rposition(|s| matches!(s, Stmt::If(_, a, e) if e.is_empty() && structure::ends_control(a))) else { return };
+    if k + 1 >= body.len() {
+        return;
+    }
+    let tail: Vec<Stmt> = body.drain(k + 1..).collect();
+    if let Some(Stmt::If(_, _, e)) = body.last_mut() {
+        *e = tail;
+    }
+}
+
 /// Whether a module or class body still has a `return` (inside a loop): structuring
 /// copied the body's end into a loop exit, which such a body cannot express.
 fn loop_return(body: &[Stmt]) -> bool {
@@ -346,6 +381,9 @@ pub(crate) fn recover_body_with(
     }
     if code.co_flags & (co_flags::OPTIMIZED | co_flags::NEWLOCALS) != 0 {
         drop_tail_returns(&mut body);
+        if code.version <= depyf_bytecode::PythonVersion::PY39 && dead_final_return(code, &ir) {
+            final_else(&mut body);
+        }
     }
     if code.co_flags & (co_flags::OPTIMIZED | co_flags::NEWLOCALS) == 0 {
         drop_implicit_returns(&mut body);

@@ -188,3 +188,14 @@ def genexp_ternary_with_and(s, tag_s):
 @case(([1, 0, None, 3],),)
 def listcomp_ternary_with_or(xs):
     return [x if x is None or x > 1 else -1 for x in xs]
+
+
+@case((1, 0), (0, 1), (0, 0), (2, 3))
+def if_elif_else_all_leave(a, b):
+    if a:
+        return 1
+    elif b:
+        raise ValueError(b)
+    else:
+        y = a + b
+        return y
