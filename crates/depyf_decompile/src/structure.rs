@@ -28,6 +28,9 @@ struct LoopCtx {
     /// Where `break` goes; `None` when the loop is only left by `return`/`raise`.
     follow: Option<BlockId>,
     body: BTreeSet<BlockId>,
+    /// Copies of the code after a `for` loop that CPython made at a `break` (see
+    /// [`Structurer::break_copies`]): reaching one is `break`.
+    copies: Vec<BlockId>,
 }
 
 /// The deepest nesting of regions the structurer follows. CPython's tokenizer allows
@@ -183,7 +186,7 @@ impl<'a> Structurer<'a> {
                     out.push(Stmt::Continue);
                     return Ok(());
                 }
-                if Some(b) == l.follow {
+                if Some(b) == l.follow || l.copies.contains(&b) {
                     out.push(Stmt::Break);
                     return Ok(());
                 }
@@ -464,6 +467,33 @@ impl<'a> Structurer<'a> {
         }
     }
 
+    /// Blocks that leave the body `body` of a `for` loop as copies of `exhausted`,
+    /// the block after the loop (a `return` of its own): CPython 3.11+ copies a small
+    /// exit block into each jump to it (`Python/flowgraph.c`
+    /// `inline_small_exit_blocks`), so `break` followed by `return x` after the loop
+    /// becomes a block that pops the iterator (its first op) and returns `x`, on the
+    /// line of the original. A `return x` written in the loop evaluates `x` before
+    /// the pop (or, for a constant, keeps its own line). Reading the copy as `break`
+    /// or as the `return` it holds runs the same.
+    fn break_copies(&self, exhausted: BlockId, body: &BTreeSet<BlockId>) -> Vec<BlockId> {
+        let mut out: Vec<BlockId> = body
+            .iter()
+            .flat_map(|b| self.cfg.blocks[b.index()].succs())
+            .filter(|s| !body.contains(s) && *s != exhausted && self.rpo_index[s.index()] != usize::MAX)
+            .filter(|s| {
+                let blk = &self.cfg.blocks[s.index()];
+                blk.preds.len() == 1
+                    && self.ir[blk.start..blk.end].iter().find(|i| i.op != depyf_ir::Op::Nop).is_some_and(|i| i.op == depyf_ir::Op::PopTop)
+                    && matches!(blk.term, Terminator::Return)
+                    && matches!(self.cfg.blocks[exhausted.index()].term, Terminator::Return)
+                    && self.same_exit(*s, exhausted)
+            })
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
     /// Follows blocks without statements (that only drop stack values) that have one
     /// predecessor and jump on, to where they lead, possibly a loop header.
     fn skip_empty(&self, mut b: BlockId) -> BlockId {
@@ -520,7 +550,8 @@ impl<'a> Structurer<'a> {
             let pre = code.stmts.clone();
             out.extend(pre);
             let after = self.for_else_follow(jump, &body_set);
-            self.loops.push(LoopCtx { header: h, follow: Some(after.unwrap_or(jump)), body: body_set });
+            let copies = if after.is_none() { self.break_copies(jump, &body_set) } else { Vec::new() };
+            self.loops.push(LoopCtx { header: h, follow: Some(after.unwrap_or(jump)), body: body_set, copies });
             let mut body = Vec::new();
             let r = self.region_into(&mut body, fall, None, false, err);
             self.loops.pop();
@@ -583,7 +614,7 @@ impl<'a> Structurer<'a> {
                 }
             }
         }
-        self.loops.push(LoopCtx { header: h, follow, body: body_set });
+        self.loops.push(LoopCtx { header: h, follow, body: body_set, copies: Vec::new() });
         let mut body = Vec::new();
         let r = self.region_into(&mut body, h, None, true, err);
         self.loops.pop();

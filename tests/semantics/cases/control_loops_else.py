@@ -199,3 +199,13 @@ def if_elif_else_all_leave(a, b):
     else:
         y = a + b
         return y
+
+
+@case((["a", "b", "c"], 2), (["a"], None), ([], 0))
+def for_break_then_return(items, maxlines):
+    lines = []
+    for lineno, item in enumerate(items, 1):
+        if maxlines is not None and lineno > maxlines:
+            break
+        lines.append(item)
+    return lines
