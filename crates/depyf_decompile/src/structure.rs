@@ -603,6 +603,23 @@ impl<'a> Structurer<'a> {
         // target of `break`.
         let lone_raise = |x: &BlockId| matches!(self.cfg.blocks[x.index()].term, Terminator::Raise) && self.cfg.blocks[x.index()].preds.len() == 1;
         let mut follow = exits.iter().find(|x| !lone_raise(x)).or(exits.first()).copied();
+        // A rotated `while c:` (CPython 3.10+) leaves where its bottom test, the
+        // branch of a back edge, fails: that is the block after the loop; other exits
+        // (CPython's copies of a small exit block at a `break`) are written in place.
+        let bottom: Vec<BlockId> = self.latches[h.index()]
+            .iter()
+            .filter_map(|l| match self.cfg.blocks[l.index()].term {
+                Terminator::Branch { jump, fall } if jump == h => Some(self.skip_empty(fall)),
+                Terminator::Branch { jump, fall } if fall == h => Some(self.skip_empty(jump)),
+                _ => None,
+            })
+            .filter(|x| exits.contains(x))
+            .collect();
+        if let [first, rest @ ..] = bottom.as_slice() {
+            if rest.iter().all(|x| x == first) {
+                follow = Some(*first);
+            }
+        }
         // `while c: ... else: E` (CPython 3.8-3.9, unrotated): the header's test leaves
         // for `E`, which falls into the target of `break`; that target is the follow,
         // so the body reads `if c: ...; continue` then `E; break`, which

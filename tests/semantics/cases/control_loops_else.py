@@ -209,3 +209,27 @@ def for_break_then_return(items, maxlines):
             break
         lines.append(item)
     return lines
+
+
+class _Waiter:
+    def __init__(self, done):
+        self._done = done
+        self.result = "unset"
+
+    def done(self):
+        return self._done
+
+    def set_result(self, r):
+        self.result = r
+
+
+@case(([True, False, False],), ([True],), ([],))
+def while_break_at_function_end(flags):
+    ws = list(map(_Waiter, flags))
+    waiters = list(ws)
+    while waiters:
+        waiter = waiters.pop(0)
+        if not waiter.done():
+            waiter.set_result(None)
+            break
+    return list(map(vars, ws)), len(waiters)
