@@ -38,14 +38,6 @@ KNOWN_FAILURES = {
     'constants.displays_with_unpacking': {
         '3.8': 'BUILD_LIST_UNPACK: not supported by the decompiler yet',
     },
-    'control.nested_loops': {
-        '3.8 3.9 3.12 3.13 3.14': 'control flow too tangled to structure (duplication limit reached)',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'control.nested_loops_with_else': {
-        '3.8 3.9 3.10 3.11 3.12 3.13 3.14': 'control flow too tangled to structure (duplication limit reached)',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
     'exceptions.finally_copied_exits': {
         '3.11 3.12 3.13 3.14 3.15': 'a try or with body with several exits',
     },
@@ -221,9 +213,7 @@ KNOWN_FAILURES = {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.break_in_finally_swallows': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.11 3.12 3.13 3.14': 'a loop branch outside its loop header',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.break_in_try_finally': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -252,11 +242,6 @@ KNOWN_FAILURES = {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.11 3.12 3.13 3.14 3.15': 'the normal exit of a try/finally does not run the finally body',
     },
-    'part2_exceptions.handler_with_loop': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.11 3.12 3.13 3.14': 'a loop branch outside its loop header',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
     'part2_exceptions.nested_try_in_finally': {
         '3.8 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.12 3.13 3.14 3.15': 'the normal exit of a try/finally does not run the finally body',
@@ -276,9 +261,7 @@ KNOWN_FAILURES = {
         '3.12 3.13 3.14 3.15': 'a try or with body with several exits',
     },
     'part2_flow.finally_with_loop_inside': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.11 3.12 3.13 3.14': 'a loop branch outside its loop header',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_flow.nested_loops_break_from_handler': {
         '3.8 3.9': 'SETUP_FINALLY: not supported by the decompiler yet',
