@@ -92,9 +92,6 @@ KNOWN_FAILURES = {
     'lang2_except_star.awith_in_loop_and_try': {
         '3.11 3.12 3.13 3.14 3.15': 'a construct that recovery could not shape (`__with_exit__` left in the output)',
     },
-    'lang2_except_star.star_conditional_handler_body': {
-        '3.11 3.12 3.13 3.14 3.15': 'a loop branch outside its loop header',
-    },
     'match_more.captured_in_closure': {
         '3.10': 'MATCH_SEQUENCE: not supported by the decompiler yet',
     },
