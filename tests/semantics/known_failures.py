@@ -288,7 +288,7 @@ KNOWN_FAILURES = {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_match.match_as_patterns': {
-        '3.10 3.11 3.12 3.13 3.14 3.15': 'MATCH_SEQUENCE: not supported by the decompiler yet',
+        '3.10': 'MATCH_SEQUENCE: not supported by the decompiler yet',
     },
     'part2_match.match_builtin_classes': {
         '3.10': 'MATCH_CLASS: not supported by the decompiler yet',
@@ -315,13 +315,13 @@ KNOWN_FAILURES = {
         '3.10': 'MATCH_MAPPING: not supported by the decompiler yet',
     },
     'part2_match.match_mapping_rest': {
-        '3.10 3.11 3.12 3.13 3.14 3.15': 'MATCH_MAPPING: not supported by the decompiler yet',
+        '3.10': 'MATCH_MAPPING: not supported by the decompiler yet',
     },
     'part2_match.match_nested_sequence': {
         '3.10': 'MATCH_SEQUENCE: not supported by the decompiler yet',
     },
     'part2_match.match_or_patterns': {
-        '3.10 3.11 3.12 3.13 3.14 3.15': 'MATCH_SEQUENCE: not supported by the decompiler yet',
+        '3.10': 'MATCH_SEQUENCE: not supported by the decompiler yet',
     },
     'part2_match.match_sequence': {
         '3.10': 'MATCH_SEQUENCE: not supported by the decompiler yet',

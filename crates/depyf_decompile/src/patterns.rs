@@ -1,4 +1,4 @@
-//! `match` statements (CPython 3.11+).
+//! `match` statements (CPython 3.11-3.15).
 //!
 //! CPython compiles each `case` into: `COPY 1` of the subject (all cases but the last
 //! one that tests it), the pattern's tests, each jumping on failure to a chain of
@@ -9,20 +9,24 @@
 //! `Python/codegen.c`).
 //!
 //! [`rewrite`] runs on the normalized ops before the CFG is built: it reads each
-//! case's pattern region by interpreting its ops on a small symbolic stack of pattern
+//! case's pattern code by interpreting its ops on a small symbolic stack of pattern
 //! nodes (so that the order of rotations and stores is taken from the code, not
-//! assumed), checks that every failure jump clears exactly what is on the stack and
-//! reaches the same next case, and replaces the region by one [`Op::MatchCase`] and a
-//! jump to that next case. Recovery turns it into the condition
-//! `__match__(subject, id)`, structuring into an `if`/`else` chain, and [`fold`]
-//! turns that chain into a [`Stmt::Match`]. Shapes not understood are left alone (and
-//! fail later on their `MATCH_*` op with a DecompilationError).
+//! assumed), following every path: a failed test clears exactly what is on the stack
+//! and reaches either the next case or, for an or-pattern, the next alternative
+//! (`COPY 1` of the or-pattern's subject, CPython `compiler_pattern_or`). The nodes of
+//! the paths that succeed are merged by identity (the op that made them), so that the
+//! copies of one node are the alternatives of `|` or the sub-pattern of `as`. The
+//! pattern code is replaced by one [`Op::MatchCase`], a jump to that next case and,
+//! where the success paths join after other code, a jump to the body. Recovery turns
+//! it into the condition `__match__(subject, id)`, structuring into an `if`/`else`
+//! chain, and [`fold`] turns that chain into a [`Stmt::Match`]. Shapes not understood
+//! are left alone (and fail later on their `MATCH_*` op with a DecompilationError).
 //!
 //! Supported patterns: capture, wildcard, literal and value patterns inside others,
-//! `None`/`True`/`False`, sequences (with `*name`), mappings without `**rest`, class
-//! patterns with positional and keyword sub-patterns, `as` on sub-patterns. Not yet:
-//! or-patterns, `*_` in sequences (compiled with subscripts), `**rest`, value keys
-//! (`{Color.RED: x}`), top-level literal/capture cases mixed with the others.
+//! `None`/`True`/`False`, sequences (with `*name` or `*_`), mappings (with `**rest`),
+//! class patterns with positional and keyword sub-patterns, `as`, or-patterns (with
+//! captures, nested). Not yet: value keys (`{Color.RED: x}`), top-level literal or
+//! capture cases mixed with the others, CPython 3.10.
 
 use depyf_bytecode::{CodeObject, Constant};
 use depyf_ir::{CmpOp, IrInstr, Op};
@@ -39,20 +43,34 @@ pub(crate) struct CasePattern {
     pub copy: bool,
 }
 
-#[derive(Clone, Debug)]
+/// A node's identity, the same on every path through the pattern code: the index of
+/// the op that made it and its position among that op's results.
+type Key = (usize, usize);
+
+#[derive(Clone, Debug, PartialEq)]
 enum Kind {
     Unknown,
     Seq { items: Vec<usize>, star: Option<usize>, len: Option<(bool, usize)>, tested: bool, subs: Vec<(i64, usize)> },
-    Map { keys: Vec<Expr>, vals: Vec<usize>, len: Option<usize>, tested: bool },
+    /// `deleted`: the keys removed from the copy that makes `**rest` (all of `keys`,
+    /// in order, when `rest` is captured).
+    Map { keys: Vec<Expr>, vals: Vec<usize>, len: Option<usize>, tested: bool, rest: Option<String>, deleted: Vec<Expr>, copied: bool },
     Class { cls: Expr, npos: usize, names: Vec<String>, items: Vec<usize> },
     Value(Expr),
     Singleton(Expr),
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 struct Node {
     kind: Kind,
     capture: Option<String>,
+    /// The node this one is a `COPY 1` of (the sub-pattern of an `as` pattern, or one
+    /// alternative of an or-pattern).
+    copy_of: Option<usize>,
+    /// Creation order on its path.
+    order: usize,
+    /// Made by an or-alternative that failed on this path.
+    failed: bool,
+    key: Key,
 }
 
 #[derive(Clone, Debug)]
@@ -66,20 +84,44 @@ enum V {
     Values(usize),
     /// `len(node) - k`: the index of an item after a `*_`.
     FromEnd(usize, i64),
+    /// A fresh empty dict (`BUILD_MAP 0` of `**rest`).
+    NewDict,
+    /// The `**rest` dict of a mapping node.
+    Rest(usize),
 }
 
+/// The symbolic state of one path through a case's pattern code.
+#[derive(Clone)]
 struct Sim<'a> {
     code: &'a CodeObject,
-    nodes: Vec<Node>,
+    keys: &'a std::cell::RefCell<std::collections::HashMap<Key, usize>>,
+    nodes: std::collections::BTreeMap<usize, Node>,
     stack: Vec<V>,
-    /// Failure jumps: (target offset, items on the stack when taken).
-    fails: Vec<(u32, usize)>,
+    /// A name was stored on this path (no test may follow).
+    stored: bool,
+    /// Tests whose failure jumps were taken or followed.
+    fails: usize,
+    /// Nodes made on this path so far.
+    made: usize,
 }
 
 impl Sim<'_> {
-    fn new_node(&mut self) -> usize {
-        self.nodes.push(Node { kind: Kind::Unknown, capture: None });
-        self.nodes.len() - 1
+    fn new_node(&mut self, key: Key, copy_of: Option<usize>) -> Option<usize> {
+        let id = {
+            let mut keys = self.keys.borrow_mut();
+            let next = keys.len();
+            *keys.entry(key).or_insert(next)
+        };
+        let order = self.made;
+        self.made += 1;
+        if self.nodes.insert(id, Node { kind: Kind::Unknown, capture: None, copy_of, order, failed: false, key }).is_some() {
+            return None;
+        }
+        Some(id)
+    }
+
+    fn node(&mut self, n: usize) -> &mut Node {
+        self.nodes.get_mut(&n).expect("a node of this path")
     }
 
     fn pop(&mut self) -> Option<V> {
@@ -101,16 +143,25 @@ impl Sim<'_> {
         self.code.co_names.get(i).cloned()
     }
 
-    /// Interprets one op; `None` when it is not part of a known pattern shape.
-    fn step(&mut self, op: &Op) -> Option<()> {
+    /// Interprets the op at index `k` (not a jump); `None` when it is not part of a
+    /// known pattern shape.
+    fn step(&mut self, k: usize, op: &Op) -> Option<()> {
         match *op {
             Op::Nop => {}
-            Op::Copy(1) => {
-                let top = self.stack.last()?.clone();
-                if matches!(top, V::Test | V::Len(_)) {
-                    return None;
+            Op::Copy(1) => match self.stack.last()?.clone() {
+                V::Test | V::Len(_) | V::FromEnd(..) | V::NewDict => return None,
+                V::Node(n) => {
+                    let m = self.new_node((k, 0), Some(n))?;
+                    self.stack.push(V::Node(m));
                 }
-                self.stack.push(top);
+                top => self.stack.push(top),
+            },
+            // Copies of the `**rest` dict to delete the keys from.
+            Op::Copy(n) => {
+                let n = n as usize;
+                let v = self.stack.len().checked_sub(n).map(|i| self.stack[i].clone())?;
+                let V::Rest(_) = v else { return None };
+                self.stack.push(v);
             }
             Op::Swap(n) => {
                 let n = n as usize;
@@ -122,10 +173,10 @@ impl Sim<'_> {
             }
             Op::MatchSequence | Op::MatchMapping => {
                 let V::Node(n) = *self.stack.last()? else { return None };
-                let node = &mut self.nodes[n];
+                let node = self.node(n);
                 match (&node.kind, op) {
                     (Kind::Unknown, Op::MatchSequence) => node.kind = Kind::Seq { items: Vec::new(), star: None, len: None, tested: true, subs: Vec::new() },
-                    (Kind::Unknown, _) => node.kind = Kind::Map { keys: Vec::new(), vals: Vec::new(), len: None, tested: true },
+                    (Kind::Unknown, _) => node.kind = Kind::Map { keys: Vec::new(), vals: Vec::new(), len: None, tested: true, rest: None, deleted: Vec::new(), copied: false },
                     _ => return None,
                 }
                 self.stack.push(V::Test);
@@ -156,7 +207,7 @@ impl Sim<'_> {
                     (V::Len(n), V::Const(Constant::Int(k)), CmpOp::Eq | CmpOp::Ge) => {
                         let k = usize::try_from(k).ok()?;
                         let exact = cmp == CmpOp::Eq;
-                        match &mut self.nodes[n].kind {
+                        match &mut self.node(n).kind {
                             Kind::Seq { len, .. } if len.is_none() => *len = Some((exact, k)),
                             Kind::Map { len, .. } if len.is_none() && !exact => *len = Some(k),
                             _ => return None,
@@ -173,16 +224,6 @@ impl Sim<'_> {
                 }
                 self.stack.push(V::Test);
             }
-            Op::JumpIf { when: false, target } => {
-                let V::Test = self.pop()? else { return None };
-                self.fails.push((target, self.stack.len()));
-            }
-            // `None` as a sub-pattern: `POP_JUMP_IF_NOT_NONE` on the item.
-            Op::JumpIfNone { when: false, target } => {
-                let n = self.pop_node()?;
-                self.set_kind(n, Kind::Singleton(Expr::Const(Constant::None)))?;
-                self.fails.push((target, self.stack.len()));
-            }
             // Items of a sequence with `*_` are read by index (`len(s) - k` after it).
             Op::Binary(depyf_ir::BinOp::Sub, false) => {
                 let V::Const(Constant::Int(k)) = self.pop()? else { return None };
@@ -194,25 +235,28 @@ impl Sim<'_> {
             }
             Op::BinarySubscr => {
                 let idx = self.pop()?;
-                let n = self.pop_node()?;
-                let at = match idx {
-                    V::Const(Constant::Int(i)) if i >= 0 => i,
-                    V::FromEnd(m, k) if m == n => -k,
+                let read = self.pop_node()?;
+                // The item is read from a `COPY 1` of the sequence, dropped here.
+                let node = self.nodes.get(&read)?;
+                let n = match node.copy_of {
+                    Some(n) if node.kind == Kind::Unknown && node.capture.is_none() => n,
                     _ => return None,
                 };
-                let child = self.new_node();
-                match &mut self.nodes[n].kind {
+                if self.nodes.values().any(|x| x.copy_of == Some(read)) {
+                    return None;
+                }
+                self.nodes.remove(&read);
+                let at = match idx {
+                    V::Const(Constant::Int(i)) if i >= 0 => i,
+                    V::FromEnd(m, k) if m == n || m == read => -k,
+                    _ => return None,
+                };
+                let child = self.new_node((k, 0), None)?;
+                match &mut self.node(n).kind {
                     Kind::Seq { items, star: None, len: Some((false, _)), subs, .. } if items.is_empty() && !subs.iter().any(|(i, _)| *i == at) => subs.push((at, child)),
                     _ => return None,
                 }
                 self.stack.push(V::Node(child));
-            }
-            Op::JumpIfNone { when: true, target } => {
-                match self.pop()? {
-                    V::Attrs(_) | V::Values(_) => {}
-                    _ => return None,
-                }
-                self.fails.push((target, self.stack.len()));
             }
             Op::MatchClass(npos) => {
                 let V::Const(Constant::Tuple(names)) = self.pop()? else { return None };
@@ -231,7 +275,7 @@ impl Sim<'_> {
             Op::MatchKeys => {
                 let V::Const(Constant::Tuple(keys)) = self.stack.last()?.clone() else { return None };
                 let V::Node(n) = self.stack[self.stack.len().checked_sub(2)?] else { return None };
-                let Kind::Map { keys: k, .. } = &mut self.nodes[n].kind else { return None };
+                let Kind::Map { keys: k, .. } = &mut self.node(n).kind else { return None };
                 if !k.is_empty() || keys.iter().any(|c| matches!(c, Constant::Tuple(_) | Constant::FrozenSet(_) | Constant::Code(_) | Constant::Slice(_) | Constant::Opaque { .. })) {
                     return None;
                 }
@@ -240,17 +284,26 @@ impl Sim<'_> {
             }
             Op::UnpackSequence(c) => {
                 let c = c as usize;
-                let children: Vec<usize> = (0..c).map(|_| self.new_node()).collect();
-                match self.pop()? {
-                    V::Node(n) => match &mut self.nodes[n].kind {
+                let top = self.pop()?;
+                // The keys tuple of a mapping, unpacked to delete them from `**rest`.
+                if let V::Const(Constant::Tuple(items)) = top {
+                    if items.len() != c {
+                        return None;
+                    }
+                    self.stack.extend(items.into_iter().rev().map(V::Const));
+                    return Some(());
+                }
+                let children: Vec<usize> = (0..c).map(|i| self.new_node((k, i), None)).collect::<Option<_>>()?;
+                match top {
+                    V::Node(n) => match &mut self.node(n).kind {
                         Kind::Seq { items, len: Some((true, l)), star: None, .. } if items.is_empty() && *l == c => *items = children.clone(),
                         _ => return None,
                     },
-                    V::Attrs(n) => match &mut self.nodes[n].kind {
+                    V::Attrs(n) => match &mut self.node(n).kind {
                         Kind::Class { npos, names, items, .. } if items.is_empty() && *npos + names.len() == c => *items = children.clone(),
                         _ => return None,
                     },
-                    V::Values(n) => match &mut self.nodes[n].kind {
+                    V::Values(n) => match &mut self.node(n).kind {
                         Kind::Map { keys, vals, .. } if vals.is_empty() && keys.len() == c => *vals = children.clone(),
                         _ => return None,
                     },
@@ -260,61 +313,123 @@ impl Sim<'_> {
             }
             Op::UnpackEx(before, after) => {
                 let (before, after) = (before as usize, after as usize);
-                let children: Vec<usize> = (0..before + after + 1).map(|_| self.new_node()).collect();
+                let children: Vec<usize> = (0..before + after + 1).map(|i| self.new_node((k, i), None)).collect::<Option<_>>()?;
                 let n = self.pop_node()?;
-                match &mut self.nodes[n].kind {
-                    Kind::Seq { items, len: Some((false, l)), star: None, .. } if items.is_empty() && *l == before + after => {
+                match &mut self.node(n).kind {
+                    Kind::Seq { items, len: Some((false, l)), star, .. } if items.is_empty() && star.is_none() && *l == before + after => {
                         *items = children.clone();
-                        if let Kind::Seq { star, .. } = &mut self.nodes[n].kind {
-                            *star = Some(before);
-                        }
+                        *star = Some(before);
                     }
                     _ => return None,
                 }
                 self.stack.extend(children.iter().rev().map(|&x| V::Node(x)));
             }
+            // `**rest`: `BUILD_MAP 0`, the subject moved above it, `DICT_UPDATE 2`.
+            Op::BuildMap(0) => self.stack.push(V::NewDict),
+            Op::DictUpdate(2, false) => {
+                let n = self.pop_node()?;
+                let at = self.stack.len().checked_sub(2)?;
+                let V::NewDict = self.stack[at] else { return None };
+                match &mut self.node(n).kind {
+                    Kind::Map { copied, vals, keys, .. } if !*copied && vals.len() == keys.len() => *copied = true,
+                    _ => return None,
+                }
+                self.stack[at] = V::Rest(n);
+            }
+            Op::DeleteSubscr => {
+                let V::Const(key) = self.pop()? else { return None };
+                let V::Rest(n) = self.pop()? else { return None };
+                let Kind::Map { deleted, .. } = &mut self.node(n).kind else { return None };
+                deleted.push(Expr::Const(key));
+            }
             Op::PopTop => match self.pop()? {
-                V::Test | V::Len(_) | V::FromEnd(..) => return None,
+                V::Test | V::Len(_) | V::FromEnd(..) | V::NewDict | V::Rest(_) => return None,
                 // `Cls()`, `Cls(_, _)`, `{k: _}`: the attributes or values are dropped
                 // unread (all wildcards).
-                V::Attrs(n) => match &mut self.nodes[n].kind {
+                V::Attrs(n) => match &mut self.node(n).kind {
                     Kind::Class { npos, names, items, .. } if items.is_empty() => *items = (0..*npos + names.len()).map(|_| usize::MAX).collect(),
                     _ => return None,
                 },
-                V::Values(n) => match &mut self.nodes[n].kind {
+                V::Values(n) => match &mut self.node(n).kind {
                     Kind::Map { keys, vals, .. } if vals.is_empty() => *vals = keys.iter().map(|_| usize::MAX).collect(),
                     _ => return None,
                 },
                 _ => {}
             },
             Op::StoreFast(i) | Op::StoreDeref(i) => {
-                let n = self.pop_node()?;
                 let name = self.local(i)?;
-                self.capture(n, name)?;
+                self.store(name)?;
             }
             Op::StoreName(i) | Op::StoreGlobal(i) => {
-                let n = self.pop_node()?;
                 let name = self.name(i)?;
-                self.capture(n, name)?;
+                self.store(name)?;
             }
             _ => return None,
         }
         Some(())
     }
 
-    fn set_kind(&mut self, n: usize, kind: Kind) -> Option<()> {
-        if !matches!(self.nodes[n].kind, Kind::Unknown) {
-            return None;
+    /// A store of the top of the stack: a captured node or the `**rest` dict.
+    fn store(&mut self, name: String) -> Option<()> {
+        self.stored = true;
+        match self.pop()? {
+            V::Node(n) => {
+                let node = self.node(n);
+                if node.capture.is_some() {
+                    return None;
+                }
+                node.capture = Some(name);
+            }
+            V::Rest(n) => match &mut self.node(n).kind {
+                Kind::Map { rest: rest @ None, .. } => *rest = Some(name),
+                _ => return None,
+            },
+            _ => return None,
         }
-        self.nodes[n].kind = kind;
         Some(())
     }
 
-    fn capture(&mut self, n: usize, name: String) -> Option<()> {
-        if self.nodes[n].capture.is_some() {
+    fn set_kind(&mut self, n: usize, kind: Kind) -> Option<()> {
+        let node = self.node(n);
+        if !matches!(node.kind, Kind::Unknown) {
             return None;
         }
-        self.nodes[n].capture = Some(name);
+        node.kind = kind;
+        Some(())
+    }
+
+    /// An or-alternative failed and the next one starts: the nodes made since the
+    /// latest copy of the or-pattern's subject (on top) belong to the failed one.
+    fn fail_alternative(&mut self) -> Option<()> {
+        let V::Node(top) = *self.stack.last()? else { return None };
+        let from = self.nodes.values().filter(|x| x.copy_of == Some(top) && !x.failed).map(|x| x.order).max()?;
+        for x in self.nodes.values_mut() {
+            if x.order >= from {
+                x.failed = true;
+            }
+        }
+        Some(())
+    }
+}
+
+/// The nodes of the patterns that succeed on some path, merged by identity.
+struct Merged {
+    nodes: std::collections::BTreeMap<usize, Node>,
+}
+
+impl Merged {
+    /// Adds the live nodes of one successful path; `None` when a node differs from
+    /// the same node on another path.
+    fn add(&mut self, sim: &Sim) -> Option<()> {
+        for (&id, n) in sim.nodes.iter().filter(|(_, n)| !n.failed) {
+            match self.nodes.get(&id) {
+                Some(m) if m.kind != n.kind || m.capture != n.capture || m.copy_of != n.copy_of => return None,
+                Some(_) => {}
+                None => {
+                    self.nodes.insert(id, n.clone());
+                }
+            }
+        }
         Some(())
     }
 
@@ -324,17 +439,29 @@ impl Sim<'_> {
         if n == usize::MAX {
             return Some(Pattern::Wildcard);
         }
-        let node = &self.nodes[n];
-        let base = match &node.kind {
-            Kind::Unknown => {
+        let node = self.nodes.get(&n)?;
+        // Copies: the sub-pattern of `as`, or the alternatives of `|` (in code order).
+        let mut copies: Vec<(Key, usize)> = self.nodes.iter().filter(|(_, x)| x.copy_of == Some(n)).map(|(&id, x)| (x.key, id)).collect();
+        copies.sort_unstable();
+        let copies: Vec<usize> = copies.into_iter().map(|(_, id)| id).collect();
+        let inner = match copies.len() {
+            0 => None,
+            1 if node.capture.is_some() => Some(self.pattern(copies[0])?),
+            1 => return None,
+            _ => Some(Pattern::Or(copies.iter().map(|&c| self.pattern(c)).collect::<Option<Vec<_>>>()?)),
+        };
+        let base = match (&node.kind, inner) {
+            (Kind::Unknown, Some(p)) => p,
+            (_, Some(_)) => return None,
+            (Kind::Unknown, None) => {
                 return Some(match &node.capture {
                     Some(c) => Pattern::Capture(c.clone()),
                     None => Pattern::Wildcard,
                 })
             }
-            Kind::Value(e) => Pattern::Value(e.clone()),
-            Kind::Singleton(e) => Pattern::Singleton(e.clone()),
-            Kind::Seq { items, star, len, tested, subs } => {
+            (Kind::Value(e), None) => Pattern::Value(e.clone()),
+            (Kind::Singleton(e), None) => Pattern::Singleton(e.clone()),
+            (Kind::Seq { items, star, len, tested, subs }, None) => {
                 if !tested {
                     return None;
                 }
@@ -346,13 +473,12 @@ impl Sim<'_> {
                         _ => return None,
                     };
                     let before = subs.iter().filter(|(i, _)| *i >= 0).map(|(i, _)| *i as usize + 1).max().unwrap_or(0);
-                    let after = l.checked_sub(before)?;
+                    l.checked_sub(before)?;
                     let mut pats = vec![Pattern::Wildcard; l];
                     for &(i, c) in subs {
                         let pos = if i >= 0 { i as usize } else { l.checked_sub(i.unsigned_abs() as usize).filter(|p| *p >= before)? };
                         pats[pos] = self.pattern(c)?;
                     }
-                    let _ = after;
                     return Some(self.wrap(n, Pattern::Sequence(pats, Some((before, None)))));
                 }
                 if let (None, Some((true, l)), true) = (star, len, items.is_empty()) {
@@ -368,8 +494,8 @@ impl Sim<'_> {
                 let mut star_out = None;
                 for (i, &c) in items.iter().enumerate() {
                     if Some(i) == *star {
-                        let cn = &self.nodes[c];
-                        if !matches!(cn.kind, Kind::Unknown) {
+                        let cn = self.nodes.get(&c)?;
+                        if !matches!(cn.kind, Kind::Unknown) || self.nodes.values().any(|x| x.copy_of == Some(c)) {
                             return None;
                         }
                         star_out = Some((i, cn.capture.clone()));
@@ -379,17 +505,23 @@ impl Sim<'_> {
                 }
                 Pattern::Sequence(pats, star_out)
             }
-            Kind::Map { keys, vals, len, tested } => {
+            (Kind::Map { keys, vals, len, tested, rest, deleted, copied }, None) => {
                 if !tested || keys.len() != vals.len() || (!keys.is_empty() && *len != Some(keys.len())) || (keys.is_empty() && len.is_some()) {
                     return None;
+                }
+                // `**rest`: a copy without exactly the matched keys, stored.
+                match rest {
+                    Some(_) if *copied && deleted == keys => {}
+                    None if !*copied && deleted.is_empty() => {}
+                    _ => return None,
                 }
                 let mut items = Vec::new();
                 for (k, &v) in keys.iter().zip(vals) {
                     items.push((k.clone(), self.pattern(v)?));
                 }
-                Pattern::Mapping(items, None)
+                Pattern::Mapping(items, rest.clone())
             }
-            Kind::Class { cls, npos, names, items } => {
+            (Kind::Class { cls, npos, names, items }, None) => {
                 if items.len() != npos + names.len() {
                     return None;
                 }
@@ -411,58 +543,170 @@ impl Sim<'_> {
 
     /// `base as name` when node `n` is captured too.
     fn wrap(&self, n: usize, base: Pattern) -> Pattern {
-        match &self.nodes[n].capture {
+        match &self.nodes[&n].capture {
             Some(c) => Pattern::As(Box::new(base), c.clone()),
             None => base,
         }
     }
 }
 
+/// Where one case's pattern code was read: see [`read_case`].
+struct Region {
+    pattern: Pattern,
+    /// Index of the first op after the pattern on the kept success path.
+    end: usize,
+    /// Index of the next case, reached by every failure.
+    next: usize,
+    /// Ops of the pattern (all paths), to clear.
+    ops: std::collections::BTreeSet<usize>,
+}
+
+/// Index of the op at byte offset `target`, when it is after index `from`.
+fn forward(ir: &[IrInstr], from: usize, target: u32) -> Option<usize> {
+    let j = ir.iter().position(|x| x.offset == target)?;
+    (j > from).then_some(j)
+}
+
 /// Reads the pattern of a case whose pattern ops start at `ir[from]` with the subject
-/// (or its copy) on top of the stack. Returns the pattern, the index after its region
-/// and the index of the next case that every failure reaches.
-fn read_case(code: &CodeObject, ir: &[IrInstr], from: usize) -> Option<(Pattern, usize, usize)> {
-    let mut sim = Sim { code, nodes: Vec::new(), stack: Vec::new(), fails: Vec::new() };
-    let root = sim.new_node();
+/// (or its copy) on top of the stack, following every path through the tests: a
+/// failed test's jump clears its stack items with `POP_TOP`s and reaches either the
+/// next case (the stack empty) or the next alternative of an or-pattern (`COPY 1` of
+/// the or-pattern's subject). Paths of different alternatives may join (CPython
+/// 3.10-3.11 jump to one end) or end in copies of the same code (3.12+ duplicates
+/// small exit blocks, CPython `Python/flowgraph.c`); the copies must be equal ops up
+/// to a return or raise. `None` for any other shape.
+fn read_case(code: &CodeObject, ir: &[IrInstr], from: usize) -> Option<Region> {
+    let keys = std::cell::RefCell::new(std::collections::HashMap::new());
+    let mut sim = Sim { code, keys: &keys, nodes: Default::default(), stack: Vec::new(), stored: false, fails: 0, made: 0 };
+    let root = sim.new_node((usize::MAX, 0), None)?;
     sim.stack.push(V::Node(root));
-    let mut k = from;
-    while !sim.stack.is_empty() {
-        sim.step(&ir.get(k)?.op)?;
-        k += 1;
-        if k - from > 4096 {
-            return None;
+    let mut ops = std::collections::BTreeSet::new();
+    let mut ends: Vec<(usize, Sim)> = Vec::new();
+    let mut next: Option<usize> = None;
+    let mut work = vec![(from, sim)];
+    let mut budget = 20_000usize;
+    while let Some((mut k, mut sim)) = work.pop() {
+        loop {
+            budget = budget.checked_sub(1)?;
+            if sim.stack.is_empty() {
+                if ends.len() >= 64 {
+                    return None;
+                }
+                ends.push((k, sim));
+                break;
+            }
+            let op = &ir.get(k)?.op;
+            ops.insert(k);
+            let fail = match *op {
+                Op::Jump(t) => {
+                    k = forward(ir, k, t)?;
+                    continue;
+                }
+                Op::JumpIf { when: false, target } => {
+                    let V::Test = sim.pop()? else { return None };
+                    target
+                }
+                // `None` as a sub-pattern: `POP_JUMP_IF_NOT_NONE` on the item.
+                Op::JumpIfNone { when: false, target } => {
+                    let n = sim.pop_node()?;
+                    sim.set_kind(n, Kind::Singleton(Expr::Const(Constant::None)))?;
+                    target
+                }
+                Op::JumpIfNone { when: true, target } => {
+                    match sim.pop()? {
+                        V::Attrs(_) | V::Values(_) => {}
+                        _ => return None,
+                    }
+                    target
+                }
+                _ => {
+                    sim.step(k, op)?;
+                    k += 1;
+                    continue;
+                }
+            };
+            // A test: captures are stored only after the last one.
+            if sim.stored {
+                return None;
+            }
+            sim.fails += 1;
+            let mut f = sim.clone();
+            let mut j = forward(ir, k, fail)?;
+            let mut chain = Vec::new();
+            loop {
+                budget = budget.checked_sub(1)?;
+                match ir.get(j)?.op {
+                    Op::Nop => j += 1,
+                    Op::Jump(t) => {
+                        chain.push(j);
+                        j = forward(ir, j, t)?;
+                    }
+                    Op::PopTop if !f.stack.is_empty() => {
+                        f.step(j, &Op::PopTop)?;
+                        chain.push(j);
+                        j += 1;
+                    }
+                    _ => break,
+                }
+            }
+            if f.stack.is_empty() {
+                if *next.get_or_insert(j) != j {
+                    return None;
+                }
+            } else {
+                // The next alternative of an or-pattern.
+                if ir.get(j)?.op != Op::Copy(1) {
+                    return None;
+                }
+                f.fail_alternative()?;
+                ops.extend(chain);
+                work.push((j, f));
+            }
+            k += 1;
         }
     }
-    let pattern = sim.pattern(root)?;
+    // The next case from its first op (a `NOP` of `case _:` that a guard jumps to).
+    let mut next = next?;
+    while next > from && ir[next - 1].op == Op::Nop && !ops.contains(&(next - 1)) {
+        next -= 1;
+    }
+    let mut merged = Merged { nodes: Default::default() };
+    for (_, s) in &ends {
+        merged.add(s)?;
+    }
+    let pattern = merged.pattern(root)?;
     // A bare capture or wildcard at the top is not one of the shapes read here.
-    if matches!(pattern, Pattern::Capture(_) | Pattern::Wildcard) || sim.fails.is_empty() {
+    if matches!(pattern, Pattern::Capture(_) | Pattern::Wildcard) {
         return None;
     }
-    // Every failure clears exactly its stack items and reaches the same next case.
-    let mut next = None;
-    for &(target, depth) in &sim.fails {
-        let mut j = ir.iter().position(|x| x.offset == target)?;
-        if j < k {
-            return None;
+    // Ends in different places: equal copies of an exit block; the first is kept.
+    let end = ends.iter().map(|(e, _)| *e).min()?;
+    for &(e, _) in &ends {
+        if e == end {
+            continue;
         }
-        let mut left = depth;
-        while left > 0 {
-            match ir.get(j)?.op {
-                Op::Nop => {}
-                Op::PopTop => left -= 1,
-                _ => return None,
+        let mut d = 0;
+        loop {
+            let (a, b) = (&ir.get(end + d)?.op, &ir.get(e + d)?.op);
+            if a != b || a.jump_target().is_some() || d > 16 {
+                return None;
             }
-            j += 1;
-        }
-        if *next.get_or_insert(j) != j {
-            return None;
+            ops.insert(e + d);
+            if matches!(a, Op::Return | Op::Raise(_) | Op::Reraise) {
+                break;
+            }
+            d += 1;
         }
     }
-    Some((pattern, k, next?))
+    if ops.contains(&next) || ops.contains(&end) {
+        return None;
+    }
+    Some(Region { pattern, end, next, ops })
 }
 
 /// Replaces the pattern region of every recognized `case` in `ir` by
-/// `MatchCase { id, copy }` and `JumpIf { when: false, target: next case }`
+/// `MatchCase { id, copy }`, `JumpIf { when: false, target: next case }` and, when
+/// the pattern's code is not one run of ops before its body, a `Jump` to the body
 /// (CPython 3.11+ only; other versions are left alone). Returns the patterns, indexed
 /// by `id`. Nothing is changed for a case that is not understood.
 pub(crate) fn rewrite(code: &CodeObject, ir: &mut [IrInstr]) -> Vec<CasePattern> {
@@ -473,10 +717,11 @@ pub(crate) fn rewrite(code: &CodeObject, ir: &mut [IrInstr]) -> Vec<CasePattern>
     let original = ir.to_vec();
     let mut i = 0;
     while i < ir.len() {
-        // Where the pattern ops of a case could start: `MATCH_SEQUENCE`/`MATCH_MAPPING`
-        // on the subject, or the class expression before `MATCH_CLASS`.
+        // Where the pattern ops of a case could start: `COPY 1` of the subject (an
+        // `as` or or-pattern), `MATCH_SEQUENCE`/`MATCH_MAPPING` on the subject, or the
+        // class expression before `MATCH_CLASS`.
         let start = match ir[i].op {
-            Op::MatchSequence | Op::MatchMapping => Some(i),
+            Op::Copy(1) | Op::MatchSequence | Op::MatchMapping => Some(i),
             Op::LoadGlobal(_) | Op::LoadName(_) | Op::LoadFast(_) | Op::LoadDeref(_) => {
                 let mut j = i + 1;
                 while matches!(ir.get(j).map(|x| &x.op), Some(Op::LoadAttr(_))) {
@@ -491,18 +736,27 @@ pub(crate) fn rewrite(code: &CodeObject, ir: &mut [IrInstr]) -> Vec<CasePattern>
             continue;
         };
         let copy = start > 0 && ir[start - 1].op == Op::Copy(1);
+        let first = if copy { start - 1 } else { start };
         match read_case(code, ir, start) {
-            Some((pattern, end, next)) if end > start + 1 => {
-                let first = if copy { start - 1 } else { start };
+            Some(r) if r.end > start + 1 && r.ops.iter().all(|&x| x >= start) && clear_ok(ir, first, &r) => {
                 let id = table.len() as u32;
-                table.push(CasePattern { pattern, copy });
-                let target = ir[next].offset;
+                table.push(CasePattern { pattern: r.pattern, copy });
+                let target = ir[r.next].offset;
+                for &x in &r.ops {
+                    ir[x].op = Op::Nop;
+                }
                 ir[first].op = Op::MatchCase { id, copy };
                 ir[first + 1].op = Op::JumpIf { when: false, target };
-                for x in &mut ir[first + 2..end] {
-                    x.op = Op::Nop;
+                if (first + 2..r.end).any(|x| !r.ops.contains(&x)) {
+                    // To the start of the cleared run before the body, so that the body
+                    // (or a guard) has this jump as its one predecessor.
+                    let mut to = r.end;
+                    while to > first + 3 && r.ops.contains(&(to - 1)) {
+                        to -= 1;
+                    }
+                    ir[first + 2].op = Op::Jump(ir[to].offset);
                 }
-                i = end;
+                i = r.end;
             }
             _ => i += 1,
         }
@@ -514,6 +768,18 @@ pub(crate) fn rewrite(code: &CodeObject, ir: &mut [IrInstr]) -> Vec<CasePattern>
         return Vec::new();
     }
     table
+}
+
+/// Whether the ops of region `r` (starting at `first`) can be cleared: at least
+/// three of them before its end (for the case test and a jump), and no jump from
+/// outside them lands inside.
+fn clear_ok(ir: &[IrInstr], first: usize, r: &Region) -> bool {
+    let jump = (first + 2..r.end).any(|x| !r.ops.contains(&x));
+    if !(first..first + if jump { 3 } else { 2 }).all(|x| x == first || r.ops.contains(&x)) {
+        return false;
+    }
+    let inside: std::collections::HashSet<u32> = r.ops.iter().filter(|&&x| x != first).map(|&x| ir[x].offset).collect();
+    ir.iter().enumerate().all(|(x, ins)| r.ops.contains(&x) || ins.op.jump_target().is_none_or(|t| !inside.contains(&t)))
 }
 
 /// `(subject, id, guard, negated)` of a condition made from `__match__(subject, id)`:
