@@ -97,7 +97,6 @@ KNOWN_FAILURES = {
     },
     'match_more.class_nesting': {
         '3.10': 'MATCH_CLASS: not supported by the decompiler yet',
-        '3.15': 'MATCH_CLASS: a pattern of a match statement: not supported by the decompiler yet',
     },
     'match_more.falls_through': {
         '3.10': 'MATCH_SEQUENCE: not supported by the decompiler yet',
@@ -113,7 +112,6 @@ KNOWN_FAILURES = {
     },
     'match_more.nested_literals': {
         '3.10': 'MATCH_SEQUENCE: not supported by the decompiler yet',
-        '3.15': 'MATCH_SEQUENCE: a pattern of a match statement: not supported by the decompiler yet',
     },
     'match_more.nested_match': {
         '3.10': 'MATCH_SEQUENCE: not supported by the decompiler yet',

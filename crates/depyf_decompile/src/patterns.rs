@@ -187,6 +187,15 @@ impl Sim<'_> {
             }
             Op::LoadConst(i) => self.stack.push(V::Const(self.code.co_consts.get(i)?.clone())),
             Op::LoadSmallInt(v) => self.stack.push(V::Const(Constant::Int(i64::from(v)))),
+            // 3.15's constants outside `co_consts`.
+            Op::LoadCommonConstant(c) => self.stack.push(V::Const(match c {
+                "None" => Constant::None,
+                "True" => Constant::Bool(true),
+                "False" => Constant::Bool(false),
+                "''" => Constant::Str(String::new()),
+                "-1" => Constant::Int(-1),
+                _ => return None,
+            })),
             Op::LoadGlobal(i) | Op::LoadName(i) => {
                 let n = self.name(i)?;
                 self.stack.push(V::Val(Expr::Name(n)));

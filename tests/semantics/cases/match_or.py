@@ -1,0 +1,149 @@
+# semantics: min-version 3.10
+"""Or-patterns (with and without captures, nested, under `as`, in class, mapping and
+sequence patterns, with guards), captures bound in a different order by each
+alternative, and mapping `**rest`."""
+
+from _sem import case
+
+
+class Pt:
+    __match_args__ = ("x", "y")
+
+    def __init__(self, x, y):
+        self.x = x
+        self.y = y
+
+
+VALUES = ((0,), (1,), (2,), (3,), ("a",), (None,), (True,), ([1, 2],), ((2, 1),),
+          ([1, 2, 3],), ([0, [5, 6]],), ({"x": 1, "y": 2},), ({"x": 3, "y": 4, "z": 5},),
+          ({"k": 0},), (Pt(1, 2),), (Pt(0, 7),), (Pt(3, 0),), ([],), ([[1], 2],),
+          ({"a": [1, 2]},), ("xyz",), (b"x",))
+
+
+@case(*VALUES)
+def literals_only(v):
+    match v:
+        case 0 | 1:
+            return "bit"
+        case "a" | "xyz":
+            return "text"
+    return "other"
+
+
+@case(*VALUES)
+def alternatives_without_captures(v):
+    match v:
+        case [1, _] | (2, _, _) | []:
+            return "seq"
+        case {"x": 1} | {"k": 0}:
+            return "map"
+        case Pt(x=0) | Pt(y=0):
+            return "axis"
+        case None | True:
+            return "singleton"
+    return "other"
+
+
+@case(*VALUES)
+def alternatives_with_captures(v):
+    match v:
+        case [x] | [x, 2] | (x, 2, 3):
+            return "x", x
+        case [x, y] | {"x": x, "y": y}:
+            return "xy", x, y
+        case Pt(a, b) | {"a": [a, b]}:
+            return "ab", a, b
+    return "none"
+
+
+@case(*VALUES)
+def captures_in_another_order(v):
+    match v:
+        case [x, y] | {"y": y, "x": x} | Pt(y, x):
+            return x, y
+        case [p, q, r] | (r, q, p, _):
+            return p, q, r
+    return None
+
+
+@case(*VALUES)
+def nested_alternatives(v):
+    match v:
+        case [0 | 1, [5 | 6, n]] | [[n], 2 | 3]:
+            return "nested", n
+        case (0 | 1) as bit:
+            return "bit", bit
+        case Pt(0 | 1 | 3, (0 | 2) as y):
+            return "pt", y
+        case [*_, (2 | 3) as last]:
+            return "last", last
+    return "no"
+
+
+@case(*VALUES)
+def alternatives_with_guards(v):
+    match v:
+        case [x, _] | (x, _, _) if x > 1:
+            return "big first", x
+        case [x, _] | (x, _, _) if x == 1:
+            return "one first"
+        case {"x": n} | Pt(x=n) if n:
+            return "truthy n", n
+        case 0 | 1 if v:
+            return "one"
+        case _:
+            return "rest"
+
+
+@case(*VALUES)
+def alternatives_fall_through(v):
+    r = []
+    match v:
+        case [a, *_] | {"x": a}:
+            r.append(a)
+        case Pt(x=a) | Pt(y=a) if a == 7:
+            r.append("seven")
+        case "a" | b"x":
+            r.append("bytes or str")
+    r.append("end")
+    return r
+
+
+@case(*VALUES)
+def alternative_capture_in_loop(v):
+    out = []
+    for item in (v, [9], "stop", 4):
+        match item:
+            case "stop" | None:
+                break
+            case [n] | {"k": n}:
+                out.append(n)
+                continue
+            case 0 | 4:
+                out.append("z")
+        out.append("-")
+    return out
+
+
+@case(*VALUES)
+def mapping_rest(v):
+    match v:
+        case {"x": 1, "y": y, **rest}:
+            return "xy", y, sorted(rest)
+        case {"k": _, **others}:
+            return "k", others
+        case {**everything} if len(everything) > 1:
+            return "big", sorted(everything)
+        case {**everything}:
+            return "small", everything
+    return "not a mapping"
+
+
+@case(*VALUES)
+def mapping_rest_in_alternatives(v):
+    match v:
+        case {"x": x, **rest} | {"a": x, **rest}:
+            return x, sorted(rest)
+        case [{"z": _, **rest}] | Pt(x={**rest}):
+            return "inner", rest
+    return None
