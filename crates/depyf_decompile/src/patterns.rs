@@ -1,4 +1,4 @@
-//! `match` statements (CPython 3.11-3.15).
+//! `match` statements (CPython 3.10-3.15).
 //!
 //! CPython compiles each `case` into: `COPY 1` of the subject (all cases but the last
 //! one that tests it), the pattern's tests, each jumping on failure to a chain of
@@ -26,7 +26,7 @@
 //! `None`/`True`/`False`, sequences (with `*name` or `*_`), mappings (with `**rest`),
 //! class patterns with positional and keyword sub-patterns, `as`, or-patterns (with
 //! captures, nested). Not yet: value keys (`{Color.RED: x}`), top-level literal or
-//! capture cases mixed with the others, CPython 3.10.
+//! capture cases mixed with the others, `**rest` on 3.10 (`COPY_DICT_WITHOUT_KEYS`).
 
 use depyf_bytecode::{CodeObject, Constant};
 use depyf_ir::{CmpOp, IrInstr, Op};
@@ -146,6 +146,7 @@ impl Sim<'_> {
     /// Interprets the op at index `k` (not a jump); `None` when it is not part of a
     /// known pattern shape.
     fn step(&mut self, k: usize, op: &Op) -> Option<()> {
+        let v310 = self.code.version.minor == 10;
         match *op {
             Op::Nop => {}
             Op::Copy(1) => match self.stack.last()?.clone() {
@@ -170,6 +171,16 @@ impl Sim<'_> {
                     return None;
                 }
                 self.stack.swap(len - 1, len - n);
+            }
+            // 3.10's `ROT_THREE`/`ROT_FOUR`/`ROT_N`: the top moves down to position `n`.
+            Op::Rot(n) => {
+                let n = n as usize;
+                let len = self.stack.len();
+                if n < 2 || n > len {
+                    return None;
+                }
+                let top = self.stack.pop()?;
+                self.stack.insert(len - n, top);
             }
             Op::MatchSequence | Op::MatchMapping => {
                 let V::Node(n) = *self.stack.last()? else { return None };
@@ -241,6 +252,36 @@ impl Sim<'_> {
                     return None;
                 }
                 self.stack.push(V::FromEnd(n, k));
+            }
+            // 3.10 reads the attributes of a class pattern and the values of a mapping
+            // pattern by index from (a copy of) their tuple.
+            Op::BinarySubscr if matches!(self.stack.len().checked_sub(2).map(|i| &self.stack[i]), Some(V::Attrs(_) | V::Values(_))) => {
+                let V::Const(Constant::Int(i)) = self.pop()? else { return None };
+                let i = usize::try_from(i).ok()?;
+                let child = self.new_node((k, 0), None)?;
+                let slots = match self.pop()? {
+                    V::Attrs(n) => match &mut self.node(n).kind {
+                        Kind::Class { npos, names, items, .. } => {
+                            let count = *npos + names.len();
+                            (count, items)
+                        }
+                        _ => return None,
+                    },
+                    V::Values(n) => match &mut self.node(n).kind {
+                        Kind::Map { keys, vals, .. } => (keys.len(), vals),
+                        _ => return None,
+                    },
+                    _ => return None,
+                };
+                let (count, items) = slots;
+                if items.is_empty() {
+                    *items = vec![usize::MAX; count];
+                }
+                if items.get(i) != Some(&usize::MAX) {
+                    return None;
+                }
+                items[i] = child;
+                self.stack.push(V::Node(child));
             }
             Op::BinarySubscr => {
                 let idx = self.pop()?;
@@ -355,12 +396,15 @@ impl Sim<'_> {
                 V::Test | V::Len(_) | V::FromEnd(..) | V::NewDict | V::Rest(_) => return None,
                 // `Cls()`, `Cls(_, _)`, `{k: _}`: the attributes or values are dropped
                 // unread (all wildcards).
+                // (3.10: after the items read by index, the others are wildcards.)
                 V::Attrs(n) => match &mut self.node(n).kind {
                     Kind::Class { npos, names, items, .. } if items.is_empty() => *items = (0..*npos + names.len()).map(|_| usize::MAX).collect(),
+                    Kind::Class { .. } if v310 => {}
                     _ => return None,
                 },
                 V::Values(n) => match &mut self.node(n).kind {
                     Kind::Map { keys, vals, .. } if vals.is_empty() => *vals = keys.iter().map(|_| usize::MAX).collect(),
+                    Kind::Map { .. } if v310 => {}
                     _ => return None,
                 },
                 _ => {}
@@ -716,11 +760,12 @@ fn read_case(code: &CodeObject, ir: &[IrInstr], from: usize) -> Option<Region> {
 /// Replaces the pattern region of every recognized `case` in `ir` by
 /// `MatchCase { id, copy }`, `JumpIf { when: false, target: next case }` and, when
 /// the pattern's code is not one run of ops before its body, a `Jump` to the body
-/// (CPython 3.11+ only; other versions are left alone). Returns the patterns, indexed
+/// (CPython 3.10+; 3.10's `MATCH_CLASS`/`MATCH_KEYS` come in the 3.11 shape from
+/// normalization). Returns the patterns, indexed
 /// by `id`. Nothing is changed for a case that is not understood.
 pub(crate) fn rewrite(code: &CodeObject, ir: &mut [IrInstr]) -> Vec<CasePattern> {
     let mut table = Vec::new();
-    if code.version.minor < 11 || !ir.iter().any(|i| matches!(i.op, Op::MatchSequence | Op::MatchMapping | Op::MatchClass(_))) {
+    if code.version.minor < 10 || !ir.iter().any(|i| matches!(i.op, Op::MatchSequence | Op::MatchMapping | Op::MatchClass(_))) {
         return table;
     }
     let original = ir.to_vec();

@@ -7,8 +7,8 @@
 //! Generators and coroutines are normalized in `pre311_gen`, the block-stack opcodes
 //! (`SETUP_FINALLY`, `SETUP_WITH`, `POP_BLOCK`, `POP_EXCEPT`, `RERAISE`,
 //! `WITH_EXCEPT_START`, 3.8's `BEGIN_FINALLY`/`END_FINALLY`/`WITH_CLEANUP_*`) in
-//! `pre311_exc` (with 3.8's `CALL_FINALLY` and the `POP_FINALLY` of a `with` exit); pattern
-//! matching (`MATCH_*`) takes the error path.
+//! `pre311_exc` (with 3.8's `CALL_FINALLY` and the `POP_FINALLY` of a `with` exit); 3.10's
+//! pattern matching (`MATCH_*`) in `py310`.
 
 use super::common::{pre311_binary, same_everywhere, Cx};
 use super::{pre311_gen, IrError};
