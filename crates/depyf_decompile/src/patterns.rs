@@ -41,6 +41,9 @@ pub(crate) struct CasePattern {
     pub pattern: Pattern,
     /// Whether the case works on a copy of the subject (not the last tested case).
     pub copy: bool,
+    /// Whether its failure lands on a `NOP`: the line of a `case _:` that follows
+    /// (CPython compiles a trailing `case _:` to a `NOP` and its body).
+    pub default_next: bool,
 }
 
 /// A node's identity, the same on every path through the pattern code: the index of
@@ -776,12 +779,17 @@ pub(crate) fn rewrite(code: &CodeObject, ir: &mut [IrInstr]) -> Vec<CasePattern>
         // class expression before `MATCH_CLASS`.
         let start = match ir[i].op {
             Op::Copy(1) | Op::MatchSequence | Op::MatchMapping => Some(i),
+            // A literal, value or `None` pattern on the case's copy of the subject.
+            Op::LoadConst(_) | Op::LoadSmallInt(_) | Op::LoadCommonConstant(_) | Op::JumpIfNone { when: false, .. } if i > 0 && ir[i - 1].op == Op::Copy(1) => Some(i),
             Op::LoadGlobal(_) | Op::LoadName(_) | Op::LoadFast(_) | Op::LoadDeref(_) => {
                 let mut j = i + 1;
                 while matches!(ir.get(j).map(|x| &x.op), Some(Op::LoadAttr(_))) {
                     j += 1;
                 }
-                (matches!(ir.get(j).map(|x| &x.op), Some(Op::LoadConst(_))) && matches!(ir.get(j + 1).map(|x| &x.op), Some(Op::MatchClass(_)))).then_some(i)
+                let class = matches!(ir.get(j).map(|x| &x.op), Some(Op::LoadConst(_))) && matches!(ir.get(j + 1).map(|x| &x.op), Some(Op::MatchClass(_)));
+                // A value pattern (`Color.RED`) on the case's copy of the subject.
+                let value = j > i + 1 && i > 0 && ir[i - 1].op == Op::Copy(1) && matches!(ir.get(j).map(|x| &x.op), Some(Op::Compare(CmpOp::Eq)));
+                (class || value).then_some(i)
             }
             _ => None,
         };
@@ -792,9 +800,10 @@ pub(crate) fn rewrite(code: &CodeObject, ir: &mut [IrInstr]) -> Vec<CasePattern>
         let copy = start > 0 && ir[start - 1].op == Op::Copy(1);
         let first = if copy { start - 1 } else { start };
         match read_case(code, ir, start) {
-            Some(r) if r.end > start + 1 && r.ops.iter().all(|&x| x >= start) && clear_ok(ir, first, &r) => {
+            Some(r) if r.end >= first + 2 && r.ops.iter().all(|&x| x >= start) && clear_ok(ir, first, &r) => {
                 let id = table.len() as u32;
-                table.push(CasePattern { pattern: r.pattern, copy });
+                let default_next = !copy && ir[r.next].op == Op::Nop && ir[r.next].opname == "NOP";
+                table.push(CasePattern { pattern: r.pattern, copy, default_next });
                 let target = ir[r.next].offset;
                 for &x in &r.ops {
                     ir[x].op = Op::Nop;
@@ -875,6 +884,18 @@ fn chain(mut seq: Vec<Stmt>, subject: &mut Option<Expr>, cases: &mut Vec<MatchCa
     if seq.is_empty() {
         return Err("a case chain ends early".into());
     }
+    // After a case on a copy: `case x:` (the last case, irrefutable) stores the subject
+    // itself; what follows is reached only through it.
+    if let (Stmt::Assign(targets, value), Some(s)) = (&seq[0], subject.as_ref()) {
+        if let [Expr::Name(x)] = targets.as_slice() {
+            if value == s && !cases.is_empty() {
+                let x = x.clone();
+                seq.remove(0);
+                cases.push(MatchCase { pattern: Pattern::Capture(x), guard: None, body: seq });
+                return Ok(Vec::new());
+            }
+        }
+    }
     let Stmt::If(cond, then, els) = seq.remove(0) else { return Err("a case that is not a test".into()) };
     let (s, id, guard, negated) = read_cond(&cond).ok_or("an unexpected case test")?;
     if guard.as_ref().is_some_and(mentions_mark) {
@@ -902,6 +923,11 @@ fn chain(mut seq: Vec<Stmt>, subject: &mut Option<Expr>, cases: &mut Vec<MatchCa
     }
     if !els.is_empty() {
         cases.push(MatchCase { pattern: Pattern::Wildcard, guard: None, body: els });
+    } else if case.default_next && !seq.is_empty() && cases.iter().all(|c| crate::structure::ends_control(&c.body)) {
+        // `case _:` after cases that all leave: its body is all that follows (the
+        // same code as statements after the match).
+        cases.push(MatchCase { pattern: Pattern::Wildcard, guard: None, body: seq });
+        return Ok(Vec::new());
     }
     Ok(seq)
 }

@@ -147,3 +147,43 @@ def mapping_rest_in_alternatives(v):
         case [{"z": _, **rest}] | Pt(x={**rest}):
             return "inner", rest
     return None
+
+
+@case(*VALUES)
+def top_level_literals_among_patterns(v):
+    match v:
+        case None:
+            return "none"
+        case 0:
+            return "zero"
+        case [x, *_] | (x,):
+            return "first", x
+        case "a":
+            return "a"
+        case b:
+            return "other", type(b).__name__
+
+
+@case(*VALUES)
+def capture_last_with_guard_then_default(v):
+    match v:
+        case 1 | 2:
+            return "small"
+        case str(s):
+            return s
+        case it if not isinstance(it, (list, dict)):
+            return "plain", type(it).__name__
+        case _:
+            return "container"
+
+
+@case(*VALUES)
+def default_after_leaving_cases(v):
+    match v:
+        case [x]:
+            return x
+        case {"x": x, "y": _}:
+            return x, "y"
+        case _:
+            v = "default"
+    return v
