@@ -25,8 +25,10 @@
 //! Supported patterns: capture, wildcard, literal and value patterns inside others,
 //! `None`/`True`/`False`, sequences (with `*name` or `*_`), mappings (with `**rest`),
 //! class patterns with positional and keyword sub-patterns, `as`, or-patterns (with
-//! captures, nested). Not yet: value keys (`{Color.RED: x}`), top-level literal or
-//! capture cases mixed with the others, `**rest` on 3.10 (`COPY_DICT_WITHOUT_KEYS`).
+//! captures, nested); at the top of a case also literal, value and `None` patterns
+//! (on a copy of the subject) and a last `case x:`. Not yet: value keys
+//! (`{Color.RED: x}`), a top-level literal in the last tested case among other
+//! patterns. A match of literal cases alone prints as `if` tests (the same code).
 
 use depyf_bytecode::{CodeObject, Constant};
 use depyf_ir::{CmpOp, IrInstr, Op};
@@ -369,7 +371,8 @@ impl Sim<'_> {
                 let children: Vec<usize> = (0..before + after + 1).map(|i| self.new_node((k, i), None)).collect::<Option<_>>()?;
                 let n = self.pop_node()?;
                 match &mut self.node(n).kind {
-                    Kind::Seq { items, len: Some((false, l)), star, .. } if items.is_empty() && star.is_none() && *l == before + after => {
+                    // (`[*x]` has no length test.)
+                    Kind::Seq { items, len, star, .. } if items.is_empty() && star.is_none() && (*len == Some((false, before + after)) || len.is_none() && before + after == 0) => {
                         *items = children.clone();
                         *star = Some(before);
                     }
@@ -388,6 +391,19 @@ impl Sim<'_> {
                     _ => return None,
                 }
                 self.stack[at] = V::Rest(n);
+            }
+            // 3.10's `**rest`: the keys tuple on top becomes the dict without them.
+            Op::CopyDictWithoutKeys => {
+                let V::Const(Constant::Tuple(keys)) = self.pop()? else { return None };
+                let V::Node(n) = *self.stack.last()? else { return None };
+                match &mut self.node(n).kind {
+                    Kind::Map { keys: k, copied, deleted, .. } if !*copied && deleted.is_empty() && *k == keys.iter().cloned().map(Expr::Const).collect::<Vec<_>>() => {
+                        *copied = true;
+                        *deleted = k.clone();
+                    }
+                    _ => return None,
+                }
+                self.stack.push(V::Rest(n));
             }
             Op::DeleteSubscr => {
                 let V::Const(key) = self.pop()? else { return None };
@@ -544,6 +560,7 @@ impl Merged {
                 match (star, len) {
                     (None, Some((true, l))) if *l == items.len() => {}
                     (Some(_), Some((false, l))) if *l + 1 == items.len() => {}
+                    (Some(_), None) if items.len() == 1 => {}
                     _ => return None,
                 }
                 let mut pats = Vec::new();
@@ -826,7 +843,7 @@ pub(crate) fn rewrite(code: &CodeObject, ir: &mut [IrInstr]) -> Vec<CasePattern>
     }
     // All or nothing: a pattern op left outside the regions read means a shape not
     // understood (possibly the outer pattern of a region read alone).
-    if ir.iter().any(|x| matches!(x.op, Op::MatchSequence | Op::MatchMapping | Op::MatchClass(_) | Op::MatchKeys | Op::GetLen)) {
+    if ir.iter().any(|x| matches!(x.op, Op::MatchSequence | Op::MatchMapping | Op::MatchClass(_) | Op::MatchKeys | Op::GetLen | Op::CopyDictWithoutKeys)) {
         ir.clone_from_slice(&original);
         return Vec::new();
     }

@@ -1226,7 +1226,7 @@ impl BlockState<'_, '_> {
                 self.stack.push(SVal::Iter(v));
             }
             // Pattern ops outside the case shapes that `patterns` reads.
-            Op::MatchSequence | Op::MatchMapping | Op::MatchKeys | Op::MatchClass(_) | Op::GetLen => {
+            Op::MatchSequence | Op::MatchMapping | Op::MatchKeys | Op::MatchClass(_) | Op::GetLen | Op::CopyDictWithoutKeys => {
                 return Err(self.err("a pattern of a match statement: not supported by the decompiler yet"));
             }
             // A whole `case` pattern (see `patterns`): the subject stays for the next

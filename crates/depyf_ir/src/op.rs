@@ -298,6 +298,10 @@ pub enum Op {
     MatchClass(u32),
     /// `(obj -- obj, len(obj))` (`GET_LEN`).
     GetLen,
+    /// `(subject, keys -- subject, rest)`: a dict of the subject's items without
+    /// `keys`, for `**rest` of a mapping pattern (3.10 `COPY_DICT_WITHOUT_KEYS`; 3.11+
+    /// build it with `BUILD_MAP`, `DICT_UPDATE` and `DELETE_SUBSCR`).
+    CopyDictWithoutKeys,
     /// Not made by normalization: one whole `case` pattern, recognized by the
     /// decompiler, standing for its tests and captures; `id` names the pattern in the
     /// decompiler's table. `(subject -- subject, matched)` when the case copies the
@@ -511,6 +515,7 @@ impl Op {
             GetIter | GetAIter | InlinedComp(_) | ConvertValue(_) | LoadFromDictOr(..) | Intrinsic1(_) => (1, 1),
             Intrinsic2(_) => (2, 1),
             MatchSequence | MatchMapping | GetLen => (1, 2),
+            CopyDictWithoutKeys => (2, 2),
             MatchKeys => (2, 3),
             MatchClass(_) => (3, 1),
             MatchCase { copy, .. } => (1, 1 + u32::from(copy)),

@@ -8,7 +8,7 @@
 //! 3.10 `Python/ceval.c`), which the `POP_JUMP_IF_FALSE` right after pops; 3.11+ push
 //! the result alone, `None` on failure, and test a copy with `POP_JUMP_IF_NONE`. The
 //! pair becomes the 3.11 shape (`COPY 1; POP_JUMP_IF_NONE`: the same stack on both
-//! edges). `COPY_DICT_WITHOUT_KEYS` (`**rest`) takes the error path.
+//! edges). `COPY_DICT_WITHOUT_KEYS` (`**rest`) has an op of its own.
 
 use depyf_bytecode::{CodeObject, Instruction};
 
@@ -35,6 +35,7 @@ fn pattern_op(cx: &mut Cx<'_>, k: usize) -> Result<bool, IrError> {
         "MATCH_SEQUENCE" => Op::MatchSequence,
         "MATCH_MAPPING" => Op::MatchMapping,
         "GET_LEN" => Op::GetLen,
+        "COPY_DICT_WITHOUT_KEYS" => Op::CopyDictWithoutKeys,
         "MATCH_CLASS" | "MATCH_KEYS" => {
             // `(..., flag)` and `POP_JUMP_IF_FALSE fail` become `COPY 1;
             // POP_JUMP_IF_NONE fail` on the result.
