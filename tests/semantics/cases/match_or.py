@@ -187,3 +187,37 @@ def default_after_leaving_cases(v):
         case _:
             v = "default"
     return v
+
+
+@case(*VALUES, ([[3, 2], 1],), (Pt(1, Pt(2, 3)),), ({"a": 2, "b": [5, 6]},), ([0, 9, 8],),
+      (Pt([7, 8], None),), (Pt({"q": 4}, True),), (b"ab",), ((4,),))
+def alternatives_everywhere(v):
+    match v:
+        case [x, [y, z]] | [[z, y], x] | Pt(x, Pt(y, z)):
+            return "A", x, y, z
+        case {"a": (1 | 2) as k, "b": [*rest]} | [k, *rest] if k:
+            return "B", k, rest
+        case Pt(x=[q, *_] | {"q": q}, y=None | True):
+            return "C", q
+        case (3 | 4) | [] | (4,):
+            return "D"
+        case str() | bytes() as s if len(s) > 1:
+            return "E", s
+        case other:
+            return "F", type(other).__name__
+
+
+@case(*VALUES, ([0, 1, [2, 3], {"x": [4]}, "q"],))
+def alternatives_in_loop_body(v):
+    out = []
+    for it in v if isinstance(v, list) else [v]:
+        match it:
+            case 0 | 1 as b:
+                out.append(b)
+            case [a, b] | (b, a, _):
+                out.append((a, b))
+            case {"x": {"y": y} | [y]}:
+                out.append(y)
+            case _:
+                out.append(None)
+    return out

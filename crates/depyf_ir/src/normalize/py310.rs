@@ -39,14 +39,19 @@ fn pattern_op(cx: &mut Cx<'_>, k: usize) -> Result<bool, IrError> {
         "MATCH_CLASS" | "MATCH_KEYS" => {
             // `(..., flag)` and `POP_JUMP_IF_FALSE fail` become `COPY 1;
             // POP_JUMP_IF_NONE fail` on the result.
-            let Some(jump) = cx.next(k).filter(|j| j.opname == "POP_JUMP_IF_FALSE") else {
+            // (The jump may have `EXTENDED_ARG` prefixes.)
+            let mut j = k + 1;
+            while cx.ins.get(j).is_some_and(|i| i.opname == "EXTENDED_ARG") {
+                j += 1;
+            }
+            let Some(jump) = cx.ins.get(j).filter(|i| i.opname == "POP_JUMP_IF_FALSE") else {
                 return Err(cx.err(k, "a pattern test not followed by POP_JUMP_IF_FALSE"));
             };
             let target = jump.jump_target().ok_or_else(|| cx.err(k, "a jump without a target"))?;
             cx.emit(k, if cx.ins[k].opname == "MATCH_CLASS" { Op::MatchClass(cx.arg(k)) } else { Op::MatchKeys });
-            cx.emit(k + 1, Op::Copy(1));
-            cx.emit(k + 1, Op::JumpIfNone { when: true, target });
-            cx.drop_more = 1;
+            cx.emit(j, Op::Copy(1));
+            cx.emit(j, Op::JumpIfNone { when: true, target });
+            cx.drop_more = j - k;
             return Ok(true);
         }
         _ => return Ok(false),
