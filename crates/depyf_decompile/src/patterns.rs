@@ -657,12 +657,13 @@ fn read_case(code: &CodeObject, ir: &[IrInstr], from: usize) -> Option<Region> {
     let mut ends: Vec<(usize, Sim)> = Vec::new();
     let mut next: Option<usize> = None;
     let mut work = vec![(from, sim)];
+    let mut seen = std::collections::HashSet::new();
     let mut budget = 20_000usize;
     while let Some((mut k, mut sim)) = work.pop() {
         loop {
             budget = budget.checked_sub(1)?;
             if sim.stack.is_empty() {
-                if ends.len() >= 64 {
+                if ends.len() >= 256 {
                     return None;
                 }
                 ends.push((k, sim));
@@ -733,7 +734,12 @@ fn read_case(code: &CodeObject, ir: &[IrInstr], from: usize) -> Option<Region> {
                 }
                 f.fail_alternative()?;
                 ops.extend(chain);
-                work.push((j, f));
+                // Failures of several tests of one alternative reach the next one in
+                // the same state: explore it once.
+                let live: Vec<(&usize, &Node)> = f.nodes.iter().filter(|(_, n)| !n.failed).collect();
+                if seen.insert(format!("{j} {:?} {live:?}", f.stack)) {
+                    work.push((j, f));
+                }
             }
             k += 1;
         }
