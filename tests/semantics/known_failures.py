@@ -38,6 +38,14 @@ KNOWN_FAILURES = {
     'constants.displays_with_unpacking': {
         '3.8': 'BUILD_LIST_UNPACK: not supported by the decompiler yet',
     },
+    'control.nested_loops': {
+        '3.8 3.9 3.12 3.13 3.14': 'control flow too tangled to structure (duplication limit reached)',
+        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
+    },
+    'control.nested_loops_with_else': {
+        '3.8 3.9 3.10 3.11 3.12 3.13 3.14': 'control flow too tangled to structure (duplication limit reached)',
+        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
+    },
     'exceptions.finally_copied_exits': {
         '3.11 3.12 3.13 3.14 3.15': 'a try or with body with several exits',
     },
@@ -92,32 +100,8 @@ KNOWN_FAILURES = {
     'lang2_except_star.awith_in_loop_and_try': {
         '3.11 3.12 3.13 3.14 3.15': 'a construct that recovery could not shape (`__with_exit__` left in the output)',
     },
-    'match_more.captured_in_closure': {
-        '3.10': 'MATCH_SEQUENCE: not supported by the decompiler yet',
-    },
-    'match_more.class_nesting': {
-        '3.10': 'MATCH_CLASS: not supported by the decompiler yet',
-    },
-    'match_more.falls_through': {
-        '3.10': 'MATCH_SEQUENCE: not supported by the decompiler yet',
-    },
-    'match_more.guards_and_bindings': {
-        '3.10': 'MATCH_SEQUENCE: not supported by the decompiler yet',
-    },
-    'match_more.mapping_nesting': {
-        '3.10': 'MATCH_MAPPING: not supported by the decompiler yet',
-    },
-    'match_more.match_in_loop': {
-        '3.10': 'MATCH_SEQUENCE: not supported by the decompiler yet',
-    },
-    'match_more.nested_literals': {
-        '3.10': 'MATCH_SEQUENCE: not supported by the decompiler yet',
-    },
-    'match_more.nested_match': {
-        '3.10': 'MATCH_SEQUENCE: not supported by the decompiler yet',
-    },
-    'match_more.subject_call': {
-        '3.10': 'MATCH_SEQUENCE: not supported by the decompiler yet',
+    'lang2_except_star.star_conditional_handler_body': {
+        '3.11 3.12 3.13 3.14 3.15': 'a loop branch outside its loop header',
     },
     'part2_async.agen_aclose_finally': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -208,7 +192,9 @@ KNOWN_FAILURES = {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.break_in_finally_swallows': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.11 3.12 3.13 3.14': 'a loop branch outside its loop header',
+        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_exceptions.break_in_try_finally': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -237,6 +223,11 @@ KNOWN_FAILURES = {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.11 3.12 3.13 3.14 3.15': 'the normal exit of a try/finally does not run the finally body',
     },
+    'part2_exceptions.handler_with_loop': {
+        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.11 3.12 3.13 3.14': 'a loop branch outside its loop header',
+        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
+    },
     'part2_exceptions.nested_try_in_finally': {
         '3.8 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.12 3.13 3.14 3.15': 'the normal exit of a try/finally does not run the finally body',
@@ -256,7 +247,9 @@ KNOWN_FAILURES = {
         '3.12 3.13 3.14 3.15': 'a try or with body with several exits',
     },
     'part2_flow.finally_with_loop_inside': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.11 3.12 3.13 3.14': 'a loop branch outside its loop header',
+        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_flow.nested_loops_break_from_handler': {
         '3.8 3.9': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -284,54 +277,6 @@ KNOWN_FAILURES = {
     },
     'part2_generators.gen_try_finally_yields': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_match.match_as_patterns': {
-        '3.10': 'MATCH_SEQUENCE: not supported by the decompiler yet',
-    },
-    'part2_match.match_builtin_classes': {
-        '3.10': 'MATCH_CLASS: not supported by the decompiler yet',
-    },
-    'part2_match.match_capture_binds_after': {
-        '3.10 3.11 3.12 3.13 3.14 3.15': 'MATCH_SEQUENCE: not supported by the decompiler yet',
-    },
-    'part2_match.match_class_keyword': {
-        '3.10': 'MATCH_CLASS: not supported by the decompiler yet',
-    },
-    'part2_match.match_class_positional': {
-        '3.10': 'MATCH_CLASS: not supported by the decompiler yet',
-    },
-    'part2_match.match_falls_through_to_after': {
-        '3.10': 'MATCH_SEQUENCE: not supported by the decompiler yet',
-    },
-    'part2_match.match_guards': {
-        '3.10': 'MATCH_CLASS: not supported by the decompiler yet',
-    },
-    'part2_match.match_in_try': {
-        '3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_match.match_mapping': {
-        '3.10': 'MATCH_MAPPING: not supported by the decompiler yet',
-    },
-    'part2_match.match_mapping_rest': {
-        '3.10': 'MATCH_MAPPING: not supported by the decompiler yet',
-    },
-    'part2_match.match_nested_sequence': {
-        '3.10': 'MATCH_SEQUENCE: not supported by the decompiler yet',
-    },
-    'part2_match.match_or_patterns': {
-        '3.10': 'MATCH_SEQUENCE: not supported by the decompiler yet',
-    },
-    'part2_match.match_sequence': {
-        '3.10': 'MATCH_SEQUENCE: not supported by the decompiler yet',
-    },
-    'part2_match.match_sequence_star': {
-        '3.10': 'MATCH_SEQUENCE: not supported by the decompiler yet',
-    },
-    'part2_match.match_sequence_star_middle': {
-        '3.10': 'MATCH_SEQUENCE: not supported by the decompiler yet',
-    },
-    'part2_match.match_subject_expression': {
-        '3.10': 'MATCH_SEQUENCE: not supported by the decompiler yet',
     },
     'part2_with.try_in_with': {
         '3.10': 'SETUP_WITH: not supported by the decompiler yet',
