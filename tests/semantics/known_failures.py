@@ -38,14 +38,6 @@ KNOWN_FAILURES = {
     'constants.displays_with_unpacking': {
         '3.8': 'BUILD_LIST_UNPACK: not supported by the decompiler yet',
     },
-    'control.nested_loops': {
-        '3.8 3.9 3.12 3.13 3.14': 'control flow too tangled to structure (duplication limit reached)',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'control.nested_loops_with_else': {
-        '3.8 3.9 3.10 3.11 3.12 3.13 3.14': 'control flow too tangled to structure (duplication limit reached)',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
     'exceptions.finally_copied_exits': {
         '3.11 3.12 3.13 3.14 3.15': 'a try or with body with several exits',
     },
@@ -99,9 +91,6 @@ KNOWN_FAILURES = {
     },
     'lang2_except_star.awith_in_loop_and_try': {
         '3.11 3.12 3.13 3.14 3.15': 'a construct that recovery could not shape (`__with_exit__` left in the output)',
-    },
-    'lang2_except_star.star_conditional_handler_body': {
-        '3.11 3.12 3.13 3.14 3.15': 'a loop branch outside its loop header',
     },
     'part2_async.agen_aclose_finally': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -192,9 +181,7 @@ KNOWN_FAILURES = {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.break_in_finally_swallows': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.11 3.12 3.13 3.14': 'a loop branch outside its loop header',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.break_in_try_finally': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -223,11 +210,6 @@ KNOWN_FAILURES = {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.11 3.12 3.13 3.14 3.15': 'the normal exit of a try/finally does not run the finally body',
     },
-    'part2_exceptions.handler_with_loop': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.11 3.12 3.13 3.14': 'a loop branch outside its loop header',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
     'part2_exceptions.nested_try_in_finally': {
         '3.8 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.12 3.13 3.14 3.15': 'the normal exit of a try/finally does not run the finally body',
@@ -247,9 +229,7 @@ KNOWN_FAILURES = {
         '3.12 3.13 3.14 3.15': 'a try or with body with several exits',
     },
     'part2_flow.finally_with_loop_inside': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.11 3.12 3.13 3.14': 'a loop branch outside its loop header',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_flow.nested_loops_break_from_handler': {
         '3.8 3.9': 'SETUP_FINALLY: not supported by the decompiler yet',
