@@ -11,6 +11,7 @@ are bytecode-identical, and functions per second of decompilation.
     python benches/roundtrip_stdlib.py [--all] [--limit-modules N] [--json OUT] [--failures N]
 """
 
+import __future__
 import argparse
 import ast
 import textwrap
@@ -125,6 +126,10 @@ def in_context(code, source, imports, parents):
     import bindings, inside classes and functions named like its enclosing ones (so
     qualified names match), with its free variables defined in the nearest enclosing
     function (or a stand-in one)."""
+    # The decompiler writes this import first when it prints annotations as the text
+    # the compiler stored under it; the caller compiles with the original's future
+    # flags instead (`future_flags`), and a future import must come first.
+    source = source.removeprefix("from __future__ import annotations\n")
     prefix = "".join(f"import {n}\n" for n in sorted(imports))
     free = [n for n in code.co_freevars if n != "__class__"]
     chain = [p for p in parents if not p.co_name.startswith("<")]
@@ -145,6 +150,17 @@ def in_context(code, source, imports, parents):
     if free and not defined:
         body = "def __depyf_outer__():\n    " + " = ".join(free) + " = None\n" + textwrap.indent(body, "    ")
     return prefix + body
+
+
+def future_flags(code):
+    """The `from __future__` flags `code` was compiled under (its `co_flags` keep
+    them): the recompiled source must be compiled under the same ones (`annotations`
+    makes 3.14+ `__annotate__` functions return strings without a class namespace
+    cell)."""
+    mask = 0
+    for name in __future__.all_feature_names:
+        mask |= getattr(__future__, name).compiler_flag
+    return code.co_flags & mask
 
 
 def find_code(code, name, firstlineno=None):
@@ -203,7 +219,7 @@ def main():
             for k in kinds:
                 stats[k]["decompiled"] += 1
             try:
-                recompiled = compile(in_context(code, res.source, imports, parents), "<depyf>", "exec", dont_inherit=True)
+                recompiled = compile(in_context(code, res.source, imports, parents), "<depyf>", "exec", future_flags(code), dont_inherit=True)
             except SyntaxError as e:
                 record["recompile"].append(f"{path}:{code.co_firstlineno} {code.co_name}: {e}")
                 continue

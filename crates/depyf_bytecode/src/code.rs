@@ -38,6 +38,10 @@ pub mod co_flags {
     pub const ITERABLE_COROUTINE: u32 = 0x100;
     /// An async generator.
     pub const ASYNC_GENERATOR: u32 = 0x200;
+    /// Compiled under `from __future__ import annotations` (PEP 563, 3.7+): each
+    /// annotation is stored as the source text of its expression. CPython
+    /// `Include/cpython/compile.h` `CO_FUTURE_ANNOTATIONS`.
+    pub const FUTURE_ANNOTATIONS: u32 = 0x0100_0000;
 }
 
 /// One entry of `co_consts`.

@@ -768,13 +768,8 @@ fn class_annotations(body: &mut Vec<Stmt>) {
 /// The `(name, annotation)` pairs of a class body's `__annotate__` body (see
 /// [`class_annotations`]), `None` for another shape.
 fn class_annotate_items(args: &depyf_source::Arguments, body: &[Stmt]) -> Option<Vec<(String, Expr)>> {
-    let [Stmt::If(Expr::Compare(left, ops), then, orelse), rest @ ..] = body else { return None };
-    let param = args.posonly.first().or(args.args.first())?;
-    let guard = left.is_name(param)
-        && matches!(ops.as_slice(), [(">", Expr::Const(Constant::Int(2)))])
-        && matches!(then.as_slice(), [Stmt::Raise(Some(e), None)] if e.is_name("NotImplementedError"))
-        && orelse.is_empty();
-    if !guard {
+    let [guard, rest @ ..] = body else { return None };
+    if !is_format_guard(args, guard) {
         return None;
     }
     let [Stmt::Assign(init, Expr::Dict(empty)), sets @ .., Stmt::Return(Some(Expr::Name(ret)))] = rest else { return None };
@@ -795,6 +790,134 @@ fn class_annotate_items(args: &depyf_source::Arguments, body: &[Stmt]) -> Option
         out.push((k.clone(), v.clone()));
     }
     Some(out)
+}
+
+/// Whether `s` is the guard that CPython 3.14+ writes first in the functions it makes
+/// for deferred annotations and type alias values: `if format > 2: raise
+/// NotImplementedError`, refusing the formats other than VALUE and
+/// VALUE_WITH_FAKE_GLOBALS (CPython 3.14 `Python/codegen.c`,
+/// `codegen_setup_annotations_scope`), where `format` is the first parameter of
+/// `args` (`format` or `.format`).
+pub(crate) fn is_format_guard(args: &depyf_source::Arguments, s: &Stmt) -> bool {
+    let Stmt::If(Expr::Compare(left, ops), then, orelse) = s else { return false };
+    let Some(param) = args.posonly.first().or(args.args.first()) else { return false };
+    left.is_name(param)
+        && matches!(ops.as_slice(), [(">", Expr::Const(Constant::Int(2)))])
+        && matches!(then.as_slice(), [Stmt::Raise(Some(e), None)] if e.is_name("NotImplementedError"))
+        && orelse.is_empty()
+}
+
+/// The source a 3.14+ compiler-made function decompiled on its own comes from, or
+/// `None` when `code` is not one (or has another shape). These functions have no
+/// source of their own: the compiler writes them for annotations (PEP 649/749) and
+/// `type` statements (CPython 3.14 `Python/codegen.c`, `codegen_annotations`,
+/// `codegen_deferred_annotations_body`, `codegen_typealias_body`), with a
+/// `format` (`.format`) parameter, the [`is_format_guard`] guard whose exception is
+/// a `LOAD_COMMON_CONSTANT` (no user code loads it so) and a comparison without
+/// the boolean flag. Compiling the returned statements where the function was
+/// made compiles such a function again:
+/// - a function's `__annotate__` (`return {'name': annotation, ...}`, `'return'`
+///   last): `def owner(name: annotation, ...) -> annotation: ...`, named by
+///   `options.function_name`, else by the 3.15+ qualified name (`f.__annotate__`),
+///   else `_annotated_` (3.14 names it `__annotate__` only);
+/// - a class or module body's `__annotate__` (`d = {}; d['name'] = annotation`):
+///   the annotated names, `name: annotation`, in order;
+/// - a non-generic `type` statement's value function (named like the alias):
+///   `type Name = value`.
+///
+/// Errors: those of recovering the body (see [`crate::recover_body`]).
+pub(crate) fn compiler_made_source(code: &CodeObject, options: &Options) -> Result<Option<Vec<Stmt>>, crate::DecompileError> {
+    if code.version < depyf_bytecode::PythonVersion::PY314 || code.total_argcount() != 1 || code.co_posonlyargcount != 1 {
+        return Ok(None);
+    }
+    let param = code.co_localsplusnames.first().map(String::as_str);
+    let alias = param == Some(".format") && code.co_name != "__annotate__" && !code.co_qualname.contains('<') && code.co_freevars().is_empty();
+    if !(alias || (code.co_name == "__annotate__" && param == Some("format"))) {
+        return Ok(None);
+    }
+    let ir = normalize(code)?;
+    if !ir.iter().any(|i| matches!(i.op, Op::LoadCommonConstant("NotImplementedError"))) {
+        return Ok(None);
+    }
+    let class_scope = code.co_freevars().iter().any(|n| *n == "__classdict__");
+    let failures = std::cell::RefCell::default();
+    let body = crate::recover_body_with(code, options, &failures, class_scope)?;
+    let args = crate::arguments(code);
+    let [guard, rest @ ..] = body.as_slice() else { return Ok(None) };
+    if !is_format_guard(&args, guard) {
+        return Ok(None);
+    }
+    if alias {
+        let [Stmt::Return(Some(v))] = rest else { return Ok(None) };
+        return Ok(Some(vec![Stmt::TypeAlias(code.co_name.clone(), Vec::new(), v.clone())]));
+    }
+    if let [Stmt::Return(Some(Expr::Dict(items)))] = rest {
+        let mut sig = depyf_source::Arguments::default();
+        for (k, v) in items {
+            let Some(Expr::Const(Constant::Str(k))) = k else { return Ok(None) };
+            if sig.returns.is_some() || !(k == "return" || crate::is_identifier(k)) || sig.args.contains(k) {
+                return Ok(None);
+            }
+            if k == "return" {
+                sig.returns = Some(v.clone());
+            } else {
+                sig.args.push(k.clone());
+                sig.annotations.push((k.clone(), v.clone()));
+            }
+        }
+        let owner = code.co_qualname.strip_suffix(".__annotate__").and_then(|q| q.rsplit('.').next()).filter(|n| code.version >= depyf_bytecode::PythonVersion::PY315 && crate::is_identifier(n));
+        let name = options.function_name.clone().or_else(|| owner.map(str::to_string)).unwrap_or_else(|| "_annotated_".into());
+        let mut out = vec![Stmt::FunctionDef(name, sig, vec![Stmt::Expr(Expr::Const(Constant::Ellipsis))])];
+        future_annotations(code, &mut out);
+        return Ok(Some(out));
+    }
+    let Some(items) = class_annotate_items(&args, &body) else { return Ok(None) };
+    let mut out: Vec<Stmt> = items.into_iter().map(|(n, a)| Stmt::AnnAssign(Expr::Name(n), a, None)).collect();
+    future_annotations(code, &mut out);
+    Ok(Some(out))
+}
+
+/// Under `from __future__ import annotations` (`code` has
+/// [`co_flags::FUTURE_ANNOTATIONS`], PEP 563, 3.7+) the compiler stores each
+/// annotation as the text of its expression (CPython `Python/ast_unparse.c`): the
+/// string annotations of the `def`s and annotated assignments in `body` (nested
+/// ones included) become that text again ([`Expr::SourceText`]), so that compiling
+/// them under the same flag stores the same strings. Returns whether any changed.
+/// Other annotations and code without the flag are left alone.
+pub(crate) fn future_annotations(code: &CodeObject, body: &mut [Stmt]) -> bool {
+    if code.co_flags & depyf_bytecode::co_flags::FUTURE_ANNOTATIONS == 0 {
+        return false;
+    }
+    fn text(e: &mut Expr, changed: &mut bool) {
+        if let Expr::Const(Constant::Str(s)) = e {
+            *e = Expr::SourceText(std::mem::take(s));
+            *changed = true;
+        }
+    }
+    fn walk(body: &mut [Stmt], changed: &mut bool) {
+        for s in body {
+            match s {
+                Stmt::FunctionDef(_, a, b) => {
+                    a.annotations.iter_mut().for_each(|(_, e)| text(e, changed));
+                    if let Some(r) = &mut a.returns {
+                        text(r, changed);
+                    }
+                    walk(b, changed);
+                }
+                Stmt::AnnAssign(_, e, _) => text(e, changed),
+                Stmt::If(_, a, b) | Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => {
+                    walk(a, changed);
+                    walk(b, changed);
+                }
+                Stmt::ClassDef(_, _, _, b) => walk(b, changed),
+                Stmt::Decorated(_, d) => walk(std::slice::from_mut(&mut **d), changed),
+                other => other.bodies_mut().into_iter().for_each(|b| walk(b, changed)),
+            }
+        }
+    }
+    let mut changed = false;
+    walk(body, &mut changed);
+    changed
 }
 
 /// Binds definitions, reads annotated assignments (when the body ran

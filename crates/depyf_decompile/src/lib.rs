@@ -374,6 +374,7 @@ pub(crate) fn recover_body_with(
     idioms::rotated_while(&mut body);
     idioms::asserts(&mut body);
     definitions::bind(&mut body).map_err(|m| at(&m))?;
+    definitions::future_annotations(code, &mut body);
     // Idioms: the implicit `return None` at the end of a function body.
     idioms::merge_tails(&mut body);
     if matches!(body.last(), Some(Stmt::Return(None | Some(Expr::Const(Constant::None))))) {
@@ -495,8 +496,13 @@ fn build_cfg(code: &CodeObject, ir: &[depyf_ir::IrInstr], ranges: &[depyf_byteco
 ///
 /// Errors: see [`recover_body`].
 pub fn decompile(code: &CodeObject, options: &Options) -> Result<Decompiled, DecompileError> {
-    // Compiler-made functions (3.12+ type aliases and annotations take `.format`)
-    // have parameters no source can name.
+    // Compiler-made functions of 3.14+ annotations and type aliases: the source
+    // they come from. Other compiler-made functions (3.12+ type aliases and
+    // annotations take `.format`) have parameters no source can name.
+    if let Some(body) = definitions::compiler_made_source(code, options)? {
+        let source = future_header(&body) + &print_body(&body, 0);
+        return Ok(Decompiled { opaque_constants: opaque_constants(code, options, &source), source, body, failures: Vec::new() });
+    }
     if !code.co_name.starts_with('<') {
         let params = &code.co_localsplusnames[..code.total_argcount().min(code.co_localsplusnames.len())];
         if let Some(bad) = params.iter().find(|n| !is_identifier(n)) {
@@ -554,15 +560,34 @@ pub fn decompile(code: &CodeObject, options: &Options) -> Result<Decompiled, Dec
         body = b;
         source
     };
-    let opaque_constants = code
-        .co_consts
+    // A module body keeps its own `from __future__` import.
+    let source = if code.co_name == "<module>" { source } else { future_header(&body) + &source };
+    let opaque_constants = opaque_constants(code, options, &source);
+    Ok(Decompiled { source, body, opaque_constants, failures: failures.into_inner() })
+}
+
+/// `from __future__ import annotations` and a newline when `body` prints an
+/// annotation as the text the compiler stored under that import
+/// (`definitions::future_annotations`): the text means the same only under it.
+/// Empty otherwise.
+fn future_header(body: &[Stmt]) -> String {
+    let mut found = false;
+    for s in body {
+        s.walk_exprs(&mut |e| found |= matches!(e, Expr::SourceText(_)));
+    }
+    if found { "from __future__ import annotations\n".into() } else { String::new() }
+}
+
+/// The names `source` gives to constants of `code` that have no literal form
+/// (`<const_prefix>_<index>`), with their indices in `co_consts`.
+fn opaque_constants(code: &CodeObject, options: &Options, source: &str) -> Vec<(String, usize)> {
+    code.co_consts
         .iter()
         .enumerate()
         .filter(|(_, c)| matches!(c, Constant::Opaque { .. } | Constant::Code(_) | Constant::Slice(_)))
         .map(|(i, _)| (format!("{}_{i}", options.const_prefix), i))
         .filter(|(n, _)| source.contains(n.as_str()))
-        .collect();
-    Ok(Decompiled { source, body, opaque_constants, failures: failures.into_inner() })
+        .collect()
 }
 
 /// The stub that stands for `code` when it cannot be decompiled: `def name(params):`
@@ -574,7 +599,7 @@ pub fn stub_source(code: &CodeObject, reason: &str) -> String {
     print_body(&[Stmt::FunctionDef(code.co_name.clone(), arguments(code), vec![Stmt::Raise(Some(exc), None)])], 0)
 }
 
-fn is_identifier(name: &str) -> bool {
+pub(crate) fn is_identifier(name: &str) -> bool {
     let mut chars = name.chars();
     chars.next().is_some_and(|c| c == '_' || c.is_alphabetic()) && chars.all(|c| c == '_' || c.is_alphanumeric())
 }

@@ -79,6 +79,12 @@ pub enum Expr {
     /// (`Arc`): the statement holds the whole nested body, and structuring copies the
     /// statements that hold it.
     Def(std::sync::Arc<Stmt>),
+    /// An expression given as its source text, printed as it is: the text CPython
+    /// stores for an annotation under `from __future__ import annotations` (PEP 563,
+    /// CPython `Python/ast_unparse.c`), which parses back to the same expression.
+    /// Printed without parentheses where a `test` fits (`x: a | b`), with them
+    /// elsewhere.
+    SourceText(String),
     /// `yield` / `yield value`.
     Yield(Option<Box<Expr>>),
     /// `yield from value`.
@@ -281,7 +287,7 @@ impl Expr {
     pub fn walk(&self, f: &mut dyn FnMut(&Expr)) {
         f(self);
         match self {
-            Expr::Name(_) | Expr::Const(_) => {}
+            Expr::Name(_) | Expr::Const(_) | Expr::SourceText(_) => {}
             Expr::Attribute(v, _) | Expr::Starred(v) | Expr::UnaryOp(_, v) => v.walk(f),
             Expr::Subscript(a, b) | Expr::BinOp(a, _, b) => {
                 a.walk(f);
@@ -345,7 +351,7 @@ impl Expr {
     /// first), letting it rewrite them. Statements inside `Def` are not visited.
     pub fn walk_mut(&mut self, f: &mut dyn FnMut(&mut Expr)) {
         match self {
-            Expr::Name(_) | Expr::Const(_) | Expr::Def(_) => {}
+            Expr::Name(_) | Expr::Const(_) | Expr::Def(_) | Expr::SourceText(_) => {}
             Expr::Attribute(v, _) | Expr::Starred(v) | Expr::UnaryOp(_, v) => v.walk_mut(f),
             Expr::Subscript(a, b) | Expr::BinOp(a, _, b) => {
                 a.walk_mut(f);

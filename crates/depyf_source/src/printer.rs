@@ -42,7 +42,7 @@ fn binop_prec(op: &str) -> u8 {
 fn prec(e: &Expr) -> u8 {
     match e {
         Expr::Tuple(_) => P_ATOM, // always printed with parentheses
-        Expr::IfExp(..) | Expr::Lambda(..) => P_TEST,
+        Expr::IfExp(..) | Expr::Lambda(..) | Expr::SourceText(_) => P_TEST,
         Expr::BoolOp(true, _) => P_AND,
         Expr::BoolOp(false, _) => P_OR,
         Expr::UnaryOp("not", _) => P_NOT,
@@ -95,7 +95,7 @@ fn comma_list(out: &mut String, items: &[Expr]) {
 
 fn expr(out: &mut String, e: &Expr, _ctx: u8) {
     match e {
-        Expr::Name(n) => out.push_str(n),
+        Expr::Name(n) | Expr::SourceText(n) => out.push_str(n),
         Expr::Const(c) => out.push_str(&constant_literal(c)),
         Expr::Attribute(v, attr) => {
             let needs = prec(v) < P_ATOM

@@ -746,16 +746,10 @@ impl BlockState<'_, '_> {
 fn annotate_items(f: Expr) -> Option<Vec<(Expr, Expr)>> {
     let Expr::Def(d) = f else { return None };
     let Stmt::FunctionDef(name, args, body) = std::sync::Arc::unwrap_or_clone(d) else { return None };
-    let [Stmt::If(Expr::Compare(left, ops), then, orelse), Stmt::Return(Some(Expr::Dict(items)))] = <[Stmt; 2]>::try_from(body).ok()? else {
+    let [guard, Stmt::Return(Some(Expr::Dict(items)))] = <[Stmt; 2]>::try_from(body).ok()? else {
         return None;
     };
-    let param = args.posonly.first().or(args.args.first())?;
-    let guard = name == "__annotate__"
-        && left.is_name(param)
-        && matches!(ops.as_slice(), [(">", Expr::Const(Constant::Int(2)))])
-        && matches!(then.as_slice(), [Stmt::Raise(Some(e), None)] if e.is_name("NotImplementedError"))
-        && orelse.is_empty();
-    if !guard {
+    if name != "__annotate__" || !crate::definitions::is_format_guard(&args, &guard) {
         return None;
     }
     items.into_iter().map(|(k, v)| Some((k?, v))).collect()
