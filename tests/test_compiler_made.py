@@ -1,0 +1,99 @@
+"""Annotations on every CPython 3.9-3.15 found here (one test per version, each run in a
+subprocess of that interpreter with `PYTHONPATH=<repo>/python`):
+
+- 3.14+ compiler-made functions decompiled on their own (a function's or a class
+  body's `__annotate__`, a `type` statement's value function): the source is the
+  annotations they come from, and compiling it where the function was made gives a
+  bytecode-identical function (the round trip of benches/roundtrip_stdlib.py);
+- `from __future__ import annotations` (PEP 563): the strings the compiler stored are
+  printed as the expressions they were unparsed from, the decompiled source starts
+  with the future import, and the recompiled function stores the same strings.
+"""
+
+import json
+import os
+import subprocess
+
+import pytest
+
+from test_semantics import PYTHONS, ROOT
+
+COMPILER_MADE = r'''
+import json, sys
+sys.path.insert(0, "benches")
+import roundtrip_stdlib as rt
+from depyf import _core
+
+SRC = """
+import typing
+def f(x: int, *args: 'str', k: list[int] = 1, **kw: float) -> dict[str, int]:
+    pass
+class C:
+    a: int
+    b: 'str' = 4
+    def m(self, __p: typing.Any) -> None:
+        pass
+type Alias = list[int]
+"""
+module = compile(SRC, "<case>", "exec")
+out = []
+for code, parents in rt.functions(module):
+    if code.co_name in ("__annotate__", "Alias"):
+        src = _core.decompile(code).source
+        new = rt.find_code(compile(rt.in_context(code, src, {"typing"}, parents), "<depyf>", "exec"), code.co_name)
+        out.append([code.co_qualname, src, _core.compare(code, new)[0]])
+print(json.dumps(out))
+'''
+
+FUTURE = r'''
+import json
+from depyf import _core
+
+SRC = """from __future__ import annotations
+def outer(n):
+    def inner(x: Later | None, *a: tuple[int, ...], k: 'quoted' = 2) -> list[int]:
+        return x
+    class K:
+        y: Later = 3
+        z: dict[str, 'int']
+    return inner.__annotations__, K.__annotations__, K.y + n
+"""
+ns = {}
+exec(compile(SRC, "<case>", "exec"), ns)
+res = _core.decompile(ns["outer"].__code__)
+ns2 = {}
+exec(compile(res.source, "<decompiled>", "exec"), ns2)
+print(json.dumps([res.source, repr(ns["outer"](1)), repr(ns2["outer"](1)), _core.compare(ns["outer"].__code__, ns2["outer"].__code__)[0]]))
+'''
+
+
+def _run(version, script):
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    out = subprocess.run([PYTHONS[version], "-c", script], capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+@pytest.mark.parametrize("version", [v for v in ("3.14", "3.15") if PYTHONS[v]])
+def test_compiler_made_functions_decompile_to_their_annotations(version):
+    got = _run(version, COMPILER_MADE)
+    assert all(verdict == "identical" for _, _, verdict in got), got
+    # 3.14 qualifies a function's __annotate__ by its scope only (`__annotate__`,
+    # `C.__annotate__`); 3.15 by the function (`f.__annotate__`, `C.m.__annotate__`).
+    f_name, m_name = ("f", "m") if version >= "3.15" else ("_annotated_", "_annotated_")
+    assert [src for _, src, _ in got] == [
+        f"def {f_name}(x: int, args: 'str', k: list[int], kw: float) -> dict[(str, int)]:\n    ...\n",
+        f"def {m_name}(_C__p: typing.Any) -> None:\n    ...\n",
+        "a: int\nb: 'str'\n",
+        "type Alias = list[int]\n",
+    ]
+
+
+@pytest.mark.parametrize("version", [v for v in ("3.9", "3.10", "3.11", "3.12", "3.13", "3.14", "3.15") if PYTHONS[v]])
+def test_future_annotations_print_as_expressions(version):
+    source, original, recompiled, verdict = _run(version, FUTURE)
+    assert source.startswith("from __future__ import annotations\ndef outer(n):\n")
+    assert "def inner(x: Later | None, *a: tuple[int, ...], k: 'quoted' = 2) -> list[int]:" in source, source
+    assert "y: Later = 3" in source and "z: dict[str, 'int']" in source, source
+    assert recompiled == original
+    assert verdict == "identical"
