@@ -122,8 +122,8 @@ def is_class_body(code):
 
 
 def in_context(code, source, imports, parents):
-    """`source` placed where the original function lived: after the module's
-    import bindings, inside classes and functions named like its enclosing ones (so
+    """`source` placed where the original function lived: on its original line, after
+    the module's import bindings, inside classes and functions named like its enclosing ones (so
     qualified names match), with its free variables defined in the nearest enclosing
     function (or a stand-in one)."""
     # The decompiler writes this import first when it prints annotations as the text
@@ -149,7 +149,10 @@ def in_context(code, source, imports, parents):
         body = "class __depyf_class__:\n" + textwrap.indent(body, "    ")
     if free and not defined:
         body = "def __depyf_outer__():\n    " + " = ".join(free) + " = None\n" + textwrap.indent(body, "    ")
-    return prefix + body
+    # Blank lines first so that the definition starts on its original line (3.13+
+    # class bodies store that line in `__firstlineno__`).
+    before = (prefix + body).count("\n") - source.count("\n")
+    return "\n" * max(code.co_firstlineno - 1 - before, 0) + prefix + body
 
 
 def future_flags(code):
