@@ -920,6 +920,33 @@ pub(crate) fn future_annotations(code: &CodeObject, body: &mut [Stmt]) -> bool {
     changed
 }
 
+/// CPython 3.8-3.13 compile `not (a is b)` / `not (a in b)` as `a is not b` /
+/// `a not in b` (`Python/ast_opt.c`, `fold_unaryop`, inner operands first): the
+/// negated comparisons that [`recover::negate`] leaves in `body` (nested
+/// expressions included) are written so for those versions, as their source most
+/// likely was. 3.14+ keep the two forms apart and `body` as it is.
+pub(crate) fn fold_negated_tests(code: &CodeObject, body: &mut [Stmt]) {
+    if code.version >= depyf_bytecode::PythonVersion::PY314 {
+        return;
+    }
+    let mut fold = |e: &mut Expr| {
+        let Expr::UnaryOp("not", inner) = e else { return };
+        let Expr::Compare(l, ops) = &mut **inner else { return };
+        let [(op, r)] = ops.as_mut_slice() else { return };
+        let flipped = match *op {
+            "is" => "is not",
+            "is not" => "is",
+            "in" => "not in",
+            "not in" => "in",
+            _ => return,
+        };
+        *e = Expr::Compare(std::mem::replace(l, Box::new(Expr::Const(Constant::None))), vec![(flipped, std::mem::replace(r, Expr::Const(Constant::None)))]);
+    };
+    for s in body.iter_mut() {
+        stmt_exprs_mut(s, &mut fold);
+    }
+}
+
 /// Binds definitions, reads annotated assignments (when the body ran
 /// `SETUP_ANNOTATIONS`), tidies building shapes, and fails on any marker left.
 pub(crate) fn bind(body: &mut Vec<Stmt>) -> Result<(), String> {

@@ -374,6 +374,7 @@ pub(crate) fn recover_body_with(
     idioms::rotated_while(&mut body);
     idioms::asserts(&mut body);
     definitions::bind(&mut body).map_err(|m| at(&m))?;
+    definitions::fold_negated_tests(code, &mut body);
     definitions::future_annotations(code, &mut body);
     // Idioms: the implicit `return None` at the end of a function body.
     idioms::merge_tails(&mut body);
@@ -517,7 +518,8 @@ pub fn decompile(code: &CodeObject, options: &Options) -> Result<Decompiled, Dec
         if let Expr::Comp(_, _, gens) | Expr::DictComp(_, _, gens) = &mut comp {
             gens[0].iter = Expr::name("_iter_");
         }
-        let body = vec![Stmt::Expr(comp)];
+        let mut body = vec![Stmt::Expr(comp)];
+        definitions::fold_negated_tests(code, &mut body);
         return Ok(Decompiled { source: print_body(&body, 0), body, opaque_constants: Vec::new(), failures: Vec::new() });
     }
     let failures = std::cell::RefCell::default();

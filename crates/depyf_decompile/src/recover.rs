@@ -286,24 +286,14 @@ fn is_bool_valued(e: &Expr) -> bool {
     }
 }
 
-/// `not e`, folded into `is not` / `not in` and double negation.
+/// `not e`, with double negation folded. A negated `is`/`in` comparison stays
+/// `not (a in b)`: CPython 3.14+ compiles it so in a test (the `CONTAINS_OP in` of
+/// the source and a jump on the other outcome), where `a not in b` is another
+/// op; for 3.8-3.13, which fold the two into one (`Python/ast_opt.c`
+/// `fold_unaryop`), `definitions::fold_negated_tests` writes it `a not in b`.
 pub(crate) fn negate(e: Expr) -> Expr {
     match e {
         Expr::UnaryOp("not", inner) => *inner,
-        Expr::Compare(l, mut rest) if rest.len() == 1 => {
-            let (op, r) = rest.pop().expect("one comparison");
-            let neg = match op {
-                "is" => Some("is not"),
-                "is not" => Some("is"),
-                "in" => Some("not in"),
-                "not in" => Some("in"),
-                _ => None,
-            };
-            match neg {
-                Some(n) => Expr::Compare(l, vec![(n, r)]),
-                None => Expr::UnaryOp("not", Box::new(Expr::Compare(l, vec![(op, r)]))),
-            }
-        }
         // De Morgan: `not (a and b)` is `not a or not b`, one canonical form for the
         // conditions that short-circuit jumps express either way; only when every
         // negated operand is a bool, since `and`/`or` return an operand
