@@ -330,8 +330,9 @@ impl<'a> Structurer<'a> {
     /// path that falls off the end (`Python/compile.c`/`flowgraph.c`
     /// `duplicate_exits_without_lineno`, which gives each copy the line of its
     /// predecessor), so the copies are one end of the function in the source, not
-    /// `return` statements (see `crate::drop_tail_returns`). False without lines and
-    /// in code with exception handling.
+    /// `return` statements (see `crate::drop_tail_returns`). 3.15 loads that `None`
+    /// with `LOAD_COMMON_CONSTANT`. False without lines and in code with exception
+    /// handling.
     fn implicit_return(&self, b: BlockId) -> bool {
         // Leaving a `try`/`with` runs clean-up ops on the line of the `return`
         // statement itself, which would read as implicit: only plain code qualifies.
@@ -344,7 +345,7 @@ impl<'a> Structurer<'a> {
         }
         let ops = &self.ir[blk.start..blk.end];
         let Some(ret) = ops.iter().rposition(|i| matches!(i.op, depyf_ir::Op::Return)) else { return false };
-        if ret + 1 != ops.len() || ret == 0 || !matches!(ops[ret - 1].op, depyf_ir::Op::LoadConst(_)) {
+        if ret + 1 != ops.len() || ret == 0 || !matches!(ops[ret - 1].op, depyf_ir::Op::LoadConst(_) | depyf_ir::Op::LoadCommonConstant("None" | "True" | "False" | "''" | "-1")) {
             return false;
         }
         let line = ops[ret].line;
