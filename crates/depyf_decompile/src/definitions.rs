@@ -817,9 +817,10 @@ pub(crate) fn is_format_guard(args: &depyf_source::Arguments, s: &Stmt) -> bool 
 /// the boolean flag. Compiling the returned statements where the function was
 /// made compiles such a function again:
 /// - a function's `__annotate__` (`return {'name': annotation, ...}`, `'return'`
-///   last): `def owner(name: annotation, ...) -> annotation: ...`, named by
-///   `options.function_name`, else by the 3.15+ qualified name (`f.__annotate__`),
-///   else `_annotated_` (3.14 names it `__annotate__` only);
+///   last): `def _annotated_(name: annotation, ...) -> annotation: ...` (named by
+///   `options.function_name` when given; not after the function, which 3.15 names
+///   in the qualified name, so that the stand-in does not replace the function
+///   where both are compiled together);
 /// - a class or module body's `__annotate__` (`d = {}; d['name'] = annotation`):
 ///   the annotated names, `name: annotation`, in order;
 /// - a non-generic `type` statement's value function (named like the alias):
@@ -865,8 +866,7 @@ pub(crate) fn compiler_made_source(code: &CodeObject, options: &Options) -> Resu
                 sig.annotations.push((k.clone(), v.clone()));
             }
         }
-        let owner = code.co_qualname.strip_suffix(".__annotate__").and_then(|q| q.rsplit('.').next()).filter(|n| code.version >= depyf_bytecode::PythonVersion::PY315 && crate::is_identifier(n));
-        let name = options.function_name.clone().or_else(|| owner.map(str::to_string)).unwrap_or_else(|| "_annotated_".into());
+        let name = options.function_name.clone().unwrap_or_else(|| "_annotated_".into());
         let mut out = vec![Stmt::FunctionDef(name, sig, vec![Stmt::Expr(Expr::Const(Constant::Ellipsis))])];
         future_annotations(code, &mut out);
         return Ok(Some(out));

@@ -290,10 +290,16 @@ fn is_bool_valued(e: &Expr) -> bool {
 /// `not (a in b)`: CPython 3.14+ compiles it so in a test (the `CONTAINS_OP in` of
 /// the source and a jump on the other outcome), where `a not in b` is another
 /// op; for 3.8-3.13, which fold the two into one (`Python/ast_opt.c`
-/// `fold_unaryop`), `definitions::fold_negated_tests` writes it `a not in b`.
+/// `fold_unaryop`), `definitions::fold_negated_tests` writes it `a not in b`. A
+/// test against `None` becomes `is not` / `is` at once: every version compiles both
+/// forms to the same `POP_JUMP_IF_[NOT_]NONE`.
 pub(crate) fn negate(e: Expr) -> Expr {
     match e {
         Expr::UnaryOp("not", inner) => *inner,
+        Expr::Compare(l, mut rest) if matches!(rest.as_slice(), [("is" | "is not", Expr::Const(Constant::None))]) => {
+            let (op, r) = rest.pop().expect("one comparison");
+            Expr::Compare(l, vec![(if op == "is" { "is not" } else { "is" }, r)])
+        }
         // De Morgan: `not (a and b)` is `not a or not b`, one canonical form for the
         // conditions that short-circuit jumps express either way; only when every
         // negated operand is a bool, since `and`/`or` return an operand
