@@ -996,6 +996,21 @@ mod tests {
     }
 
     #[test]
+    fn format_guard() {
+        let args = depyf_source::Arguments { posonly: vec!["format".into()], ..Default::default() };
+        let guard = |param: &str, limit: i64, exc: &str| {
+            let test = Expr::Compare(Box::new(Expr::name(param)), vec![(">", Expr::Const(Constant::Int(limit)))]);
+            Stmt::If(test, vec![Stmt::Raise(Some(Expr::name(exc)), None)], vec![])
+        };
+        assert!(is_format_guard(&args, &guard("format", 2, "NotImplementedError")));
+        assert!(!is_format_guard(&args, &guard("format", 1, "NotImplementedError")));
+        assert!(!is_format_guard(&args, &guard("x", 2, "NotImplementedError")));
+        assert!(!is_format_guard(&args, &guard("format", 2, "ValueError")));
+        let alias = depyf_source::Arguments { posonly: vec![".format".into()], ..Default::default() };
+        assert!(is_format_guard(&alias, &guard(".format", 2, "NotImplementedError")));
+    }
+
+    #[test]
     fn decorated_defs_bind() {
         let def = Stmt::FunctionDef("f".into(), Default::default(), vec![]);
         let v = Expr::Call(Box::new(Expr::name("d")), vec![Expr::Def(std::sync::Arc::new(def.clone()))], vec![]);

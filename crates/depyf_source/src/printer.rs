@@ -1242,6 +1242,17 @@ mod tests {
     }
 
     #[test]
+    fn source_text_prints_as_written() {
+        let t = |x: &str| Expr::SourceText(x.into());
+        let args = Arguments { args: vec!["a".into()], annotations: vec![("a".into(), t("A | None"))], returns: Some(t("list[int]")), ..Default::default() };
+        let def = Stmt::FunctionDef("f".into(), args, vec![Stmt::Pass]);
+        assert_eq!(print_body(&[def], 0), "def f(a: A | None) -> list[int]:\n    pass\n");
+        assert_eq!(print_body(&[Stmt::AnnAssign(n("x"), t("'quoted'"), None)], 0), "x: 'quoted'\n");
+        // Where a `test` does not fit, in parentheses.
+        assert_prints!(Expr::Attribute(Box::new(t("a or b")), "c".into()), "(a or b).c");
+    }
+
+    #[test]
     fn async_forms_and_type_params() {
         let a = |e: Expr| Expr::async_mark(e);
         let for_ = Stmt::For(n("x"), a(n("it")), vec![Stmt::Pass], vec![]);
