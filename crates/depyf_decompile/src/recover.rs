@@ -1115,13 +1115,18 @@ impl BlockState<'_, '_> {
             Op::UnpackSequence(n) => {
                 let v = self.pop_expr()?;
                 let n = n as usize;
-                // `a, b = value` when the items go straight into simple targets.
-                let targets: Option<Vec<Expr>> = next
-                    .iter()
-                    .take(n)
-                    .map(|i| match i.op {
+                // `a, b = value` when the items go straight into simple targets. A
+                // target stored again by the next target (`_, _, x`) is a `POP_TOP`:
+                // CPython 3.13+ drops the first of two stores to one local in a row
+                // (`Python/flowgraph.c`, `optimize_basic_block`, `STORE_FAST`).
+                let targets: Option<Vec<Expr>> = (0..n.min(next.len()))
+                    .map(|k| match next[k].op {
                         Op::StoreFast(x) => Some(Expr::Name(self.ctx.local_name(x))),
                         Op::StoreName(x) => Some(Expr::Name(self.ctx.name(x))),
+                        Op::PopTop if k + 1 < n && self.ctx.code.version >= depyf_bytecode::PythonVersion::PY313 => match next.get(k + 1).map(|i| &i.op) {
+                            Some(Op::StoreFast(x)) => Some(Expr::Name(self.ctx.local_name(*x))),
+                            _ => None,
+                        },
                         _ => None,
                     })
                     .collect();

@@ -229,3 +229,10 @@ def annotated_locals(a, b):
     y: list
     z: "str" = "s"
     return x, z
+
+
+@case(([(1, 2, 3), (4, 5, 6)],))
+def repeated_unpack_targets(rows):
+    # 3.13+ compile the first of two stores to `_` in a row as POP_TOP.
+    _, _, last = rows[0]
+    return [x for _, _, x in rows], last, _
