@@ -909,7 +909,7 @@ pub(crate) fn future_annotations(code: &CodeObject, body: &mut [Stmt]) -> bool {
                     walk(a, changed);
                     walk(b, changed);
                 }
-                Stmt::ClassDef(_, _, _, b) => walk(b, changed),
+                Stmt::ClassDef(_, _, _, b, _) => walk(b, changed),
                 Stmt::Decorated(_, d) => walk(std::slice::from_mut(&mut **d), changed),
                 other => other.bodies_mut().into_iter().for_each(|b| walk(b, changed)),
             }
