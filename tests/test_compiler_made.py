@@ -82,7 +82,7 @@ def test_compiler_made_functions_decompile_to_their_annotations(version):
     # function in the qualified name of its __annotate__).
     f_name = m_name = "_annotated_"
     assert [src for _, src, _ in got] == [
-        f"def {f_name}(x: int, args: 'str', k: list[int], kw: float) -> dict[(str, int)]:\n    ...\n",
+        f"def {f_name}(x: int, args: 'str', k: list[int], kw: float) -> dict[str, int]:\n    ...\n",
         f"def {m_name}(_C__p: typing.Any) -> None:\n    ...\n",
         "a: int\nb: 'str'\n",
         "type Alias = list[int]\n",
