@@ -67,8 +67,9 @@ pub enum Expr {
     Comp(CompKind, Box<Expr>, Vec<Comprehension>),
     /// `{key: value for ...}`.
     DictComp(Box<Expr>, Box<Expr>, Vec<Comprehension>),
-    /// An f-string: literal pieces and replacement fields.
-    FString(Vec<FPart>),
+    /// An f-string: literal pieces and replacement fields, and the syntax rules its
+    /// source may follow (those of the CPython version that compiled the code).
+    FString(Vec<FPart>, FStringSyntax),
     /// A 3.14+ template string (PEP 750): literal pieces and interpolations, with the
     /// source text of each top-level interpolation's expression in order (the
     /// template keeps that text, so it is printed as it was written).
@@ -113,6 +114,18 @@ pub struct Comprehension {
     pub iter: Expr,
     /// Conditions, in order.
     pub ifs: Vec<Expr>,
+}
+
+/// What the replacement fields of a printed f-string may contain.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FStringSyntax {
+    /// CPython 3.8-3.11 (PEP 498): a field cannot contain the enclosing quote, a
+    /// backslash or `#` (tokenizer `Parser/tokenizer.c` reads the f-string as one string
+    /// token first).
+    Pep498,
+    /// CPython 3.12+ (PEP 701, `Parser/lexer/lexer.c` tokenizes fields): a field may reuse
+    /// the enclosing quote and hold backslashes and `#` inside its string literals.
+    Pep701,
 }
 
 /// A piece of an f-string.
@@ -335,7 +348,7 @@ impl Expr {
                 v.walk(f);
                 gens.iter().for_each(|g| g.walk(f));
             }
-            Expr::FString(parts) | Expr::TString(parts, _) => fparts_walk(parts, f),
+            Expr::FString(parts, _) | Expr::TString(parts, _) => fparts_walk(parts, f),
             Expr::Yield(v) => {
                 if let Some(v) = v {
                     v.walk(f);
@@ -408,7 +421,7 @@ impl Expr {
                     g.ifs.iter_mut().for_each(|e| e.walk_mut(f));
                 }
             }
-            Expr::FString(parts) | Expr::TString(parts, _) => fparts_walk_mut(parts, f),
+            Expr::FString(parts, _) | Expr::TString(parts, _) => fparts_walk_mut(parts, f),
             Expr::Yield(v) => {
                 if let Some(v) = v {
                     v.walk_mut(f);

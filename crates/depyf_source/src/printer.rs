@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use depyf_bytecode::Constant;
 
-use crate::ast::{Arguments, CompKind, Comprehension, Expr, FPart, Keyword, Stmt, Pattern};
+use crate::ast::{Arguments, CompKind, Comprehension, Expr, FPart, FStringSyntax, Keyword, Stmt, Pattern};
 
 // Precedence levels, lowest binding first.
 const P_TUPLE: u8 = 0;
@@ -320,7 +320,7 @@ fn expr(out: &mut String, e: &Expr, _ctx: u8) {
             out.push('}');
         }
         // Recovery checks `fstring` first; the fallback does not compile.
-        Expr::FString(parts) => out.push_str(&fstring(parts).unwrap_or_else(|| "<f-string without a quoting>".into())),
+        Expr::FString(parts, syntax) => out.push_str(&fstring(parts, *syntax).unwrap_or_else(|| "<f-string without a quoting>".into())),
         Expr::TString(parts, texts) => out.push_str(&tstring(parts, texts).unwrap_or_else(|| "<t-string without a quoting>".into())),
         Expr::Yield(v) => {
             out.push_str("yield");
@@ -391,20 +391,22 @@ fn fields_of(parts: &[FPart], out: &mut Vec<String>) {
     }
 }
 
-/// Prints an f-string, choosing quotes that its replacement fields do not use: before
-/// CPython 3.12 a field cannot contain the enclosing quote, a backslash or `#`
-/// (PEP 498; PEP 701 lifted this in 3.12), and these rules are kept for every
-/// version. `None` when no quoting works.
-pub fn fstring(parts: &[FPart]) -> Option<String> {
+/// Prints an f-string whose source follows `syntax`, choosing quotes that its
+/// replacement fields do not use. Before CPython 3.12 ([`FStringSyntax::Pep498`]) a
+/// field cannot contain the enclosing quote, a backslash or `#`; from 3.12 on
+/// ([`FStringSyntax::Pep701`], PEP 701) it may, so such f-strings print too, reusing a
+/// quote. `None` when no quoting works (a field that spans lines, or an old-rules field
+/// with a backslash, `#` or every kind of quote).
+pub fn fstring(parts: &[FPart], syntax: FStringSyntax) -> Option<String> {
     let mut fields = Vec::new();
     fields_of(parts, &mut fields);
-    quoted_fields("f", parts, &fields, None)
+    quoted_fields("f", parts, &fields, None, syntax)
 }
 
-/// The source of a template string (CPython 3.14+, PEP 750): like [`fstring`], each
-/// top-level interpolation written as `texts` gives it (the expression's source text,
-/// which the template keeps); `None` when no quoting fits or `texts` does not have
-/// one text per interpolation.
+/// The source of a template string (CPython 3.14+, PEP 750, so PEP 701 rules as in
+/// [`fstring`]): each top-level interpolation written as `texts` gives it (the
+/// expression's source text, which the template keeps); `None` when a field text spans
+/// lines or `texts` does not have one text per interpolation.
 pub fn tstring(parts: &[FPart], texts: &[String]) -> Option<String> {
     if parts.iter().filter(|p| matches!(p, FPart::Field(..))).count() != texts.len() {
         return None;
@@ -415,18 +417,32 @@ pub fn tstring(parts: &[FPart], texts: &[String]) -> Option<String> {
             fields_of(spec, &mut fields);
         }
     }
-    quoted_fields("t", parts, &fields, Some(texts))
+    quoted_fields("t", parts, &fields, Some(texts), FStringSyntax::Pep701)
 }
 
-/// `prefix` and the quoted parts, in the first quote that no field text contains.
-fn quoted_fields(prefix: &str, parts: &[FPart], fields: &[String], texts: Option<&[String]>) -> Option<String> {
-    if fields.iter().any(|f| f.contains('\\') || f.contains('#') || f.contains('\n')) {
+/// `prefix` and the quoted parts: in the first quote that old-rules fields allow
+/// (so f-strings print alike for every version where they can), else under PEP 701
+/// in a single quote that no field contains, else in `'` reused by the fields.
+///
+/// No field text may contain a line break: only a triple-quoted f-string can hold
+/// one, and a `#` after it would start a comment. Without line breaks a `#` can only
+/// be inside a string literal of the field (the printer writes no comments, and a
+/// template's text ends at its `}`), which PEP 701 allows.
+fn quoted_fields(prefix: &str, parts: &[FPart], fields: &[String], texts: Option<&[String]>, syntax: FStringSyntax) -> Option<String> {
+    if fields.iter().any(|f| f.contains(['\n', '\r'])) {
         return None;
     }
-    let quote = ["'", "\"", "'''", "\"\"\""].into_iter().find(|q| {
+    let plain = fields.iter().all(|f| !f.contains(['\\', '#']));
+    let fits = |q: &str| {
         let c = q.chars().next().expect("non-empty");
         fields.iter().all(|f| if q.len() == 1 { !f.contains(c) } else { !f.contains(q) && !f.ends_with(c) && !f.starts_with(c) })
-    })?;
+    };
+    let old_rules = ["'", "\"", "'''", "\"\"\""].into_iter().find(|q| plain && fits(q));
+    let quote = match (old_rules, syntax) {
+        (Some(q), _) => q,
+        (None, FStringSyntax::Pep498) => return None,
+        (None, FStringSyntax::Pep701) => ["'", "\""].into_iter().find(|q| fits(q)).unwrap_or("'"),
+    };
     let qc = quote.chars().next().expect("non-empty");
     let mut out = String::from(prefix);
     out.push_str(quote);
@@ -1179,19 +1195,54 @@ mod tests {
 
     #[test]
     fn fstrings() {
+        let old = |parts: Vec<FPart>| Expr::FString(parts, FStringSyntax::Pep498);
         let spec = vec![FPart::Lit(">".into()), field(n("w"))];
         let parts = vec![FPart::Lit("a{b}\n'".into()), FPart::Field(Box::new(n("x")), Some('r'), Some(spec))];
-        assert_prints!(Expr::FString(parts), r"f'a{{b}}\n\'{x!r:>{w}}'");
+        assert_prints!(old(parts), r"f'a{{b}}\n\'{x!r:>{w}}'");
         // A field that uses one quote gets the other, or triple quotes.
-        assert_prints!(Expr::FString(vec![field(Expr::Subscript(Box::new(n("d")), Box::new(s("k"))))]), r#"f"{d['k']}""#);
+        assert_prints!(old(vec![field(Expr::Subscript(Box::new(n("d")), Box::new(s("k"))))]), r#"f"{d['k']}""#);
         let both = Expr::Call(Box::new(n("g")), vec![s("it's"), s("a")], vec![]);
-        assert_prints!(Expr::FString(vec![field(both)]), r#"f'''{g("it's", 'a')}'''"#);
+        assert_prints!(old(vec![field(both)]), r#"f'''{g("it's", 'a')}'''"#);
         // Nested f-strings alternate quotes; a dict field gets a space after the brace.
-        let inner = Expr::FString(vec![field(n("x"))]);
-        assert_prints!(Expr::FString(vec![field(inner)]), r#"f"{f'{x}'}""#);
-        assert_prints!(Expr::FString(vec![field(Expr::Dict(vec![]))]), "f'{ {}}'");
-        // Backslashes cannot appear in a field before 3.12.
-        assert_eq!(fstring(&[field(s("\n"))]), None);
+        let inner = old(vec![field(n("x"))]);
+        assert_prints!(old(vec![field(inner)]), r#"f"{f'{x}'}""#);
+        assert_prints!(old(vec![field(Expr::Dict(vec![]))]), "f'{ {}}'");
+        // Backslashes and `#` cannot appear in a field before 3.12.
+        assert_eq!(fstring(&[field(s("\n"))], FStringSyntax::Pep498), None);
+        assert_eq!(fstring(&[field(s("#"))], FStringSyntax::Pep498), None);
+    }
+
+    #[test]
+    fn pep701_fstrings_reuse_quotes_and_hold_backslashes() {
+        let new = |parts: Vec<FPart>| Expr::FString(parts, FStringSyntax::Pep701);
+        let join = |sep: &str| Expr::Call(Box::new(Expr::Attribute(Box::new(s(sep)), "join".into())), vec![n("xs")], vec![]);
+        // What old rules can print prints the same under PEP 701.
+        assert_prints!(new(vec![field(Expr::Subscript(Box::new(n("d")), Box::new(s("k"))))]), r#"f"{d['k']}""#);
+        let both = Expr::Call(Box::new(n("g")), vec![s("it's"), s("a")], vec![]);
+        assert_prints!(new(vec![field(both.clone())]), r#"f'''{g("it's", 'a')}'''"#);
+        // A backslash or `#` in a field's string takes a quote the field does not use...
+        assert_prints!(new(vec![field(join("\n"))]), r#"f"{'\n'.join(xs)}""#);
+        assert_prints!(new(vec![field(join("#"))]), r#"f"{'#'.join(xs)}""#);
+        // ...or reuses `'` when the field uses both.
+        let mixed = Expr::IfExp(Box::new(n("x")), Box::new(s("a\\")), Box::new(s("it's")));
+        assert_prints!(new(vec![FPart::Lit("'".into()), field(mixed)]), r#"f'\'{('a\\' if x else "it's")}'"#);
+        assert_prints!(new(vec![field(both), field(join("\t"))]), r#"f'{g("it's", 'a')}{'\t'.join(xs)}'"#);
+        // A quote in a format spec's field.
+        let spec = vec![field(s(">")), field(n("w"))];
+        assert_prints!(new(vec![FPart::Field(Box::new(n("x")), Some('r'), Some(spec))]), r#"f"{x!r:{'>'}{w}}""#);
+        // Four levels of nesting: once old quotings run out, quotes are reused.
+        let mut e = n("n");
+        for _ in 0..4 {
+            e = new(vec![field(e)]);
+        }
+        assert_prints!(e, r#"f"""{f'''{f"{f'{n}'}"}'''}""""#);
+        let mut e = s("\n");
+        for _ in 0..4 {
+            e = new(vec![field(e)]);
+        }
+        assert_prints!(e, r#"f'{f'{f'{f"{'\n'}"}'}'}'"#);
+        // A line break in a field is never printed (the printer produces none).
+        assert_eq!(fstring(&[field(n("a\nb"))], FStringSyntax::Pep701), None);
     }
 
     #[test]
@@ -1227,7 +1278,10 @@ mod tests {
         assert_prints!(Expr::TString(parts.clone(), vec!["x ".into()]), "t'a{{{x !r:>{w}}'");
         assert_prints!(Expr::TString(vec![field(n("d"), None, None)], vec!["d['k']".into()]), r#"t"{d['k']}""#);
         assert_eq!(tstring(&parts, &[]), None);
-        assert_eq!(tstring(&[field(n("x"), None, None)], &["x # c".into()]), None);
+        // PEP 701 rules: quotes reused, backslashes and `#` in strings; no line breaks.
+        assert_prints!(Expr::TString(vec![field(n("d"), None, None)], vec![r#"d["'\n"]"#.into()]), r#"t'{d["'\n"]}'"#);
+        assert_prints!(Expr::TString(vec![field(n("j"), None, None)], vec![r"'\n#'.join(xs)".into()]), r#"t"{'\n#'.join(xs)}""#);
+        assert_eq!(tstring(&[field(n("x"), None, None)], &["x # c\n".into()]), None);
     }
 
     #[test]

@@ -9,7 +9,7 @@
 
 use depyf_bytecode::{local_kind, CodeObject, Constant};
 use depyf_ir::{CallLayout, IrInstr, Op};
-use depyf_source::{Expr, FPart, Stmt};
+use depyf_source::{Expr, FPart, FStringSyntax, Stmt};
 
 use super::{BlockState, SVal};
 use crate::definitions::{BUILD_CLASS, LOCALS, SETUP_ANNOTATIONS};
@@ -32,7 +32,7 @@ fn conversion_char(c: u32) -> Option<char> {
 fn string_parts(e: Expr) -> Option<Vec<FPart>> {
     match e {
         Expr::Const(Constant::Str(s)) => Some(if s.is_empty() { vec![] } else { vec![FPart::Lit(s)] }),
-        Expr::FString(parts) => Some(parts),
+        Expr::FString(parts, _) => Some(parts),
         _ => None,
     }
 }
@@ -73,7 +73,7 @@ fn template(strings: Expr, interpolations: Expr) -> Result<Expr, &'static str> {
             return Err("an interpolation whose expression text does not match its code");
         }
         let spec = match spec {
-            Expr::FString(p) => Some(p),
+            Expr::FString(p, _) => Some(p),
             _ => None,
         };
         let conv = u32::try_from(conv).ok().and_then(conversion_char);
@@ -83,7 +83,7 @@ fn template(strings: Expr, interpolations: Expr) -> Result<Expr, &'static str> {
     let t = Expr::TString(parts, texts);
     match &t {
         Expr::TString(p, x) if depyf_source::tstring(p, x).is_some() => Ok(t),
-        _ => Err("a template string that needs a backslash, '#', a line break or every kind of quote"),
+        _ => Err("a template string whose interpolation text needs a line break"),
     }
 }
 
@@ -200,7 +200,7 @@ impl BlockState<'_, '_> {
                         }
                     }
                 }
-                let fs = Expr::FString(vec![FPart::Field(Box::new(value), conv, spec)]);
+                let fs = Expr::FString(vec![FPart::Field(Box::new(value), conv, spec)], self.fstring_syntax());
                 self.check_fstring(&fs)?;
                 self.push(fs);
             }
@@ -213,7 +213,7 @@ impl BlockState<'_, '_> {
                 }
                 let fs = match parts.as_slice() {
                     [] => Expr::Const(Constant::Str(String::new())),
-                    _ => Expr::FString(parts),
+                    _ => Expr::FString(parts, self.fstring_syntax()),
                 };
                 self.check_fstring(&fs)?;
                 self.push(fs);
@@ -221,7 +221,7 @@ impl BlockState<'_, '_> {
             Op::BuildInterpolation { conversion, with_spec } => {
                 let spec = if with_spec {
                     let s = self.pop_expr()?;
-                    Expr::FString(string_parts(s).ok_or_else(|| self.err("an interpolation whose format spec is not a string"))?)
+                    Expr::FString(string_parts(s).ok_or_else(|| self.err("an interpolation whose format spec is not a string"))?, FStringSyntax::Pep701)
                 } else {
                     Expr::Const(Constant::None)
                 };
@@ -359,10 +359,24 @@ impl BlockState<'_, '_> {
         Ok(0)
     }
 
+    /// The f-string rules of the code's version: PEP 701 (fields may reuse the quote and
+    /// hold backslashes) from CPython 3.12 on, whose `Parser/lexer/lexer.c` tokenizes
+    /// fields; PEP 498 before. The one place that chooses them for recovered f-strings.
+    fn fstring_syntax(&self) -> FStringSyntax {
+        if self.ctx.code.version >= depyf_bytecode::PythonVersion::PY312 {
+            FStringSyntax::Pep701
+        } else {
+            FStringSyntax::Pep498
+        }
+    }
+
     fn check_fstring(&self, e: &Expr) -> Result<(), DecompileError> {
-        if let Expr::FString(parts) = e {
-            if depyf_source::fstring(parts).is_none() {
-                return Err(self.err("an f-string field that needs a backslash, '#' or every kind of quote"));
+        if let Expr::FString(parts, syntax) = e {
+            if depyf_source::fstring(parts, *syntax).is_none() {
+                return Err(self.err(match syntax {
+                    FStringSyntax::Pep498 => "an f-string field that needs a backslash, '#' or every kind of quote (before CPython 3.12)",
+                    FStringSyntax::Pep701 => "an f-string field that needs a line break",
+                }));
             }
         }
         Ok(())
