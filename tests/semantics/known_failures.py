@@ -294,10 +294,6 @@ KNOWN_FAILURES = {
         '3.14': 'LOAD_SPECIAL: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
-    'py312_fstrings.fstring_backslash_in_expression': {
-        '3.12': "FORMAT_VALUE: an f-string field that needs a backslash, '#' or every kind of quote",
-        '3.13 3.14 3.15': "FORMAT_SIMPLE: an f-string field that needs a backslash, '#' or every kind of quote",
-    },
     'py314_normalized.with_in_loop_break_continue': {
         '3.14 3.15': 'a try or with body with several exits',
     },
