@@ -65,12 +65,38 @@ BLOCK_OPS = {"SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH", "SETUP_EXCEPT"}
 MATCH_OPS = {"MATCH_CLASS", "MATCH_MAPPING", "MATCH_SEQUENCE", "MATCH_KEYS", "GET_LEN"}
 
 
+def comprehension_handlers_only(code):
+    """Whether every handler of `code`'s exception table is the one CPython 3.12+ adds
+    to an inlined comprehension (PEP 709): it restores the saved locals and re-raises,
+    `SWAP 2; POP_TOP; SWAP n; STORE_FAST * (n-1); RERAISE` (CPython 3.12
+    `Python/compile.c`, `pop_inlined_comprehension_state`). Such code has no `try` or
+    `with` of its own."""
+    entries = dis.Bytecode(code).exception_entries
+    if not entries:
+        return True
+    instrs = list(dis.get_instructions(code))
+    at = {i.offset: k for k, i in enumerate(instrs)}
+    for e in entries:
+        k = at.get(e.target)
+        if k is None:
+            return False
+        ops = [(i.opname, i.arg) for i in instrs[k:k + 3]]
+        if ops[:2] != [("SWAP", 2), ("POP_TOP", None)] or ops[2][0] != "SWAP":
+            return False
+        n = ops[2][1]
+        rest = instrs[k + 3:k + 3 + n]
+        if len(rest) != n or any(i.opname != "STORE_FAST" for i in rest[:-1]) or rest[-1].opname != "RERAISE":
+            return False
+    return True
+
+
 def in_scope(code):
-    """Language part 1: no exception handling or `with` (3.11+ exception table,
-    3.8-3.10 SETUP_* blocks), generators, coroutines or `match`."""
+    """Language part 1: no exception handling or `with` (3.11+ exception table apart
+    from the handlers of inlined comprehensions, 3.8-3.10 SETUP_* blocks), generators,
+    coroutines or `match`."""
     if code.co_flags & OUT_OF_SCOPE_FLAGS:
         return False
-    if getattr(code, "co_exceptiontable", b""):
+    if getattr(code, "co_exceptiontable", b"") and not comprehension_handlers_only(code):
         return False
     if any(i.opname in BLOCK_OPS or i.opname in MATCH_OPS for i in dis.get_instructions(code)):
         return False
