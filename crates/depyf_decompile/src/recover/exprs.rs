@@ -56,7 +56,7 @@ fn template(strings: Expr, interpolations: Expr) -> Result<Expr, &'static str> {
     let mut parts = Vec::new();
     let mut texts = Vec::new();
     let mut interpolations = interpolations.into_iter();
-    for (i, s) in strings.into_iter().enumerate() {
+    for s in strings {
         let Constant::Str(s) = s else { return Err("a template string whose pieces are not strings") };
         if !s.is_empty() {
             parts.push(FPart::Lit(s));

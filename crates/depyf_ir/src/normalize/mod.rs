@@ -7,6 +7,7 @@
 //! without a normalized form fails with `"not supported by the decompiler yet"`;
 //! none is dropped.
 
+use std::collections::HashMap;
 use std::fmt;
 
 use depyf_bytecode::{decode, BytecodeError, CodeObject, Instruction, PythonVersion};
@@ -112,8 +113,14 @@ pub fn normalize(code: &CodeObject) -> Result<Vec<IrInstr>, IrError> {
 /// normalization come first, as when the two are called one after the other.
 pub fn normalize_with_ranges(code: &CodeObject) -> Result<(Vec<IrInstr>, Vec<depyf_bytecode::ExceptionTableEntry>), IrError> {
     let ins = decode(code).map_err(|e| IrError::from_bytecode(code, e))?;
-    let ir = normalize_decoded(code, &ins)?;
-    let ranges = protected_ranges_in(code, Some((&ins, &ir)))?;
+    // 3.14+: the ops and the handlers' hidden slots come from one run.
+    let ((mut ir, _), fix) = match (code.version.major, code.version.minor) {
+        (3, 14) => py314::normalize_with_hidden_slots(code, &ins)?,
+        (3, 15) => py315::normalize_with_hidden_slots(code, &ins)?,
+        _ => (dispatch_version(code, &ins, false)?, HashMap::new()),
+    };
+    fuse_jump_or_pop(&mut ir);
+    let ranges = protected_ranges_in(code, Some((&ins, &ir)), Some(&fix))?;
     Ok((ir, ranges))
 }
 
@@ -206,12 +213,17 @@ fn dispatch_version(code: &CodeObject, ins: &[depyf_bytecode::Instruction], leni
 /// handler itself goes, so each such range takes the handler's own range (its
 /// handler, depth and `lasti`), or is left out when the handler is unprotected.
 pub fn protected_ranges(code: &CodeObject) -> Result<Vec<depyf_bytecode::ExceptionTableEntry>, IrError> {
-    protected_ranges_in(code, None)
+    protected_ranges_in(code, None, None)
 }
 
 /// [`protected_ranges`], with the decoded instructions and the normalized ops of
-/// `code` when the caller has them (else they are made here when needed).
-fn protected_ranges_in(code: &CodeObject, known: Option<(&[Instruction], &[IrInstr])>) -> Result<Vec<depyf_bytecode::ExceptionTableEntry>, IrError> {
+/// `code`, and for 3.14+ the handlers' hidden slots, when the caller has them (else
+/// they are made here when needed).
+fn protected_ranges_in(
+    code: &CodeObject,
+    known: Option<(&[Instruction], &[IrInstr])>,
+    known_fix: Option<&HashMap<u32, u32>>,
+) -> Result<Vec<depyf_bytecode::ExceptionTableEntry>, IrError> {
     if code.version.major == 3 && matches!(code.version.minor, 8..=10) {
         let (owned_ins, owned_ir);
         let (ins, ir) = match known {
@@ -238,7 +250,14 @@ fn protected_ranges_in(code: &CodeObject, known: Option<(&[Instruction], &[IrIns
     }
     // 3.14+: the depths count the hidden slots that normalization removes.
     if code.version.minor >= 14 {
-        let fix = if code.version.minor == 14 { py314::handler_hidden_slots(code)? } else { py315::handler_hidden_slots(code)? };
+        let owned_fix;
+        let fix = match known_fix {
+            Some(f) => f,
+            None => {
+                owned_fix = if code.version.minor == 14 { py314::handler_hidden_slots(code)? } else { py315::handler_hidden_slots(code)? };
+                &owned_fix
+            }
+        };
         for r in &mut ranges {
             r.depth -= fix.get(&r.target).copied().unwrap_or(0);
         }

@@ -170,10 +170,18 @@ pub(super) fn drop_hidden_slots(
         message: m,
     };
     let ranges = parse_exception_table(code).map_err(|e| IrError::from_bytecode(code, e))?;
-    let mut first_at: HashMap<u32, usize> = HashMap::new();
-    for (k, i) in ir.iter().enumerate() {
-        first_at.entry(i.offset).or_insert(k);
-    }
+    // The first op at an offset (the ops are in offset order).
+    let first_at = |t: u32| -> Option<usize> {
+        let k = ir.partition_point(|i| i.offset < t);
+        (k < ir.len() && ir[k].offset == t).then_some(k)
+    };
+    // The handlers the compiler adds on its own have no source (their ranges are
+    // dropped or take their handler's range, `protected_ranges`); a generator
+    // expression's guard even keeps a depth deeper than the stack after its loop.
+    let implicit: Vec<bool> = ranges
+        .iter()
+        .map(|r| ins.binary_search_by_key(&r.target, |i| i.offset).is_ok_and(|t| super::post311_exc::implicit_handler(code, ins, t)))
+        .collect();
     let n = ir.len();
     let mut state: Vec<Option<Vec<Slot>>> = vec![None; n];
     let mut rewrite: Vec<Option<Op>> = vec![None; n];
@@ -189,14 +197,7 @@ pub(super) fn drop_hidden_slots(
         let mut s = state[k].clone().expect("queued with a state");
         let here = &ir[k];
         let mut out: Vec<(usize, Vec<Slot>)> = Vec::new();
-        for r in ranges.iter().filter(|r| r.start <= here.offset && here.offset < r.end) {
-            // The handlers the compiler adds on its own have no source (their ranges
-            // are dropped or take their handler's range, `protected_ranges`); a
-            // generator expression's guard even keeps a depth deeper than the stack
-            // after its loop.
-            if ins.binary_search_by_key(&r.target, |i| i.offset).is_ok_and(|t| super::post311_exc::implicit_handler(code, ins, t)) {
-                continue;
-            }
+        for (r, _) in ranges.iter().zip(&implicit).filter(|(r, &imp)| !imp && r.start <= here.offset && here.offset < r.end) {
             let depth = r.depth as usize;
             if s.len() < depth {
                 return Err(err(here, format!("the stack is shallower than the handler's depth {depth}")));
@@ -210,7 +211,7 @@ pub(super) fn drop_hidden_slots(
                 h.push(Value);
             }
             h.push(Value);
-            let t = *first_at.get(&r.target).ok_or_else(|| err(here, format!("no instruction at handler offset {}", r.target)))?;
+            let t = first_at(r.target).ok_or_else(|| err(here, format!("no instruction at handler offset {}", r.target)))?;
             out.push((t, h));
         }
         let pop = |s: &mut Vec<Slot>, p: u32, what: &str| -> Result<(), IrError> {
@@ -364,7 +365,7 @@ pub(super) fn drop_hidden_slots(
             }
         }
         if let (Some(j), Some(t)) = (jump, op.jump_target()) {
-            let t = *first_at.get(&t).ok_or_else(|| err(here, format!("no instruction at jump target {t}")))?;
+            let t = first_at(t).ok_or_else(|| err(here, format!("no instruction at jump target {t}")))?;
             out.push((t, j));
         }
         if !op.is_terminator() && k + 1 < n {

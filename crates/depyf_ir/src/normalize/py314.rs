@@ -94,3 +94,8 @@ pub(super) fn handler_hidden_slots(code: &CodeObject) -> Result<HashMap<u32, u32
     let ins = depyf_bytecode::decode(code).map_err(|e| IrError::from_bytecode(code, e))?;
     run(code, &ins, false).map(|(_, fix)| fix)
 }
+
+/// [`normalize`] (strict) and [`handler_hidden_slots`] from one run.
+pub(super) fn normalize_with_hidden_slots(code: &CodeObject, ins: &[Instruction]) -> Result<(Normalized, HashMap<u32, u32>), IrError> {
+    run(code, ins, false)
+}
