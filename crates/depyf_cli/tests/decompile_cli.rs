@@ -143,6 +143,18 @@ fn a_failed_module_body_keeps_whole_classes() {
     assert!(src.contains("    @property\n    def double(self):\n        return self.x * 2\n"), "{src}");
 }
 
+/// CPython 3.15 (PEP 810): module-level `lazy import`/`lazy from` and the eager flag of
+/// plain imports in `try` blocks and class bodies.
+#[test]
+fn lazy_and_eager_imports_of_315() {
+    let r = decompile_bytes(&std::fs::read(fixture("py315", "lazy315.pyc")).unwrap(), "lazy315.pyc");
+    let src = r.source.as_deref().unwrap();
+    assert!(r.failures.is_empty(), "{:?}", r.failures);
+    for line in ["lazy import os\n", "lazy import os.path as osp\n", "lazy from typing import IO, Literal as L\n", "try:\n    import json\n", "class C:\n    import re\n"] {
+        assert!(src.contains(line), "{line:?} in {src}");
+    }
+}
+
 #[test]
 fn output_dir_mirrors_the_tree_and_bad_files_exit_2() {
     let dir = tempfile::tempdir().unwrap();

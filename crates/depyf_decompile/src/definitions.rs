@@ -604,7 +604,7 @@ fn stmt_exprs_mut(s: &mut Stmt, f: &mut dyn FnMut(&mut Expr)) {
                 v.walk_mut(f);
             }
         }
-        Stmt::Return(None) | Stmt::Pass | Stmt::Break | Stmt::Continue | Stmt::Import(..) | Stmt::ImportFrom(..) | Stmt::Global(_) | Stmt::Nonlocal(_) => {}
+        Stmt::Return(None) | Stmt::Pass | Stmt::Break | Stmt::Continue | Stmt::Import(..) | Stmt::ImportFrom(..) | Stmt::Lazy(_) | Stmt::Global(_) | Stmt::Nonlocal(_) => {}
     }
 }
 

@@ -1362,6 +1362,7 @@ impl BlockState<'_, '_> {
             | Op::MapAdd(_)
             | Op::UnpackEx(..)
             | Op::ImportName(_)
+            | Op::LazyImportName(_)
             | Op::ImportFrom(_)
             | Op::ImportStar
             | Op::LoadBuildClass

@@ -370,6 +370,9 @@ pub enum Op {
     UnpackEx(u32, u32),
     /// `(level, fromlist -- module)` `import co_names[i]`.
     ImportName(usize),
+    /// `(level, fromlist -- module)` 3.15+ `lazy import co_names[i]` (PEP 810:
+    /// `IMPORT_NAME` with the lazy flag).
+    LazyImportName(usize),
     /// `(module -- module, attr)` `from ... import co_names[i]`.
     ImportFrom(usize),
     /// `(module -- )` `from module import *`.
@@ -530,7 +533,7 @@ impl Op {
             SetAdd(i) | SetUpdate(i) | DictUpdate(i, _) => (i + 1, i),
             MapAdd(i) => (i + 2, i),
             UnpackEx(before, after) => (1, before + after + 1),
-            ImportName(_) => (2, 1),
+            ImportName(_) | LazyImportName(_) => (2, 1),
             ImportFrom(_) => (1, 2),
             ImportStar => (1, 0),
             LoadBuildClass | LoadAssertionError | LoadLocals => (0, 1),

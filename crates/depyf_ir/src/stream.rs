@@ -52,6 +52,7 @@ pub fn stream(code: &CodeObject, ir: &[IrInstr]) -> Vec<String> {
                 format!("Call({argc}, {:?}, {layout:?})", kwnames.and_then(|k| code.co_consts.get(k)))
             }
             Op::ImportName(i) => format!("ImportName({})", name(*i)),
+            Op::LazyImportName(i) => format!("LazyImportName({})", name(*i)),
             Op::ImportFrom(i) => format!("ImportFrom({})", name(*i)),
             Op::ForIter(t) => format!("ForIter({})", index_of(*t)),
             Op::JumpIfOrPop { when, target } => format!("JumpIfOrPop({when}, {})", index_of(*target)),

@@ -205,6 +205,9 @@ pub enum Stmt {
     Import(String, Option<String>),
     /// `from module import name as alias, ...` with the relative level (dots).
     ImportFrom(String, Vec<(String, Option<String>)>, u32),
+    /// `lazy import ...` / `lazy from ... import ...` (CPython 3.15+, PEP 810): an
+    /// [`Stmt::Import`] or [`Stmt::ImportFrom`] whose binding is resolved on first use.
+    Lazy(Box<Stmt>),
     /// `global a, b`.
     Global(Vec<String>),
     /// `nonlocal a, b`.
@@ -595,7 +598,7 @@ impl Stmt {
                 }
                 body(b, f);
             }
-            Stmt::Return(None) | Stmt::Pass | Stmt::Break | Stmt::Continue | Stmt::Import(..) | Stmt::ImportFrom(..) | Stmt::Global(_) | Stmt::Nonlocal(_) => {}
+            Stmt::Return(None) | Stmt::Pass | Stmt::Break | Stmt::Continue | Stmt::Import(..) | Stmt::ImportFrom(..) | Stmt::Lazy(_) | Stmt::Global(_) | Stmt::Nonlocal(_) => {}
         }
     }
 }

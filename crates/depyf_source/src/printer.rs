@@ -958,6 +958,12 @@ fn stmt(out: &mut String, s: &Stmt, level: usize) {
                 block(out, orelse, level + 1);
             }
         }
+        Stmt::Lazy(inner) => {
+            out.push_str("lazy ");
+            let mut rest = String::new();
+            stmt(&mut rest, inner, level);
+            out.push_str(rest.trim_start_matches(' '));
+        }
         Stmt::Import(module, alias) => {
             let _ = write!(out, "import {module}");
             if let Some(a) = alias {
@@ -1282,6 +1288,14 @@ mod tests {
         assert_prints!(Expr::TString(vec![field(n("d"), None, None)], vec![r#"d["'\n"]"#.into()]), r#"t'{d["'\n"]}'"#);
         assert_prints!(Expr::TString(vec![field(n("j"), None, None)], vec![r"'\n#'.join(xs)".into()]), r#"t"{'\n#'.join(xs)}""#);
         assert_eq!(tstring(&[field(n("x"), None, None)], &["x # c\n".into()]), None);
+    }
+
+    #[test]
+    fn lazy_imports() {
+        let imp = Stmt::Lazy(Box::new(Stmt::Import("os.path".into(), Some("p".into()))));
+        assert_eq!(print_body(&[imp], 0), "lazy import os.path as p\n");
+        let from = Stmt::Lazy(Box::new(Stmt::ImportFrom("typing".into(), vec![("IO".into(), None), ("Literal".into(), Some("L".into()))], 0)));
+        assert_eq!(print_body(&[Stmt::If(n("c"), vec![from], vec![])], 0), "if c:\n    lazy from typing import IO, Literal as L\n");
     }
 
     #[test]

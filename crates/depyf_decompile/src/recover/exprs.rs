@@ -312,6 +312,16 @@ impl BlockState<'_, '_> {
                 }
             }
             Op::ImportName(i) => return self.import(i, next),
+            Op::LazyImportName(i) => {
+                let used = self.import(i, next)?;
+                match self.stmts.pop() {
+                    Some(s @ (Stmt::Import(..) | Stmt::ImportFrom(..))) if !matches!(&s, Stmt::ImportFrom(_, names, _) if names.iter().any(|(n, _)| n == "*")) => {
+                        self.stmts.push(Stmt::Lazy(Box::new(s)));
+                    }
+                    _ => return Err(self.err("a lazy import of an unknown shape")),
+                }
+                return Ok(used);
+            }
             Op::ImportFrom(_) | Op::ImportStar => return Err(self.err("an import that is not a whole import statement")),
             Op::LoadBuildClass => self.push(Expr::name(BUILD_CLASS)),
             Op::LoadAssertionError => self.push(Expr::name(ASSERTION_ERROR)),

@@ -17,8 +17,9 @@
 //! - `await x` is `GET_AWAITABLE; PUSH_NULL; None; SEND ...` and `yield from x`
 //!   `GET_ITER; None; SEND ...`: the receiver also has two slots ([`delegation`]).
 //! - `IMPORT_NAME` keeps lazy/eager import flags in its low two bits (PEP 810 `lazy
-//!   import`): the eager flag that every import in a function has is a plain import;
-//!   other flagged imports take the error path rather than lose the flag.
+//!   import`): the eager flag that the compiler gives imports where `lazy` is not
+//!   allowed (functions, class bodies, `try` blocks) is a plain import; the lazy flag
+//!   is [`Op::LazyImportName`](crate::Op::LazyImportName).
 //! - `LOAD_COMMON_CONSTANT` also loads `list`, `set`, `None`, `''`, `True`, `False`,
 //!   `-1` (see `py314`).
 
@@ -36,12 +37,13 @@ const FAMILY: Family =
 
 fn own(cx: &Cx<'_>, k: usize) -> Result<Option<Op>, IrError> {
     match cx.ins[k].opname {
-        // Bit 1 (eager) is what the compiler gives every import in a function (PEP 810:
-        // `lazy import` only at module level), so there a plain `import` makes it again.
-        "IMPORT_NAME" if cx.arg(k) & 3 == 2 && cx.code.co_flags & depyf_bytecode::co_flags::OPTIMIZED != 0 => {
-            Ok(Some(Op::ImportName(cx.idx(k))))
-        }
-        "IMPORT_NAME" if cx.arg(k) & 3 != 0 => Err(cx.err(k, "lazy import: not supported by the decompiler yet")),
+        // Bit 1 (eager) is what the compiler gives a plain `import` where `lazy import`
+        // is not allowed (PEP 810: in functions, class bodies and `try` blocks), so a
+        // plain `import` there makes it again; no syntax asks for it.
+        "IMPORT_NAME" if cx.arg(k) & 3 == 2 => Ok(Some(Op::ImportName(cx.idx(k)))),
+        // Bit 0: `lazy import` / `lazy from ... import` (CPython 3.15 `Python/codegen.c`).
+        "IMPORT_NAME" if cx.arg(k) & 3 == 1 => Ok(Some(Op::LazyImportName(cx.idx(k)))),
+        "IMPORT_NAME" if cx.arg(k) & 3 != 0 => Err(cx.err(k, "an import both lazy and eager")),
         _ => py314::own(cx, k),
     }
 }
