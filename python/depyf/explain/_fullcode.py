@@ -208,7 +208,10 @@ class FullCodeWriter:
                     f"{'linked' if record.linked else 'not linked'})\n"
                 )
                 if record.source:
-                    src = _rename_def(record.source, record.transformed.co_name, code_name)
+                    # A `from __future__` import may only start a file; this one is
+                    # for reading, where the annotations it guards read the same.
+                    src = record.source.removeprefix("from __future__ import annotations\n")
+                    src = _rename_def(src, record.transformed.co_name, code_name)
                     out.append(_section(src))
                 else:
                     out.append(f"# (not decompiled: {record.reason})\n")
