@@ -317,3 +317,78 @@ fn strip_suffix(branch: &mut Vec<Stmt>, tail: &[Stmt]) {
         strip_suffix(b, tail);
     }
 }
+
+/// Folds `t = E; if t: return X; return t` (the `else:` form too) into
+/// `return E and X`, and `if not t:` into `return E or X`, everywhere in `body`, for
+/// a temporary `t` that the function reads nowhere else. That is how recovery reads
+/// a `JUMP_IF_*_OR_POP` (3.8-3.11; 3.12+ `COPY 1; POP_JUMP_IF_*`) whose two ends
+/// each return, the compiler having copied the small `return` block into both
+/// (CPython 3.8-3.13 `Python/compile.c`/`flowgraph.c` `inline_small_exit_blocks`):
+/// `return a and b`, `return a < b < c`. Both forms evaluate `E` once, test it once
+/// and return it or `X`, so the fold changes nothing that runs.
+pub(crate) fn kept_test_returns(body: &mut Vec<Stmt>) {
+    let mut reads = std::collections::BTreeMap::<String, usize>::new();
+    for s in body.iter() {
+        s.walk_scope_exprs(&mut |e| {
+            if let Expr::Name(n) = e {
+                if n.starts_with("__temp_") {
+                    *reads.entry(n.clone()).or_default() += 1;
+                }
+            }
+        });
+    }
+    fold_kept_tests(body, &reads);
+}
+
+fn fold_kept_tests(body: &mut Vec<Stmt>, reads: &std::collections::BTreeMap<String, usize>) {
+    for s in body.iter_mut() {
+        match s {
+            Stmt::If(_, a, b) | Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => {
+                fold_kept_tests(a, reads);
+                fold_kept_tests(b, reads);
+            }
+            s @ (Stmt::Try(..) | Stmt::With(..)) => {
+                for b in s.bodies_mut() {
+                    fold_kept_tests(b, reads);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut i = 0;
+    while i + 1 < body.len() {
+        let Stmt::Assign(targets, _) = &body[i] else {
+            i += 1;
+            continue;
+        };
+        let [Expr::Name(t)] = targets.as_slice() else {
+            i += 1;
+            continue;
+        };
+        let returns_t = |s: &[Stmt]| matches!(s, [Stmt::Return(Some(Expr::Name(n)))] if n == t);
+        // (is_and, X, statements the `if` and its tail take)
+        let found = match &body[i + 1] {
+            Stmt::If(cond, then, orelse) => {
+                let is_and = match cond {
+                    Expr::Name(n) if n == t => Some(true),
+                    Expr::UnaryOp("not", inner) if inner.is_name(t) => Some(false),
+                    _ => None,
+                };
+                match (is_and, then.as_slice()) {
+                    (Some(k), [Stmt::Return(Some(x))]) if returns_t(orelse) => Some((k, x.clone(), 2)),
+                    (Some(k), [Stmt::Return(Some(x))]) if orelse.is_empty() && body.get(i + 2).is_some_and(|s| returns_t(std::slice::from_ref(s))) => Some((k, x.clone(), 3)),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        // `t` named by the assignment, the test and the `return t` only (not in `X`).
+        let Some((is_and, x, n)) = found.filter(|_| reads.get(t.as_str()) == Some(&3)) else {
+            i += 1;
+            continue;
+        };
+        let Stmt::Assign(_, e) = body[i].clone() else { unreachable!("matched above") };
+        body.splice(i..i + n, std::iter::once(Stmt::Return(Some(crate::recover::bool_op(is_and, e, x)))));
+        i += 1;
+    }
+}

@@ -373,6 +373,7 @@ pub(crate) fn recover_body_with(
     drop(blocks);
     idioms::rotated_while(&mut body);
     idioms::asserts(&mut body);
+    idioms::kept_test_returns(&mut body);
     definitions::bind(&mut body).map_err(|m| at(&m))?;
     definitions::fold_negated_tests(code, &mut body);
     definitions::future_annotations(code, &mut body);

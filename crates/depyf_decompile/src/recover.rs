@@ -342,6 +342,8 @@ struct BlockState<'c, 'a> {
     /// Whether the previous op of this block pushed a variable's value (then a
     /// POP_TOP of it is the statement `name`, not a stack clean-up).
     prev_was_load: bool,
+    /// The block's last op, the terminator the walked ops lead to (not among them).
+    term: &'c Op,
 }
 
 impl BlockState<'_, '_> {
@@ -409,6 +411,38 @@ impl BlockState<'_, '_> {
             SVal::Expr(e) => is_atomic(self.ctx, e),
             SVal::Null | SVal::Iter(_) | SVal::Mark(_) => true,
         }
+    }
+
+    /// The kept middle operand of a chained comparison `a < m < c`: with the stack
+    /// `[.., a, m]` and `rest` starting with the `COMPARE_OP` and the conditional
+    /// jump that follow the ops copying `m` (CPython 3.8-3.10 `DUP_TOP, ROT_THREE`,
+    /// 3.11+ `SWAP 2, COPY 2`; `Python/compile.c`/`codegen.c` `compiler_compare`),
+    /// leaves `[.., t, a, (t := m)]` for a fresh temporary `t` and returns true:
+    /// `m` is evaluated once, after `a`, and the kept copy reads `t`, which only the
+    /// next comparison of the chain does (after the test of this one). `bool_op`
+    /// folds `a < (t := m) and t < c` back into `a < m < c`. False (nothing
+    /// changed) for other shapes and for an `m` that may be evaluated again as it
+    /// is (a name or constant: the plain copy serves).
+    fn chain_middle(&mut self, rest: &[IrInstr]) -> bool {
+        // The test is the block's terminator, after the ops in `rest`.
+        let test = matches!(self.term, Op::JumpIfOrPop { .. } | Op::JumpIf { .. });
+        // (3.12+ `COPY 1; POP_JUMP_IF_*` reads as a `Nop` and a `JUMP_IF_*_OR_POP`.)
+        let tested = test && (1..=2).contains(&rest.len()) && rest[1..].iter().all(|i| matches!(i.op, Op::Nop | Op::Copy(1)));
+        let len = self.stack.len();
+        if !tested || !matches!(rest.first().map(|i| &i.op), Some(Op::Compare(_))) || len < 2 || self.is_atomic_at(len - 1) {
+            return false;
+        }
+        let (SVal::Expr(_), SVal::Expr(m)) = (&self.stack[len - 2], &self.stack[len - 1]) else { return false };
+        if matches!(m, Expr::NamedExpr(..)) {
+            return false;
+        }
+        let SVal::Expr(m) = self.stack.pop().expect("checked") else { unreachable!("checked") };
+        let a = self.stack.pop().expect("checked");
+        let t = self.ctx.fresh_temp();
+        self.push(Expr::name(&t));
+        self.stack.push(a);
+        self.push(Expr::NamedExpr(t, Box::new(m)));
+        true
     }
 
     /// Assigns every non-atomic stack value at positions `0..upto` to a temporary,
@@ -875,6 +909,10 @@ impl BlockState<'_, '_> {
                     return Err(self.err("stack underflow"));
                 }
                 let pos = self.stack.len() - n;
+                // `a < f() < c` before 3.11: DUP_TOP, ROT_THREE, COMPARE_OP, then the test.
+                if n == 1 && matches!(next.first().map(|i| &i.op), Some(Op::Rot(3))) && self.chain_middle(&next[1..]) {
+                    return Ok(1);
+                }
                 if n == 1 {
                     if let Some(k) = self.chained_assignment(next)? {
                         return Ok(k);
@@ -902,6 +940,10 @@ impl BlockState<'_, '_> {
                 let n = n as usize;
                 if n == 0 || n > self.stack.len() {
                     return Err(self.err("stack underflow"));
+                }
+                // `a < f() < c` from 3.11 on: SWAP 2, COPY 2, COMPARE_OP, then the test.
+                if n == 2 && matches!(next.first().map(|i| &i.op), Some(Op::Copy(2))) && self.chain_middle(&next[1..]) {
+                    return Ok(1);
                 }
                 // `a, b = x, y` (and three names): CPython swaps the values and stores.
                 if (n == 2 || n == 3) && self.stack[self.stack.len() - n..].iter().all(|v| matches!(v, SVal::Expr(_))) {
@@ -1778,8 +1820,11 @@ fn recover_block(
         }
         None => {
             // A JUMP_IF_*_OR_POP whose kept value meets other values here must
-            // name that value before testing it.
-            if let Some(p) = or_pop_root(cfg, ir, b, exits, spill_or_pop) {
+            // name that value before testing it. A block with one way in is no
+            // meeting: the kept value goes on as it is (a chained comparison's
+            // clean-up), and `pending` asks for the name if no merge folds it.
+            if cfg.blocks[bi].preds.len() < 2 {
+            } else if let Some(p) = or_pop_root(cfg, ir, b, exits, spill_or_pop) {
                 requests.insert(p);
             }
             match handler_entry {
@@ -1791,7 +1836,8 @@ fn recover_block(
     entries[bi] = Some(stack.clone());
     let last = &ir[block.end - 1];
     let body_end = if matches!(block.term, Terminator::Branch { .. } | Terminator::Jump(_)) { block.end - 1 } else { block.end };
-    let mut st = BlockState { ctx, stack, stmts: Vec::new(), ins: &ir[block.start], prev_was_load: false };
+    let term = if matches!(block.term, Terminator::Branch { .. }) { &last.op } else { &Op::Nop };
+    let mut st = BlockState { ctx, stack, stmts: Vec::new(), ins: &ir[block.start], prev_was_load: false, term };
     let mut i = block.start;
     while i < body_end {
         st.ins = &ir[i];
@@ -1987,6 +2033,16 @@ pub(crate) fn bool_op(is_and: bool, a: Expr, b: Expr) -> Expr {
     }
     if is_and {
         if let (Expr::Compare(l1, r1), Expr::Compare(l2, r2)) = (&a, &b) {
+            // `a < (t := m) and t < c`: the chain with a kept middle operand that
+            // recovery named (see `BlockState::chain_middle`).
+            if let Some((op, Expr::NamedExpr(t, m))) = r1.last() {
+                if t.starts_with("__temp_") && l2.is_name(t) {
+                    let mut ops = r1[..r1.len() - 1].to_vec();
+                    ops.push((op, (**m).clone()));
+                    ops.extend(r2.iter().cloned());
+                    return Expr::Compare(l1.clone(), ops);
+                }
+            }
             if let Some((_, last)) = r1.last() {
                 if **l2 == *last && matches!(last, Expr::Name(_) | Expr::Const(_)) {
                     let mut ops = r1.clone();
