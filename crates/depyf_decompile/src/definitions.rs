@@ -112,6 +112,22 @@ enum Element {
     Pair(Expr, Expr),
 }
 
+/// Adds the test `c` to a comprehension's `ifs`, joining it to the test before it
+/// when the two are the links of one chained comparison whose middle operand
+/// recovery named (`a < (t := m)` then `t < c`: `a < m < c`; see
+/// `recover::bool_op`): CPython compiles each link of `if a < m < c` as a test that
+/// goes back to the loop, as it does two `if`s.
+fn push_if(ifs: &mut Vec<Expr>, c: Expr) {
+    if let (Some(Expr::Compare(_, ops)), Expr::Compare(left, _)) = (ifs.last(), &c) {
+        if matches!(ops.last(), Some((_, Expr::NamedExpr(t, _))) if t.starts_with("__temp_") && left.is_name(t)) {
+            let prev = ifs.pop().expect("checked");
+            ifs.push(crate::recover::bool_op(true, prev, c));
+            return;
+        }
+    }
+    ifs.push(c);
+}
+
 /// Reads the loop nest of a comprehension body: `for`s, `if`s (and `if not c:
 /// continue`), ending in the element added to the result `t`.
 fn clauses(stmts: &[Stmt], gens: &mut Vec<Comprehension>, t: &str, kind: &str) -> Option<Element> {
@@ -125,11 +141,11 @@ fn clauses(stmts: &[Stmt], gens: &mut Vec<Comprehension>, t: &str, kind: &str) -
             clauses(body, gens, t, kind)
         }
         [Stmt::If(c, body, orelse)] if orelse.is_empty() => {
-            gens.last_mut()?.ifs.push(c.clone());
+            push_if(&mut gens.last_mut()?.ifs, c.clone());
             clauses(body, gens, t, kind)
         }
         [Stmt::If(c, body, orelse), rest @ ..] if orelse.is_empty() && matches!(body.as_slice(), [Stmt::Continue]) => {
-            gens.last_mut()?.ifs.push(negate(c.clone()));
+            push_if(&mut gens.last_mut()?.ifs, negate(c.clone()));
             clauses(rest, gens, t, kind)
         }
         // An element `a if c else b` whose test has several blocks (`c` an `and`/`or`):

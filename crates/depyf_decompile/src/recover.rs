@@ -426,8 +426,9 @@ impl BlockState<'_, '_> {
     fn chain_middle(&mut self, rest: &[IrInstr]) -> bool {
         // The test is the block's terminator, after the ops in `rest`.
         let test = matches!(self.term, Op::JumpIfOrPop { .. } | Op::JumpIf { .. });
-        // (3.12+ `COPY 1; POP_JUMP_IF_*` reads as a `Nop` and a `JUMP_IF_*_OR_POP`.)
-        let tested = test && (1..=2).contains(&rest.len()) && rest[1..].iter().all(|i| matches!(i.op, Op::Nop | Op::Copy(1)));
+        // (3.12+ `COPY 1; POP_JUMP_IF_*` reads as a `Nop` and a `JUMP_IF_*_OR_POP`,
+        // 3.14 `TO_BOOL` as a `Nop`.)
+        let tested = test && !rest.is_empty() && rest[1..].iter().all(|i| matches!(i.op, Op::Nop)) || test && rest.len() == 2 && matches!(rest[1].op, Op::Copy(1));
         let len = self.stack.len();
         if !tested || !matches!(rest.first().map(|i| &i.op), Some(Op::Compare(_))) || len < 2 || self.is_atomic_at(len - 1) {
             return false;
