@@ -1164,7 +1164,7 @@ pub(crate) fn generic(code: &CodeObject, body: Vec<Stmt>) -> Result<Expr, Decomp
         return Err(err("a generic parameters function of an unknown shape"));
     }
     if f.is_name(BUILD_CLASS) {
-        return generic_class(code, name, &args, kws, class_params.zip(generic_base.then_some(())).map(|(p, _)| p), &params_of);
+        return generic_class(code, name, &args, kws, class_params.filter(|_| generic_base), &params_of);
     }
     if class_params.is_some() || generic_base {
         return Err(err("a generic parameters function of an unknown shape"));

@@ -113,25 +113,19 @@ pub(crate) mod markers {
 
 /// The value that a PEP 695 lazily evaluated function returns (a type alias value, a
 /// type parameter bound or constraints): its body is `return value`, after, from
-/// CPython 3.14 on, the `if format > 2: raise NotImplementedError` guard of an
-/// annotation function over its one parameter `.format` (default 1; CPython 3.14
-/// `Python/codegen.c`, `codegen_setup_annotations_scope`). `None` for any other shape.
+/// CPython 3.14 on, the [`crate::definitions::is_format_guard`] guard over its one
+/// parameter `.format` (default 1). `None` for any other shape.
 fn lazy_value(def: &Stmt) -> Option<&Expr> {
     let Stmt::FunctionDef(_, args, body) = def else { return None };
     match body.as_slice() {
         [Stmt::Return(Some(value))] => Some(value),
-        [Stmt::If(Expr::Compare(left, ops), then, orelse), Stmt::Return(Some(value))] => {
-            let format_only = args.posonly.len() + args.args.len() == 1
-                && args.posonly.iter().chain(&args.args).all(|p| p == ".format")
+        [guard, Stmt::Return(Some(value))] => {
+            let format_only = matches!((args.posonly.as_slice(), args.args.as_slice()), ([p], []) | ([], [p]) if p == ".format")
                 && args.kwonly.is_empty()
                 && args.vararg.is_none()
                 && args.kwarg.is_none()
                 && matches!(args.defaults.as_slice(), [] | [Expr::Const(Constant::Int(1))]);
-            let guard = left.is_name(".format")
-                && matches!(ops.as_slice(), [(">", Expr::Const(Constant::Int(2)))])
-                && matches!(then.as_slice(), [Stmt::Raise(Some(e), None)] if e.is_name("NotImplementedError"))
-                && orelse.is_empty();
-            (format_only && guard).then_some(value)
+            (format_only && crate::definitions::is_format_guard(args, guard)).then_some(value)
         }
         _ => None,
     }
