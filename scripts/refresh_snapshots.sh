@@ -15,8 +15,10 @@ for v in 3.8 3.9 3.10 3.11 3.12 3.13 3.14 3.15; do
         p="$(pyenv prefix "$v" 2>/dev/null || true)"; [ -n "$p" ] && [ -x "$p/bin/python$v" ] && py="$p/bin/python$v"
     fi
     [ -z "$py" ] && command -v "python$v" >/dev/null 2>&1 && py="$(command -v "python$v")"
-    deb="$ROOT/../scratch/py${v/./}/root"  # where ../shared/tools/python-from-debian.sh unpacks
-    [ -z "$py" ] && [ -x "$deb/usr/bin/python$v" ] && py="$deb/usr/bin/python$v"
+    # where ../shared/tools/python-from-debian.sh unpacks (scripts/_torch_pythons.sh, or by hand)
+    for deb in "$ROOT/target/python$v/root" "$ROOT/../scratch/py${v/./}/root"; do
+        [ -z "$py" ] && [ -x "$deb/usr/bin/python$v" ] && py="$deb/usr/bin/python$v"
+    done
     if [ -z "$py" ]; then echo "== Python $v not found: its recompiled fixtures stay as they are"; continue; fi
     PYTHONPATH="$ROOT/python" "$py" scripts/run_semantics.py --recompile-fixtures --tool "$TOOL"
 done

@@ -9,6 +9,22 @@ set -euo pipefail
 START=$(date +%s)
 . "$(dirname "${BASH_SOURCE[0]}")/_setup.sh"
 
+. "$ROOT/scripts/_torch_pythons.sh"
+# Every CPython 3.8-3.15 for the tests that run the interpreters themselves (the semantic
+# suite, `depyf dis` against `dis`, compiler-made functions): 3.14 and 3.15 are unpacked from
+# Debian's packages under target/ when they are nowhere else. Each found one is exported as
+# DEPYF_PYTHON_3_X, which those tests read first; a missing one fails the run below.
+missing=""
+for version in 3.8 3.9 3.10 3.11 3.12 3.13 3.14 3.15; do
+    if py="$(find_python "$version")"; then
+        export "DEPYF_PYTHON_${version/./_}=$py"
+    else
+        missing="$missing $version"
+    fi
+done
+[ -z "$missing" ] || { echo "error: no interpreter for CPython$missing" >&2; exit 1; }
+export DEPYF_REQUIRE_ALL_PYTHONS=1
+
 echo "== cargo test --workspace"
 cargo test --workspace --quiet </dev/null
 
@@ -26,7 +42,6 @@ if [ "$status" -eq 5 ]; then
     status=1
 fi
 
-. "$ROOT/scripts/_torch_pythons.sh"
 for version in ${DEPYF_TORCH_PYTHONS-3.10 3.12 3.13 3.14 3.15}; do
     echo "== torch end-to-end suite on Python $version"
     if ! torch_python_venv "$version"; then

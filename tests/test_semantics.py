@@ -6,10 +6,12 @@ file, run by any interpreter, covers them all. 3.9+ decompile through the extens
 (`PYTHONPATH=<repo>/python`, built by `maturin develop`); 3.8 cannot load it and uses the
 `depyf-sem` binary of crates/depyf_test_support, built here with cargo.
 
-Interpreters are found as $DEPYF_PYTHON_3_X, `pyenv prefix 3.X`, `python3.X` on PATH,
-or the `usr/bin/python3.X` that ../shared/tools/python-from-debian.sh unpacks into `../scratch/py3X` beside the repository (where
-shared/tools/python-from-debian.sh puts 3.14/3.15 when told `../scratch/py3X`).
-Versions without one are named in the summary and not tested.
+Interpreters are found as $DEPYF_PYTHON_3_X (scripts/test.sh exports one per version),
+`pyenv prefix 3.X`, `python3.X` on PATH, or the `usr/bin/python3.X` that
+../shared/tools/python-from-debian.sh unpacks (under `target/python3.X/root`, where
+scripts/_torch_pythons.sh has it put, or `../scratch/py3X/root` beside the repository).
+Versions without one are named in the summary and not tested; with
+DEPYF_REQUIRE_ALL_PYTHONS=1 (set by scripts/test.sh, hence CI) a missing one fails.
 
 Known failures are listed in tests/semantics/known_failures.py and marked
 xfail(strict=True): a fix makes them XPASS, which fails, so the list shrinks with the
@@ -61,7 +63,8 @@ def find_python(version):
             candidates.append(os.path.join(out.stdout.strip().splitlines()[0], "bin", "python" + version))
     candidates.append(shutil.which("python" + version))
     tag = version.replace(".", "")
-    candidates.append(os.path.join(ROOT, "..", "scratch", "py" + tag, "root", "usr", "bin", "python" + version))
+    for unpacked in (os.path.join(ROOT, "target", "python" + version), os.path.join(ROOT, "..", "scratch", "py" + tag)):
+        candidates.append(os.path.join(unpacked, "root", "usr", "bin", "python" + version))
     for c in candidates:
         if c and os.path.exists(c) and _works(c, version):
             return c
@@ -207,6 +210,14 @@ def _write_summary(reporter, found):
         identical = sum(r["verdict"] == "identical" for r in recs)
         reporter.write_line("  CPython %-5s %3d passed / %3d known failures / %3d failed of %3d; identical %3d/%d (%.1f%%)" % (
             v, passed, known, failed, len(recs), identical, len(recs), 100.0 * identical / max(1, len(recs))))
+
+
+def test_every_version_present_when_required():
+    """Under DEPYF_REQUIRE_ALL_PYTHONS=1 (CI) every CPython 3.8-3.15 must be found: a
+    missing one would otherwise drop its cases silently."""
+    missing = [v for v in VERSIONS if not PYTHONS[v]]
+    if os.environ.get("DEPYF_REQUIRE_ALL_PYTHONS") == "1":
+        assert not missing, "no interpreter for CPython %s (see find_python)" % ", ".join(missing)
 
 
 def test_every_runner_covered_every_case(results):

@@ -3,8 +3,9 @@
 //! expected text), and against the committed golden fixtures (no interpreter needed).
 //!
 //! Interpreters are looked up as `pyenv prefix X.Y`, then `pythonX.Y` on `PATH`; an
-//! explicit one can be given as `DEPYF_PYTHON_3_14=/path/to/python3.14`. Versions
-//! without an interpreter are skipped and named in the output. The sample size is
+//! explicit one can be given as `DEPYF_PYTHON_3_14=/path/to/python3.14` (scripts/test.sh
+//! exports one per version). Versions without an interpreter are skipped and named in the
+//! output; with `DEPYF_REQUIRE_ALL_PYTHONS=1` (CI) a missing one fails the test. The sample size is
 //! `DEPYF_STDLIB_SAMPLE` (default 250).
 
 use std::path::{Path, PathBuf};
@@ -114,6 +115,9 @@ fn stdlib_sample_matches_each_interpreters_dis() {
     let _ = std::fs::remove_dir_all(&base);
     println!("dis equality: {}", report.join(", "));
     println!("skipped (no interpreter): {}", if skipped.is_empty() { "none".into() } else { skipped.join(", ") });
+    if std::env::var("DEPYF_REQUIRE_ALL_PYTHONS").as_deref() == Ok("1") {
+        assert!(skipped.is_empty(), "DEPYF_REQUIRE_ALL_PYTHONS=1 but no interpreter for {}", skipped.join(", "));
+    }
     assert!(problems.is_empty(), "{} mismatches:\n{}", problems.len(), problems[..problems.len().min(20)].join("\n"));
 }
 

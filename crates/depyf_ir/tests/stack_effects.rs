@@ -728,12 +728,13 @@ fn sample_per_version() {
     }
 }
 
-/// The interpreter of version `v`: `$DEPYF_PYTHON3XY`, pyenv's, or a Debian build
-/// unpacked by `../shared/tools/python-from-debian.sh` into `scratch/py3XY` beside the
+/// The interpreter of version `v`: `$DEPYF_PYTHON_3_X` (as scripts/test.sh exports it),
+/// pyenv's, or a Debian build unpacked by `../shared/tools/python-from-debian.sh` under
+/// `target/python3.X/root` (scripts/_torch_pythons.sh) or `scratch/py3X/root` beside the
 /// repository.
 fn interpreter(v: PythonVersion) -> Option<PathBuf> {
     let tag = format!("{}{}", v.major, v.minor);
-    if let Ok(p) = std::env::var(format!("DEPYF_PYTHON{tag}")) {
+    if let Ok(p) = std::env::var(format!("DEPYF_PYTHON_{}_{}", v.major, v.minor)) {
         return Some(PathBuf::from(p));
     }
     let dotted = format!("{}.{}", v.major, v.minor);
@@ -744,8 +745,11 @@ fn interpreter(v: PythonVersion) -> Option<PathBuf> {
         }
     }
     let unpacked = ["root", "usr", "bin"].iter().collect::<PathBuf>().join(format!("python{dotted}"));
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../../scratch/py{tag}")).join(unpacked);
-    p.exists().then_some(p)
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    [repo.join(format!("target/python{dotted}")), repo.join(format!("../scratch/py{tag}"))]
+        .into_iter()
+        .map(|dir| dir.join(&unpacked))
+        .find(|p| p.exists())
 }
 
 #[test]
