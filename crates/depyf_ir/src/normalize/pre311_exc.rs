@@ -47,23 +47,30 @@
 //!   handler itself is `WITH_EXCEPT_START; POP_JUMP_IF_TRUE; RERAISE;` then the
 //!   triple, `POP_EXCEPT` and the exit popped (3.9's shape).
 //!
-//! - `POP_BLOCK; BEGIN_FINALLY` falling into a `finally` body of straight-line code
-//!   is 3.9's copy of that body and a jump past its `END_FINALLY`; that
-//!   `END_FINALLY`, reached by an exception only, is `RERAISE`.
+//! - `POP_BLOCK; BEGIN_FINALLY` falling into a `finally` body is 3.9's copy of that
+//!   body and a jump past its `END_FINALLY`; that `END_FINALLY`, reached by an
+//!   exception only, is `RERAISE`.
 //!
 //! - `CALL_FINALLY` (after `POP_BLOCK`, or `POP_BLOCK; POP_EXCEPT` in an `except E
 //!   as name` clause): `return`, `break` or `continue` leaving a `try/finally` or
 //!   such a clause (CPython 3.8 `Python/compile.c`, `compiler_unwind_fblock`) calls
-//!   the finally body as a subroutine; when that body is straight-line code it is
-//!   3.9's copy of the body in place of the call, falling through to what follows;
+//!   the finally body as a subroutine: 3.9's copy of the body in place of the
+//!   call, falling through to what follows;
 //! - `POP_BLOCK; [ROT_TWO;] BEGIN_FINALLY; WITH_CLEANUP_START; WITH_CLEANUP_FINISH;
 //!   POP_FINALLY 0`, the same leaving a `with`, is one [`Op::WithExit`];
 //! - a `BEGIN_FINALLY` that is never reached (after a try body that ends with
 //!   `return`, `break` or `continue`) is a `Nop`.
 //!
-//! A `finally` body with branches (entered by `BEGIN_FINALLY` or `CALL_FINALLY`),
-//! `POP_FINALLY` elsewhere (return/break/continue inside a `finally` body) and
-//! `async with` are not rewritten: they fail normalization.
+//! A copy of a straight-line body takes the offset of the instruction entering it.
+//! A body with branches (`if`, loops, `raise`) needs offsets of its own: then every
+//! IR offset of the code object is its instruction's offset times a scale, and each
+//! copy takes the offsets between those of the instruction entering it and the
+//! next one ([`copy_offsets`]); [`protected_ranges`] gives the copy the range of
+//! that instruction, as 3.9 does.
+//!
+//! A `finally` body with a block of its own (`try`, `with`), `POP_FINALLY`
+//! elsewhere (return/break/continue inside a `finally` body) and `async with` are
+//! not rewritten: they fail normalization.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -265,30 +272,52 @@ enum Begin38 {
     Finally(usize),
 }
 
-/// The index of the `END_FINALLY` that ends the `finally` body starting at `h` when
-/// that body is straight-line code (no jump, no jump target, no block op, no exit):
-/// such a body can be copied; `None` otherwise.
-fn straight_finally(ins: &[Instruction], h: usize) -> Option<usize> {
-    let targets: BTreeSet<u32> = ins.iter().filter_map(|i| i.jump_target()).collect();
+/// The index of the `END_FINALLY` that ends the `finally` body starting at `h`
+/// when that body can be copied, and whether it is straight-line code; `None` when
+/// it cannot.
+///
+/// A body can be copied when it has no block op (no `try`, `with`, `except` or
+/// exit by `return`/`break`/`continue` inside it: `SETUP_*`, `POP_BLOCK`,
+/// `*FINALLY*`, `*EXCEPT*`, `WITH_*`), no `return`, no yield and no
+/// `EXTENDED_ARG`, every jump in it lands inside it (its `END_FINALLY` included)
+/// and nothing outside it lands inside it past its first instruction.
+/// Straight-line code (no jump, no `raise`) is copied into the offset of the
+/// instruction that enters it; a body with branches (`if`, loops, `raise`) needs
+/// offsets of its own for its copies (see [`Facts::scale`]).
+fn finally_body(ins: &[Instruction], h: usize) -> Option<(usize, bool)> {
     let mut j = h;
-    loop {
+    let mut straight = true;
+    let e = loop {
         let x = ins.get(j)?;
         if x.opname == "END_FINALLY" {
-            return Some(j);
+            break j;
         }
-        let plain = x.jump_target().is_none()
-            && (j == h || !targets.contains(&x.offset))
-            && !x.opname.contains("FINALLY")
+        let plain = !x.opname.contains("FINALLY")
             && !x.opname.contains("BLOCK")
             && !x.opname.contains("EXCEPT")
             && !x.opname.starts_with("SETUP_")
             && !x.opname.starts_with("WITH_")
-            && !matches!(x.opname, "RETURN_VALUE" | "RAISE_VARARGS" | "YIELD_VALUE" | "YIELD_FROM" | "EXTENDED_ARG");
+            && !matches!(x.opname, "RETURN_VALUE" | "YIELD_VALUE" | "YIELD_FROM" | "EXTENDED_ARG");
         if !plain {
             return None;
         }
+        straight &= x.opname != "RAISE_VARARGS";
         j += 1;
+    };
+    let (lo, hi) = (ins[h].offset, ins[e].offset);
+    let inside = |t: u32| lo <= t && t <= hi;
+    for (k, x) in ins.iter().enumerate() {
+        let Some(t) = x.jump_target() else { continue };
+        if (h..e).contains(&k) {
+            if !inside(t) {
+                return None;
+            }
+            straight = false;
+        } else if inside(t) && t != lo {
+            return None;
+        }
     }
+    Some((e, straight))
 }
 
 /// The rewrite of the 3.8 `BEGIN_FINALLY` at `k`, or the error for the shapes not
@@ -321,10 +350,10 @@ fn begin38(code: &CodeObject, ins: &[Instruction], k: usize) -> Result<Begin38, 
         }
     }
     if finally_handler {
-        if let Some(e) = straight_finally(ins, k + 1).filter(|&e| e + 1 < ins.len()) {
+        if let Some((e, _)) = finally_body(ins, k + 1).filter(|&(e, _)| e + 1 < ins.len()) {
             return Ok(Begin38::Finally(e));
         }
-        return Err(IrError::at(code, &ins[k], "BEGIN_FINALLY into a finally body with branches (3.8 try/finally is only handled when its body is straight-line code)"));
+        return Err(IrError::at(code, &ins[k], "BEGIN_FINALLY into a finally body with a block, return, break or continue inside (not handled in 3.8)"));
     }
     if h.first() == Some(&"WITH_CLEANUP_START") {
         return Err(IrError::at(code, &ins[k], "BEGIN_FINALLY into the exit of an async with (3.8 async with is not handled)"));
@@ -392,8 +421,7 @@ fn py38_step(code: &CodeObject, ins: &[Instruction], k: usize, st: &mut Vec<Blk>
 /// there instead; so does the IR: returns the index of the body's `END_FINALLY`
 /// (the body is `target..end`), and the call falls through to the next instruction.
 ///
-/// Errors: another shape, a body that is not straight-line code (see
-/// [`straight_finally`]).
+/// Errors: another shape, a body that cannot be copied (see [`finally_body`]).
 fn call38(code: &CodeObject, ins: &[Instruction], k: usize) -> Result<usize, IrError> {
     let i = &ins[k];
     let err = |m: &str| IrError::at(code, i, m);
@@ -419,9 +447,9 @@ fn call38(code: &CodeObject, ins: &[Instruction], k: usize) -> Result<usize, IrE
     if kinds.is_empty() || !kinds.iter().all(|&kd| matches!(kd, Kind::Finally | Kind::NameCleanup)) {
         return Err(err("CALL_FINALLY to a handler that is not a finally body"));
     }
-    straight_finally(ins, t).ok_or_else(|| {
-        err("CALL_FINALLY into a finally body with branches (3.8 try/finally is only handled when its body is straight-line code)")
-    })
+    finally_body(ins, t)
+        .map(|(e, _)| e)
+        .ok_or_else(|| err("CALL_FINALLY into a finally body with a block, return, break or continue inside (not handled in 3.8)"))
 }
 
 /// The op of the 3.8 `END_FINALLY` at `k` whose block stack is `st`: a re-raise
@@ -469,12 +497,36 @@ pub(super) struct Facts {
     begin38: BTreeMap<usize, Begin38>,
     /// 3.8: each reached `CALL_FINALLY` and the `END_FINALLY` of its body ([`call38`]).
     call38: BTreeMap<usize, usize>,
+    /// 3.8: 1, or, when a `finally` body with branches is copied, the factor by
+    /// which every IR offset is the instruction's byte offset (see [`copy_offsets`]):
+    /// instruction offset `o` is IR offset `o * scale`, and the copy entered at
+    /// offset `b` takes the IR offsets `b * scale + 1 ..` (one per instruction of
+    /// the body), so that its branches have targets of their own.
+    pub(super) scale: u32,
+    /// 3.8, with `scale > 1`: the copies emitted, in order ([`op`] fills it).
+    copies: std::cell::RefCell<Vec<Copy38>>,
+}
+
+/// One copy of a 3.8 `finally` body in the normalized ops, when offsets are scaled.
+#[derive(Clone, Copy, Debug)]
+struct Copy38 {
+    /// Positions in the ops: `start..end`.
+    start: usize,
+    end: usize,
+    /// The `BEGIN_FINALLY` or `CALL_FINALLY` entering it, the body's first
+    /// instruction and its `END_FINALLY`.
+    at: usize,
+    from: usize,
+    to: usize,
+    /// Entered by `BEGIN_FINALLY`: a jump to its `END_FINALLY` goes past the
+    /// handler.
+    begin: bool,
 }
 
 impl Facts {
     /// Scans `ins` (3.9-3.10): see the module docs for what is rewritten.
     pub(super) fn scan(code: &CodeObject, ins: &[Instruction]) -> Result<Facts, IrError> {
-        let mut f = Facts::default();
+        let mut f = Facts { scale: 1, ..Facts::default() };
         if !uses_block_stack(ins) {
             return Ok(f);
         }
@@ -578,6 +630,18 @@ impl Facts {
                 _ => {}
             }
         }
+        // 3.8: a body with branches entered on a normal path needs offsets of its own.
+        let branchy = |h: usize| finally_body(ins, h).is_some_and(|(_, straight)| !straight);
+        let needs = f.begin38.iter().any(|(&k, b)| matches!(b, Begin38::Finally(_)) && branchy(k + 1))
+            || f.call38.keys().any(|&k| ins[k].jump_target().and_then(index_of).is_some_and(branchy));
+        if needs {
+            let scale = (ins.len() as u64 + 2).next_power_of_two();
+            let last = ins.last().map_or(0, |i| u64::from(i.offset) + 2);
+            if last * scale >= u64::from(u32::MAX) {
+                return Err(IrError::at(code, &ins[0], "a 3.8 finally body with branches in a code object too large to copy it"));
+            }
+            f.scale = scale as u32;
+        }
         Ok(f)
     }
 }
@@ -633,8 +697,13 @@ pub(super) fn op(cx: &mut Cx<'_>, k: usize, facts: &Facts) -> Result<bool, IrErr
                 }
                 Op::Jump(ins[t].offset)
             }
+            Some(&Begin38::Finally(e)) if facts.scale > 1 => {
+                cx.emit(k, Op::Nop);
+                copy_finally(cx, k, k + 1, e, Some(facts))?;
+                return Ok(true);
+            }
             Some(&Begin38::Finally(e)) => {
-                copy_finally(cx, k, k + 1, e)?;
+                copy_finally(cx, k, k + 1, e, None)?;
                 Op::Jump(threaded(ins, e + 1))
             }
             Some(Begin38::WithPop) => {
@@ -649,7 +718,7 @@ pub(super) fn op(cx: &mut Cx<'_>, k: usize, facts: &Facts) -> Result<bool, IrErr
             Some(&e) => {
                 cx.emit(k, Op::Nop);
                 let t = cx.at_offset(cx.target(k)).ok_or_else(|| cx.err(k, "CALL_FINALLY target is not an instruction"))?;
-                copy_finally(cx, k, t, e)?;
+                copy_finally(cx, k, t, e, (facts.scale > 1).then_some(facts))?;
                 return Ok(true);
             }
             None => return Ok(false),
@@ -702,12 +771,19 @@ fn threaded(ins: &[Instruction], j: usize) -> u32 {
     }
 }
 
-/// 3.8: emits the ops of the straight-line `finally` body `from..end` (`end` its
-/// `END_FINALLY`, see [`straight_finally`]) as ops of instruction `k`, the
-/// `BEGIN_FINALLY` or `CALL_FINALLY` that enters it on a normal path: 3.9's copy of
-/// the body there (CPython 3.9 `Python/compile.c`, `compiler_try_finally` and
+/// 3.8: emits the ops of the `finally` body `from..end` (`end` its `END_FINALLY`,
+/// see [`finally_body`]) for instruction `k`, the `BEGIN_FINALLY` or
+/// `CALL_FINALLY` that enters it on a normal path: 3.9's copy of the body there
+/// (CPython 3.9 `Python/compile.c`, `compiler_try_finally` and
 /// `compiler_unwind_fblock`, case `FINALLY_TRY`).
-fn copy_finally(cx: &mut Cx<'_>, k: usize, from: usize, end: usize) -> Result<(), IrError> {
+///
+/// Without `scaled`, the body is straight-line code and its ops take `k`'s offset.
+/// With it (the code object's `Facts`, `scale > 1`), the ops keep the offsets and
+/// lines of the body's instructions, the `END_FINALLY` becomes a jump past the
+/// handler (entered by `BEGIN_FINALLY`) or a `Nop` falling through to the
+/// instruction after `k` (`CALL_FINALLY`), and the copy is recorded for
+/// [`copy_offsets`], which gives it offsets of its own.
+fn copy_finally(cx: &mut Cx<'_>, k: usize, from: usize, end: usize, scaled: Option<&Facts>) -> Result<(), IrError> {
     // The body's ops emitted with their own offsets first (folds look back by
     // offset), then moved to k's.
     let n = cx.out.len();
@@ -724,8 +800,15 @@ fn copy_finally(cx: &mut Cx<'_>, k: usize, from: usize, end: usize) -> Result<()
             j += 1;
         }
     }
-    if j != end {
+    if j != end || cx.drop_more > 0 {
         return Err(cx.err(k, "a finally body folded past its END_FINALLY"));
+    }
+    if let Some(facts) = scaled {
+        let begin = cx.ins[k].opname == "BEGIN_FINALLY";
+        let last = if begin { Op::Jump(threaded(cx.ins, end + 1)) } else { Op::Nop };
+        cx.emit(end, last);
+        facts.copies.borrow_mut().push(Copy38 { start: n, end: cx.out.len(), at: k, from, to: end, begin });
+        return Ok(());
     }
     let i = &cx.ins[k];
     for o in &mut cx.out[n..] {
@@ -736,13 +819,72 @@ fn copy_finally(cx: &mut Cx<'_>, k: usize, from: usize, end: usize) -> Result<()
     Ok(())
 }
 
+/// 3.8, when a `finally` body with branches was copied (`facts.scale > 1`): gives
+/// the ops of `ir` their final offsets. An op of instruction offset `o` outside the
+/// copies takes `o * scale`; an op of the copy entered at offset `b`, from body
+/// instruction `from + i`, takes `b * scale + 1 + i`. Jump targets follow: a target
+/// inside the body (its `END_FINALLY` included) is the copy's own, except that in
+/// a copy entered by `BEGIN_FINALLY` a jump to the `END_FINALLY` goes where that
+/// copy's last jump goes before its own threading, the instruction after the
+/// `END_FINALLY` (3.9's jump threading is one pass in instruction order, CPython
+/// 3.9 `Python/peephole.c`: a forward jump to a jump takes that jump's target as
+/// compiled; `FOR_ITER` is not threaded); any other target `t` is `t * scale`.
+///
+/// Errors: a copy whose ops are not where [`copy_finally`] put them.
+pub(super) fn copy_offsets(code: &CodeObject, ins: &[Instruction], facts: &Facts, ir: &mut [IrInstr]) -> Result<(), IrError> {
+    let s = facts.scale;
+    if s <= 1 {
+        return Ok(());
+    }
+    let index_of = |off: u32| ins.binary_search_by_key(&off, |i| i.offset).ok();
+    let copies = facts.copies.borrow();
+    let mut c = copies.iter().peekable();
+    for (p, x) in ir.iter_mut().enumerate() {
+        while c.peek().is_some_and(|c| c.end <= p) {
+            c.next();
+        }
+        let Some(&&Copy38 { at, from, to, begin, .. }) = c.peek().filter(|c| c.start <= p) else {
+            x.offset *= s;
+            if let Some(t) = x.op.jump_target() {
+                set_jump_target(&mut x.op, t * s);
+            }
+            continue;
+        };
+        let (lo, hi) = (ins[from].offset, ins[to].offset);
+        let bad = || IrError::at(code, &ins[at], "a copy of a finally body out of place");
+        let base = ins[at].offset * s + 1;
+        let slot = |off: u32| index_of(off).filter(|&j| (from..=to).contains(&j)).map(|j| base + (j - from) as u32);
+        x.offset = slot(x.offset).ok_or_else(bad)?;
+        if let Some(t) = x.op.jump_target() {
+            let nt = if begin && t == hi && !matches!(x.op, Op::ForIter(_)) {
+                ins[to + 1].offset * s
+            } else if lo <= t && t <= hi {
+                slot(t).ok_or_else(bad)?
+            } else {
+                t * s
+            };
+            set_jump_target(&mut x.op, nt);
+        }
+    }
+    Ok(())
+}
+
+/// Sets the jump target of a jump op (nothing for other ops).
+fn set_jump_target(op: &mut Op, to: u32) {
+    match op {
+        Op::Jump(t) | Op::JumpIf { target: t, .. } | Op::JumpIfNone { target: t, .. } | Op::JumpIfOrPop { target: t, .. } | Op::ForIter(t) => *t = to,
+        _ => {}
+    }
+}
+
 /// The protected ranges of a 3.9-3.10 code object (see the module docs), from its
 /// instructions and its normalized ops `ir`. Empty when it has no `SETUP_*`.
-pub(super) fn protected_ranges(code: &CodeObject, ins: &[Instruction], ir: &[IrInstr]) -> Result<Vec<ExceptionTableEntry>, IrError> {
-    if !uses_block_stack(ins) {
-        return Ok(Vec::new());
-    }
-    let stacks = simulate(code, ins)?;
+/// The IR stack depth that each reached `SETUP_*` instruction records (its
+/// handler is entered with that many values plus the exception), by a walk of the
+/// instructions with their ops `ir` from the entry and every handler.
+///
+/// Errors: an instruction reached with two depths, a stack underflow.
+fn levels(code: &CodeObject, ins: &[Instruction], ir: &[IrInstr]) -> Result<BTreeMap<usize, u32>, IrError> {
     let index_of = |off: u32| ins.binary_search_by_key(&off, |i| i.offset).ok();
     // IR ops of each instruction.
     let mut ops: Vec<Vec<&Op>> = vec![Vec::new(); ins.len()];
@@ -808,6 +950,84 @@ pub(super) fn protected_ranges(code: &CodeObject, ins: &[Instruction], ir: &[IrI
             }
         }
     }
+    Ok(level)
+}
+
+/// [`levels`] for 3.8 code whose IR offsets are scaled by `scale` (copies of
+/// `finally` bodies with branches, see [`copy_offsets`]): the walk goes op by op,
+/// a jump landing on the first op at or after its target; the ops of instruction
+/// `k` are those at offset `ins[k].offset * scale`, the copies' ops lie between.
+///
+/// Errors: an op reached with two depths, a stack underflow.
+fn levels_by_ops(code: &CodeObject, ins: &[Instruction], ir: &[IrInstr], scale: u32) -> Result<BTreeMap<usize, u32>, IrError> {
+    let index_of = |off: u32| ins.binary_search_by_key(&off, |i| i.offset).ok();
+    let bad = |p: usize, m: String| IrError::at(code, &ins[index_of(ir[p].offset / scale).unwrap_or(0)], m);
+    let pos = |t: u32| ir.partition_point(|x| x.offset < t);
+    let mut depth: Vec<Option<i64>> = vec![None; ir.len()];
+    let mut level: BTreeMap<usize, u32> = BTreeMap::new();
+    let mut work = Vec::new();
+    if !ir.is_empty() {
+        depth[0] = Some(0);
+        work.push(0);
+    }
+    while let Some(p) = work.pop() {
+        let d = depth[p].expect("queued with a depth");
+        let x = &ir[p];
+        let mut succ: Vec<(usize, i64)> = Vec::new();
+        if let Some(t) = x.op.jump_target() {
+            let (a, b) = x.op.stack_effect_on(true);
+            succ.push((pos(t), d + i64::from(b) - i64::from(a)));
+        }
+        let (a, b) = x.op.stack_effect();
+        let d2 = d + i64::from(b) - i64::from(a);
+        if d2 < 0 {
+            return Err(bad(p, "stack underflow in the block-stack walk".into()));
+        }
+        let mut ends = x.op.is_terminator();
+        // The last op of an instruction (not of a copy): SETUP_* enters its
+        // handler, and what ends the instruction's flow ends it.
+        let own = if x.offset % scale == 0 { index_of(x.offset / scale) } else { None };
+        if let Some(k) = own.filter(|_| ir.get(p + 1).is_none_or(|n| n.offset != x.offset)) {
+            let i = &ins[k];
+            if i.opname.starts_with("SETUP_") {
+                let lv = if i.opname == "SETUP_FINALLY" { d2 } else { d2 - 1 };
+                let lv = u32::try_from(lv).map_err(|_| bad(p, "negative handler depth".into()))?;
+                level.insert(k, lv);
+                let t = i.jump_target().ok_or_else(|| bad(p, "handler target is not an instruction".into()))?;
+                succ.push((pos(t * scale), i64::from(lv) + 1));
+            }
+            ends |= matches!(i.opname, "RETURN_VALUE" | "RAISE_VARARGS" | "RERAISE" | "JUMP_FORWARD" | "JUMP_ABSOLUTE");
+        }
+        if !ends && p + 1 < ir.len() {
+            succ.push((p + 1, d2));
+        }
+        for (q, dq) in succ {
+            if q >= ir.len() {
+                continue;
+            }
+            match depth[q] {
+                None => {
+                    depth[q] = Some(dq);
+                    work.push(q);
+                }
+                Some(old) if old == dq => {}
+                Some(old) => return Err(bad(q, format!("reached with stack depths {old} and {dq}"))),
+            }
+        }
+    }
+    Ok(level)
+}
+
+pub(super) fn protected_ranges(code: &CodeObject, ins: &[Instruction], ir: &[IrInstr]) -> Result<Vec<ExceptionTableEntry>, IrError> {
+    if !uses_block_stack(ins) {
+        return Ok(Vec::new());
+    }
+    let stacks = simulate(code, ins)?;
+    let index_of = |off: u32| ins.binary_search_by_key(&off, |i| i.offset).ok();
+    let bad = |k: usize, m: String| IrError::at(code, &ins[k], m);
+    // 3.8 with copies of finally bodies with branches: IR offsets are scaled.
+    let scale = if code.version.minor == 8 { Facts::scan(code, ins)?.scale } else { 1 };
+    let level = if scale > 1 { levels_by_ops(code, ins, ir, scale)? } else { levels(code, ins, ir)? };
     // Each reached instruction is protected by the innermost SETUP block on its
     // stack; the SETUP instruction recording that block gives the depth.
     let mut setup_of: BTreeMap<usize, usize> = BTreeMap::new();
@@ -826,11 +1046,13 @@ pub(super) fn protected_ranges(code: &CodeObject, ins: &[Instruction], ir: &[IrI
         let Some((h, _)) = innermost(st) else { continue };
         let s = setup_of[&h];
         let dep = *level.get(&s).ok_or_else(|| bad(s, "a SETUP block whose stack depth is unknown".into()))?;
-        let end = ins.get(k + 1).map_or(i.offset + 2, |n| n.offset);
-        let target = ins[h].offset;
+        // With scaled offsets, the copies entered at k lie inside k's range.
+        let start = i.offset * scale;
+        let end = ins.get(k + 1).map_or(i.offset + 2, |n| n.offset) * scale;
+        let target = ins[h].offset * scale;
         match out.last_mut() {
-            Some(r) if r.end == i.offset && r.target == target && r.depth == dep => r.end = end,
-            _ => out.push(ExceptionTableEntry { start: i.offset, end, target, depth: dep, lasti: false }),
+            Some(r) if r.end == start && r.target == target && r.depth == dep => r.end = end,
+            _ => out.push(ExceptionTableEntry { start, end, target, depth: dep, lasti: false }),
         }
     }
     Ok(out)

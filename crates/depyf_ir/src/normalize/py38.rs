@@ -22,5 +22,8 @@ pub(super) fn normalize(code: &CodeObject, ins: &[Instruction], lenient: bool) -
         Err(_) if lenient => return Cx::new(code, ins, lenient).run(pre311::op),
         r => r?,
     };
-    Cx::new(code, ins, lenient).run(|cx, k| if pre311_exc::op(cx, k, &facts)? { Ok(()) } else { pre311::op(cx, k) })
+    let (mut ir, errors) = Cx::new(code, ins, lenient).run(|cx, k| if pre311_exc::op(cx, k, &facts)? { Ok(()) } else { pre311::op(cx, k) })?;
+    // Copies of finally bodies with branches get offsets of their own.
+    pre311_exc::copy_offsets(code, ins, &facts, &mut ir)?;
+    Ok((ir, errors))
 }

@@ -40,3 +40,21 @@ def while_break_in_try(h):
         h()
     return 0
 
+
+def for_in_finally(items, g):
+    try:
+        g()
+    finally:
+        for x in items:
+            if x:
+                break
+            g(x)
+    return 1
+
+def raise_in_finally(g, x):
+    try:
+        g()
+    finally:
+        if x:
+            raise ValueError(x)
+    return 0

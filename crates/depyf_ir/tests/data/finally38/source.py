@@ -134,3 +134,75 @@ def while_break_in_try(h):
         finally:
             h()
     return 0
+
+
+def return_in_try_if_in_finally(g, x, h):
+    try:
+        return g()
+    finally:
+        if x:
+            h()
+
+
+def for_in_finally(items, g):
+    try:
+        g()
+    finally:
+        for x in items:
+            if x:
+                break
+            g(x)
+    return 1
+
+
+def while_in_finally_return_in_try(items, g):
+    try:
+        return g()
+    finally:
+        g()
+        while items:
+            items.pop()
+
+
+def break_in_try_if_in_finally(items, h, k):
+    for x in items:
+        try:
+            if x:
+                break
+            h(x)
+        finally:
+            if k:
+                h()
+            else:
+                k()
+    return 0
+
+
+def finally_if_in_try_finally(g, x, h):
+    try:
+        try:
+            return g()
+        finally:
+            if x:
+                h()
+    finally:
+        h()
+
+
+def raise_in_finally(g, x):
+    try:
+        g()
+    finally:
+        if x:
+            raise ValueError(x)
+    return 0
+
+
+def if_at_end_of_finally(g, x, h):
+    try:
+        g()
+    finally:
+        g()
+        if x:
+            h()
+    return x
