@@ -188,9 +188,6 @@ KNOWN_FAILURES = {
         '3.11 3.12 3.13 3.14': 'a try or with body with several exits',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
-    'part2_exceptions.context_from_finally': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
     'part2_exceptions.continue_in_finally_swallows': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
@@ -214,9 +211,6 @@ KNOWN_FAILURES = {
         '3.8 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.12 3.13 3.14 3.15': 'the normal exit of a try/finally does not run the finally body',
     },
-    'part2_exceptions.raise_in_finally_replaces': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
     'part2_exceptions.reraise_after_inner_handler': {
         '3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
@@ -227,9 +221,6 @@ KNOWN_FAILURES = {
     'part2_flow.exception_in_condition': {
         '3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.12 3.13 3.14 3.15': 'a try or with body with several exits',
-    },
-    'part2_flow.finally_with_loop_inside': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_flow.nested_loops_break_from_handler': {
         '3.8 3.9': 'SETUP_FINALLY: not supported by the decompiler yet',
