@@ -828,7 +828,11 @@ fn copy_finally(cx: &mut Cx<'_>, k: usize, from: usize, end: usize, scaled: Opti
 /// copy's last jump goes before its own threading, the instruction after the
 /// `END_FINALLY` (3.9's jump threading is one pass in instruction order, CPython
 /// 3.9 `Python/peephole.c`: a forward jump to a jump takes that jump's target as
-/// compiled; `FOR_ITER` is not threaded); any other target `t` is `t * scale`.
+/// compiled; `FOR_ITER` is not threaded). Likewise in a copy entered by
+/// `CALL_FINALLY`, when the instruction after the call is a jump, a jump to the
+/// `END_FINALLY` takes that jump's target, and when it is `RETURN_VALUE`, an
+/// unconditional jump to the `END_FINALLY` is a return (the same peephole
+/// replaces a jump to a return by the return). Any other target `t` is `t * scale`.
 ///
 /// Errors: a copy whose ops are not where [`copy_finally`] put them.
 pub(super) fn copy_offsets(code: &CodeObject, ins: &[Instruction], facts: &Facts, ir: &mut [IrInstr]) -> Result<(), IrError> {
@@ -856,8 +860,16 @@ pub(super) fn copy_offsets(code: &CodeObject, ins: &[Instruction], facts: &Facts
         let slot = |off: u32| index_of(off).filter(|&j| (from..=to).contains(&j)).map(|j| base + (j - from) as u32);
         x.offset = slot(x.offset).ok_or_else(bad)?;
         if let Some(t) = x.op.jump_target() {
-            let nt = if begin && t == hi && !matches!(x.op, Op::ForIter(_)) {
+            // After a CALL_FINALLY: what its copy falls into.
+            let after = &ins[at + 1];
+            let threads = t == hi && !matches!(x.op, Op::ForIter(_));
+            let nt = if threads && begin {
                 ins[to + 1].offset * s
+            } else if threads && matches!(after.opname, "JUMP_ABSOLUTE" | "JUMP_FORWARD") {
+                after.jump_target().ok_or_else(bad)? * s
+            } else if threads && after.opname == "RETURN_VALUE" && matches!(x.op, Op::Jump(_)) {
+                x.op = Op::Return;
+                continue;
             } else if lo <= t && t <= hi {
                 slot(t).ok_or_else(bad)?
             } else {

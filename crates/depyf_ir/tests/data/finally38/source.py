@@ -206,3 +206,25 @@ def if_at_end_of_finally(g, x, h):
         if x:
             h()
     return x
+
+
+def continue_in_try_if_in_finally(items, g):
+    for x in items:
+        try:
+            if x:
+                continue
+            g(x)
+        finally:
+            if g():
+                g()
+    return 0
+
+
+def return_in_try_if_else_in_finally(g, x, h, k):
+    try:
+        return g()
+    finally:
+        if x:
+            h()
+        else:
+            k()
