@@ -345,7 +345,7 @@ fn check(v: PythonVersion, codes: &[CodeObject], eff: &Effects, fig: &mut Figure
         let scale = if scaled { (ins.len() as u32 + 2).next_power_of_two() } else { 1 };
         let mut copied: HashSet<u32> = HashSet::new();
         for i in &ir {
-            if i.offset % scale == 0 {
+            if i.offset.is_multiple_of(scale) {
                 ops.entry(i.offset / scale).or_default().push(&i.op);
             } else {
                 copied.insert(i.offset / scale);

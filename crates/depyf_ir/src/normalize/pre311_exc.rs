@@ -998,7 +998,7 @@ fn levels_by_ops(code: &CodeObject, ins: &[Instruction], ir: &[IrInstr], scale: 
         let mut ends = x.op.is_terminator();
         // The last op of an instruction (not of a copy): SETUP_* enters its
         // handler, and what ends the instruction's flow ends it.
-        let own = if x.offset % scale == 0 { index_of(x.offset / scale) } else { None };
+        let own = if x.offset.is_multiple_of(scale) { index_of(x.offset / scale) } else { None };
         if let Some(k) = own.filter(|_| ir.get(p + 1).is_none_or(|n| n.offset != x.offset)) {
             let i = &ins[k];
             if i.opname.starts_with("SETUP_") {
