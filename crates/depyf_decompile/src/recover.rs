@@ -1934,7 +1934,7 @@ fn collapse_merge(ctx: &Ctx<'_>, cfg: &Cfg, idom: &[Option<BlockId>], b: BlockId
         return None;
     }
     let mut used = Vec::new();
-    let value = tree_value(ctx, cfg, root, b, slot, exits, out, &mut used, true)?;
+    let value = tree_value(ctx, cfg, root, b, slot, exits, out, &mut used, Entry::Root)?;
     // Every predecessor of the merge must be part of the tree.
     if preds.iter().any(|p| !used.contains(p)) {
         return None;
@@ -1944,12 +1944,42 @@ fn collapse_merge(ctx: &Ctx<'_>, cfg: &Cfg, idom: &[Option<BlockId>], b: BlockId
     Some((root, stack))
 }
 
+/// How [`tree_value`] reaches a block.
+#[derive(Clone, Copy, PartialEq)]
+enum Entry {
+    /// The merge's immediate dominator: its statements run before the value.
+    Root,
+    /// An arm of a branch in the tree: one way in, no statements.
+    Arm,
+    /// The merge of an inner fold that an arm's block is the root of: its ways in
+    /// are all in that fold; no statements.
+    Folded,
+}
+
+/// The value that the blocks from `at` on leave in stack slot `slot` at `merge`, as
+/// a tree of conditional expressions over the branches' conditions (`None` when a
+/// block on the way has statements, other ways in, or no such value). The blocks
+/// whose edges reach `merge` are added to `used`. An arm whose block is the root of
+/// an inner fold (`b and c` in `a or b and c or d`, folded at the `or`'s test)
+/// goes on from that fold's merge, whose entry holds the folded value.
 #[allow(clippy::too_many_arguments)]
-fn tree_value(ctx: &Ctx<'_>, cfg: &Cfg, at: BlockId, merge: BlockId, slot: usize, exits: &[Option<Exit>], out: &[BlockCode], used: &mut Vec<BlockId>, is_root: bool) -> Option<Expr> {
+fn tree_value(ctx: &Ctx<'_>, cfg: &Cfg, at: BlockId, merge: BlockId, slot: usize, exits: &[Option<Exit>], out: &[BlockCode], used: &mut Vec<BlockId>, entry: Entry) -> Option<Expr> {
     let block = &cfg.blocks[at.index()];
     let exit = exits[at.index()].as_ref()?;
-    if !is_root && (block.preds.len() != 1 || !out[at.index()].stmts.is_empty()) {
+    let is_root = entry == Entry::Root;
+    if entry == Entry::Arm && (block.preds.len() != 1 || !out[at.index()].stmts.is_empty()) {
         return None;
+    }
+    if entry == Entry::Folded && !out[at.index()].stmts.is_empty() {
+        return None;
+    }
+    if entry == Entry::Arm {
+        if let Some(inner) = out[at.index()].collapsed_to {
+            if inner == merge || inner == at {
+                return None;
+            }
+            return tree_value(ctx, cfg, inner, merge, slot, exits, out, used, Entry::Folded);
+        }
     }
     let edge_value = |to: BlockId| -> Option<Expr> {
         match edge_stack(exit, to).get(slot)? {
@@ -1972,7 +2002,7 @@ fn tree_value(ctx: &Ctx<'_>, cfg: &Cfg, at: BlockId, merge: BlockId, slot: usize
                     used.push(at);
                     edge_value(merge)
                 } else {
-                    tree_value(ctx, cfg, to, merge, slot, exits, out, used, false)
+                    tree_value(ctx, cfg, to, merge, slot, exits, out, used, Entry::Arm)
                 }
             };
             let then = arm(fall, used)?;

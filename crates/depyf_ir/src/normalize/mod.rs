@@ -119,6 +119,7 @@ pub fn normalize_with_ranges(code: &CodeObject) -> Result<(Vec<IrInstr>, Vec<dep
         (3, 15) => py315::normalize_with_hidden_slots(code, &ins)?,
         _ => (dispatch_version(code, &ins, false)?, HashMap::new()),
     };
+    unthread(code, &mut ir);
     fuse_jump_or_pop(&mut ir);
     let ranges = protected_ranges_in(code, Some((&ins, &ir)), Some(&fix))?;
     Ok((ir, ranges))
@@ -126,6 +127,7 @@ pub fn normalize_with_ranges(code: &CodeObject) -> Result<(Vec<IrInstr>, Vec<dep
 
 fn normalize_decoded(code: &CodeObject, ins: &[Instruction]) -> Result<Vec<IrInstr>, IrError> {
     let (mut ir, _) = dispatch_version(code, ins, false)?;
+    unthread(code, &mut ir);
     fuse_jump_or_pop(&mut ir);
     Ok(ir)
 }
@@ -143,6 +145,43 @@ pub fn normalize_all(code: &CodeObject) -> Result<(Vec<IrInstr>, Vec<IrError>), 
 fn dispatch(code: &CodeObject, lenient: bool) -> Result<(Vec<IrInstr>, Vec<IrError>), IrError> {
     let ins = decode(code).map_err(|e| IrError::from_bytecode(code, e))?;
     dispatch_version(code, &ins, lenient)
+}
+
+/// Undoes the jump threading that compilers do inside boolean value chains
+/// (`a and b or c`), so that every version reads the chain as one shape: 3.8-3.11
+/// through [`unthread_pop_jumps`], 3.14+ through `post314::unthread_bool_jumps`
+/// (3.12 and 3.13 do not thread these jumps).
+fn unthread(code: &CodeObject, ir: &mut [IrInstr]) {
+    match (code.version.major, code.version.minor) {
+        (3, 8..=11) => unthread_pop_jumps(ir),
+        (3, 14..) => post314::unthread_bool_jumps(ir),
+        _ => {}
+    }
+}
+
+/// 3.8-3.11: a `JUMP_IF_FALSE_OR_POP` whose target is a `JUMP_IF_TRUE_OR_POP` (or
+/// the reverse) becomes a `POP_JUMP_IF_FALSE` to the instruction after that target
+/// (CPython 3.8/3.9 `Python/peephole.c`, `PyCode_Optimize`; 3.10/3.11
+/// `Python/compile.c`, `optimize_basic_block`): the kept value would fall through
+/// the second test and be popped. Such a `POP_JUMP_IF_X L` where the op before `L`
+/// is a fall-through [`Op::JumpIfOrPop`] of the other sense is made back into an
+/// [`Op::JumpIfOrPop`] of sense X targeting that op, as in `(a and b) or c` before
+/// the optimization. Only jump targets and the value kept on the jump edge change:
+/// the value arriving at the second test falls through it, popped, to `L`.
+fn unthread_pop_jumps(ir: &mut [IrInstr]) {
+    let prev_real = |ir: &[IrInstr], k: usize| (0..k).rev().find(|&x| ir[x].op != Op::Nop);
+    let mut at: HashMap<u32, usize> = HashMap::new();
+    for (k, i) in ir.iter().enumerate() {
+        at.entry(i.offset).or_insert(k);
+    }
+    for j in 0..ir.len() {
+        let Op::JumpIf { when, target } = ir[j].op else { continue };
+        let Some(&k) = at.get(&target) else { continue };
+        let Some(j2) = prev_real(ir, k) else { continue };
+        if j2 != j && matches!(ir[j2].op, Op::JumpIfOrPop { when: w2, .. } if w2 != when) {
+            ir[j].op = Op::JumpIfOrPop { when, target: ir[j2].offset };
+        }
+    }
 }
 
 /// `COPY 1; POP_JUMP_IF_X L; POP_TOP` keeps the tested value on the jump edge only:

@@ -397,3 +397,46 @@ pub(super) fn drop_hidden_slots(
     }
     Ok(handler_fix)
 }
+
+/// Undoes a 3.14+ jump threading in boolean value chains, so that `a and b or c`
+/// reads as in 3.13. A value-keeping test (`COPY 1; [TO_BOOL;] POP_JUMP_IF_X L`)
+/// whose target `L` is the `POP_TOP` right after another value-keeping test of the
+/// opposite sense (`COPY 1; POP_JUMP_IF_NOT_X M; [NOT_TAKEN;] L: POP_TOP`) jumps with
+/// a value that this second test would let fall through to `L`: CPython 3.14
+/// `Python/flowgraph.c` (`optimize_basic_block`, a `JUMP_IF_FALSE` whose target
+/// starts with a `JUMP_IF_TRUE` goes to that target's next block, and the reverse)
+/// skips the second test. The jump is sent back to the second test's `COPY`, the
+/// target 3.13 and earlier keep (`(a and b) or c`: `a`'s jump lands on the `or`'s
+/// test), so that [`super::fuse_jump_or_pop`] makes both tests
+/// [`Op::JumpIfOrPop`]s and recovery folds one expression.
+///
+/// Inputs: the normalized ops of a 3.14+ code object (`TO_BOOL` and `NOT_TAKEN`
+/// are `Nop`s), before fusion. Only jump targets change; the value reaching `L`
+/// is the same (the second test, on a value of the truth the first jump tested,
+/// falls through to `L`).
+pub(super) fn unthread_bool_jumps(ir: &mut [IrInstr]) {
+    let prev_real = |ir: &[IrInstr], k: usize| (0..k).rev().find(|&x| ir[x].op != Op::Nop);
+    let mut at: HashMap<u32, usize> = HashMap::new();
+    for (k, i) in ir.iter().enumerate() {
+        at.entry(i.offset).or_insert(k);
+    }
+    for j in 0..ir.len() {
+        let Op::JumpIf { when, target } = ir[j].op else { continue };
+        if !prev_real(ir, j).is_some_and(|p| ir[p].op == Op::Copy(1)) {
+            continue;
+        }
+        let Some(&k) = at.get(&target) else { continue };
+        if ir[k].op != Op::PopTop {
+            continue;
+        }
+        let Some(j2) = prev_real(ir, k) else { continue };
+        if j2 == j || !matches!(ir[j2].op, Op::JumpIf { when: w2, .. } if w2 != when) {
+            continue;
+        }
+        let Some(c2) = prev_real(ir, j2) else { continue };
+        if ir[c2].op != Op::Copy(1) {
+            continue;
+        }
+        ir[j].op = Op::JumpIf { when, target: ir[c2].offset };
+    }
+}
