@@ -117,7 +117,12 @@ enum Element {
 /// recovery named (`a < (t := m)` then `t < c`: `a < m < c`; see
 /// `recover::bool_op`): CPython compiles each link of `if a < m < c` as a test that
 /// goes back to the loop, as it does two `if`s.
-fn push_if(ifs: &mut Vec<Expr>, c: Expr) {
+///
+/// `own_line`: the test's failure goes to the loop's shared next step, not to a
+/// `continue` of its own (see [`ifs_on_new_line`]); the condition is then printed on
+/// a line of its own.
+fn push_if(gen: &mut Comprehension, c: Expr, own_line: bool) {
+    let ifs = &mut gen.ifs;
     if let (Some(Expr::Compare(_, ops)), Expr::Compare(left, _)) = (ifs.last(), &c) {
         if matches!(ops.last(), Some((_, Expr::NamedExpr(t, _))) if t.starts_with("__temp_") && left.is_name(t)) {
             let prev = ifs.pop().expect("checked");
@@ -126,27 +131,32 @@ fn push_if(ifs: &mut Vec<Expr>, c: Expr) {
         }
     }
     ifs.push(c);
+    gen.ifs_on_new_line.resize(ifs.len() - 1, false);
+    gen.ifs_on_new_line.push(own_line);
 }
 
 /// Reads the loop nest of a comprehension body: `for`s, `if`s (and `if not c:
 /// continue`), ending in the element added to the result `t`.
-fn clauses(stmts: &[Stmt], gens: &mut Vec<Comprehension>, t: &str, kind: &str) -> Option<Element> {
+/// `lines`: the comprehension's tests were not all on the element's line
+/// ([`ifs_on_new_line`]); those that end its body (not by a `continue`) are marked to
+/// be printed on lines of their own.
+fn clauses(stmts: &[Stmt], gens: &mut Vec<Comprehension>, t: &str, kind: &str, lines: bool) -> Option<Element> {
     let mut stmts = stmts;
     while let [rest @ .., Stmt::Continue] = stmts {
         stmts = rest;
     }
     match stmts {
         [Stmt::For(target, iter, body, orelse)] if orelse.is_empty() => {
-            gens.push(Comprehension { target: target.clone(), iter: iter.clone(), ifs: Vec::new() });
-            clauses(body, gens, t, kind)
+            gens.push(Comprehension { target: target.clone(), iter: iter.clone(), ifs: Vec::new(), ifs_on_new_line: Vec::new() });
+            clauses(body, gens, t, kind, lines)
         }
         [Stmt::If(c, body, orelse)] if orelse.is_empty() => {
-            push_if(&mut gens.last_mut()?.ifs, c.clone());
-            clauses(body, gens, t, kind)
+            push_if(gens.last_mut()?, c.clone(), lines);
+            clauses(body, gens, t, kind, lines)
         }
         [Stmt::If(c, body, orelse), rest @ ..] if orelse.is_empty() && matches!(body.as_slice(), [Stmt::Continue]) => {
-            push_if(&mut gens.last_mut()?.ifs, negate(c.clone()));
-            clauses(rest, gens, t, kind)
+            push_if(gens.last_mut()?, negate(c.clone()), false);
+            clauses(rest, gens, t, kind, lines)
         }
         // An element `a if c else b` whose test has several blocks (`c` an `and`/`or`):
         // recovery keeps the value in a temporary that both arms store.
@@ -156,7 +166,7 @@ fn clauses(stmts: &[Stmt], gens: &mut Vec<Comprehension>, t: &str, kind: &str) -
             if na != nb || !na.starts_with("__temp_") {
                 return None;
             }
-            match clauses(std::slice::from_ref(last), gens, t, kind)? {
+            match clauses(std::slice::from_ref(last), gens, t, kind, lines)? {
                 Element::One(Expr::Name(n)) if n == *na => Some(Element::One(Expr::IfExp(Box::new(c.clone()), Box::new(ea.clone()), Box::new(eb.clone())))),
                 _ => None,
             }
@@ -220,6 +230,7 @@ pub(crate) fn comprehension_of(code: &CodeObject, ir: &[IrInstr], kind: &str, op
     let failures = std::cell::RefCell::default();
     let naming = recover::Naming { const_prefix: &options.const_prefix, stub_failures: false, failures: &failures, class_annotate: false, inlined };
     let rec = recover::recover(code, ir, &cfg, &naming)?;
+    let on_new_line = ifs_on_new_line(code, ir);
     let mut st = structure::Structurer::new(&cfg, &rec, ir);
     let at = |m: &str| DecompileError::new(code, 0, "", m);
     let body = st.region(BlockId(0), None, &at)?;
@@ -231,8 +242,8 @@ pub(crate) fn comprehension_of(code: &CodeObject, ir: &[IrInstr], kind: &str, op
         if body.len() > 2 || !is_dot0(iter) || !orelse.is_empty() {
             return Err(shape());
         }
-        let mut gens = vec![Comprehension { target: target.clone(), iter: iter.clone(), ifs: Vec::new() }];
-        let Some(Element::One(e)) = clauses(loop_body, &mut gens, "", kind) else { return Err(shape()) };
+        let mut gens = vec![Comprehension { target: target.clone(), iter: iter.clone(), ifs: Vec::new(), ifs_on_new_line: Vec::new() }];
+        let Some(Element::One(e)) = clauses(loop_body, &mut gens, "", kind, on_new_line) else { return Err(shape()) };
         return Ok(Expr::Comp(CompKind::Generator, Box::new(e), gens));
     }
     let [Stmt::Assign(init, empty), Stmt::For(target, iter, loop_body, orelse), Stmt::Return(Some(Expr::Name(ret)))] = body.as_slice() else {
@@ -247,8 +258,8 @@ pub(crate) fn comprehension_of(code: &CodeObject, ir: &[IrInstr], kind: &str, op
     if !empty_ok || ret != t || !is_dot0(iter) || !orelse.is_empty() {
         return Err(shape());
     }
-    let mut gens = vec![Comprehension { target: target.clone(), iter: iter.clone(), ifs: Vec::new() }];
-    let elt = clauses(loop_body, &mut gens, t, kind).ok_or_else(shape)?;
+    let mut gens = vec![Comprehension { target: target.clone(), iter: iter.clone(), ifs: Vec::new(), ifs_on_new_line: Vec::new() }];
+    let elt = clauses(loop_body, &mut gens, t, kind, on_new_line).ok_or_else(shape)?;
     // The result must not leak into the element or the conditions.
     let comp = match elt {
         Element::One(e) => Expr::Comp(if kind == "<listcomp>" { CompKind::List } else { CompKind::Set }, Box::new(e), gens),
@@ -260,6 +271,26 @@ pub(crate) fn comprehension_of(code: &CodeObject, ir: &[IrInstr], kind: &str, op
         return Err(shape());
     }
     Ok(comp)
+}
+
+/// Whether the conditions of the comprehension that `ir` computes (a body as
+/// [`comprehension_of`] takes it) were on other lines than its element, CPython
+/// 3.12+: a test that fails jumps to the loop's next step. The compiler threads
+/// such a jump to the `JUMP_BACKWARD` it lands on (a conditional jump backward is
+/// then written as the inverse test over a `JUMP_BACKWARD`) when the two carry the
+/// same line, and the jump back carries the element's line (CPython 3.12
+/// `Python/flowgraph.c`, `jump_thread`; `Python/compile.c`,
+/// `compiler_sync_comprehension_generator`, `elt_loc`). So a conditional jump whose
+/// target is an unconditional backward jump means another line. Before 3.12: false.
+fn ifs_on_new_line(code: &CodeObject, ir: &[IrInstr]) -> bool {
+    if (code.version.major, code.version.minor) < (3, 12) {
+        return false;
+    }
+    let jumps_back = |target: u32| ir.iter().find(|i| i.offset == target).is_some_and(|i| matches!(i.op, Op::Jump(t) if t < i.offset));
+    ir.iter().any(|i| match i.op {
+        Op::JumpIf { target, .. } | Op::JumpIfNone { target, .. } => jumps_back(target),
+        _ => false,
+    })
 }
 
 /// A `<genexpr>` code object with its generator machinery turned into NOPs, so that

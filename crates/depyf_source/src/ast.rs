@@ -114,6 +114,13 @@ pub struct Comprehension {
     pub iter: Expr,
     /// Conditions, in order.
     pub ifs: Vec<Expr>,
+    /// For each condition (a missing entry is `false`): print it on a line of its
+    /// own (`if` first), not on the line of the element. CPython 3.12 threads a
+    /// failed test's jump to the loop's next step only when the test and the
+    /// element (whose line the jump back carries) are on the same line
+    /// (`Python/flowgraph.c`, `jump_thread`), so there the layout shows in the
+    /// bytecode.
+    pub ifs_on_new_line: Vec<bool>,
 }
 
 /// What the replacement fields of a printed f-string may contain.

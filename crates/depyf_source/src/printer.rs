@@ -362,8 +362,8 @@ fn comprehensions(out: &mut String, gens: &[Comprehension]) {
         target(out, &g.target);
         out.push_str(" in ");
         paren(out, iter, P_OR);
-        for c in &g.ifs {
-            out.push_str(" if ");
+        for (k, c) in g.ifs.iter().enumerate() {
+            out.push_str(if g.ifs_on_new_line.get(k).copied().unwrap_or(false) { "\n if " } else { " if " });
             paren(out, c, P_OR);
         }
     }
@@ -1188,7 +1188,7 @@ mod tests {
         assert_prints!(Expr::Call(Box::new(lam.clone()), vec![], vec![]), "(lambda a, b=1: a + b)()");
         assert_prints!(Expr::IfExp(Box::new(n("c")), Box::new(n("a")), Box::new(lam.clone())), "a if c else lambda a, b=1: a + b");
         assert_prints!(Expr::IfExp(Box::new(n("c")), Box::new(lam), Box::new(n("a"))), "(lambda a, b=1: a + b) if c else a");
-        let gen = |iter: Expr| vec![Comprehension { target: Expr::Tuple(vec![n("k"), n("v")]), iter, ifs: vec![n("k"), Expr::BoolOp(false, vec![n("a"), n("b")])] }];
+        let gen = |iter: Expr| vec![Comprehension { target: Expr::Tuple(vec![n("k"), n("v")]), iter, ifs: vec![n("k"), Expr::BoolOp(false, vec![n("a"), n("b")])], ifs_on_new_line: vec![] }];
         assert_prints!(Expr::Comp(CompKind::List, Box::new(n("k")), gen(n("xs"))), "[k for k, v in xs if k if a or b]");
         let cond = Expr::IfExp(Box::new(n("c")), Box::new(n("a")), Box::new(n("b")));
         assert_prints!(Expr::Comp(CompKind::Generator, Box::new(cond.clone()), gen(cond)), "(a if c else b for k, v in (a if c else b) if k if a or b)");
@@ -1327,7 +1327,7 @@ mod tests {
         assert_eq!(print_body(&[for_], 0), "async for x in it:\n    pass\n");
         let with = Stmt::With(vec![(a(n("m")), Some(n("v"))), (a(n("k")), None)], vec![Stmt::Pass]);
         assert_eq!(print_body(&[with], 0), "async with m as v, k:\n    pass\n");
-        let gens = vec![Comprehension { target: n("x"), iter: a(n("xs")), ifs: vec![] }];
+        let gens = vec![Comprehension { target: n("x"), iter: a(n("xs")), ifs: vec![], ifs_on_new_line: vec![] }];
         assert_eq!(print_expr(&Expr::Comp(CompKind::List, Box::new(n("x")), gens)), "[x async for x in xs]");
         let alias = Stmt::TypeAlias("P".into(), vec!["K".into(), "*Vs".into()], n("int"));
         assert_eq!(print_body(&[alias], 0), "type P[K, *Vs] = int\n");
