@@ -1,6 +1,6 @@
 """Block layout and statement forms that compile back to the same bytecode.
 
-Each case is a small function (or a method of a class); every CPython 3.9-3.13 found
+Each case is a small function (or a method of a class); every CPython 3.9-3.15 found
 on this machine decompiles it, compiles the source again and runs both: the results
 must be equal and `depyf._core.compare` must find the two code objects
 bytecode-identical. The cases are the shapes of the stdlib round trip
@@ -136,6 +136,35 @@ CASES = {
         """,
         ["(4, (StopIteration, 0, None), [])", "(0, (1, 2, 3), [])"],
     ),
+    # 3.8-3.11 thread the `and`'s jump past the `or`'s test (a `POP_JUMP_IF_FALSE`
+    # after it), 3.14+ to the `or`'s `POP_TOP`: one expression all the same.
+    "and_or_chain_value": (
+        """
+        def f(a, b, c, d):
+            x = a and len(b) or c(d) and d
+            y = a and b or c and d or 0
+            return x, y, a or b and c or d
+        """,
+        ["(0, 'ab', bool, 2)", "(1, '', str, 0)", "(1, 'ab', bool, 0)"],
+    ),
+    "and_constant_or_constant": (
+        """
+        def f(n):
+            return n, abs(n) != 1 and 's' or ''
+        """,
+        ["(1,)", "(2,)"],
+    ),
+    # 3.10-3.12 thread a failed comprehension test to the loop's next step only
+    # when the test is on the element's line.
+    "comprehension_if_on_own_line": (
+        """
+        def f(parts, skip):
+            return [p for p in parts
+                    if p and p is not skip], {k: v for k, v in parts
+                                               if k}
+        """,
+        ["([(1, 2), (0, 3), (4, 0)], (1, 2))"],
+    ),
     "genexpr_closure": (
         """
         def f(obj, names):
@@ -200,13 +229,17 @@ print(json.dumps(out))
 
 def _interpreters():
     found = []
-    for v in ("3.9", "3.10", "3.11", "3.12", "3.13"):
-        exe = None
+    for v in ("3.9", "3.10", "3.11", "3.12", "3.13", "3.14", "3.15"):
+        exe = os.environ.get(f"DEPYF_PYTHON_{v.replace('.', '_')}")
+        # Where ../shared/tools/python-from-debian.sh unpacks 3.14+ (as scripts/refresh_snapshots.sh).
+        deb = os.path.join(ROOT, "..", "scratch", f"py{v.replace('.', '')}", "root", "usr", "bin", f"python{v}")
+        if not exe and os.path.exists(deb):
+            exe = deb
         pyenv = shutil.which("pyenv")
         if pyenv:
             prefix = subprocess.run([pyenv, "prefix", v], capture_output=True, text=True).stdout.strip()
             cand = os.path.join(prefix, "bin", f"python{v}") if prefix else ""
-            if cand and os.path.exists(cand):
+            if not exe and cand and os.path.exists(cand):
                 exe = cand
         exe = exe or shutil.which(f"python{v}")
         if exe:

@@ -275,15 +275,17 @@ pub(crate) fn comprehension_of(code: &CodeObject, ir: &[IrInstr], kind: &str, op
 
 /// Whether the conditions of the comprehension that `ir` computes (a body as
 /// [`comprehension_of`] takes it) were on other lines than its element, CPython
-/// 3.12+: a test that fails jumps to the loop's next step. The compiler threads
-/// such a jump to the `JUMP_BACKWARD` it lands on (a conditional jump backward is
-/// then written as the inverse test over a `JUMP_BACKWARD`) when the two carry the
-/// same line, and the jump back carries the element's line (CPython 3.12
-/// `Python/flowgraph.c`, `jump_thread`; `Python/compile.c`,
+/// 3.10+: a test that fails jumps to the loop's next step. The compiler threads
+/// such a jump to the `JUMP_BACKWARD`/`JUMP_ABSOLUTE` it lands on only when the two
+/// carry the same line (3.12 then writes a conditional jump backward as the inverse
+/// test over a `JUMP_BACKWARD`), and the jump back carries the element's line
+/// (CPython 3.10/3.11 `Python/compile.c`, `optimize_basic_block`; 3.12
+/// `Python/flowgraph.c`, `jump_thread`, and `Python/compile.c`,
 /// `compiler_sync_comprehension_generator`, `elt_loc`). So a conditional jump whose
-/// target is an unconditional backward jump means another line. Before 3.12: false.
+/// target is an unconditional backward jump means another line. 3.13+ no longer
+/// shows it (the check finds no such jump); before 3.10: false.
 fn ifs_on_new_line(code: &CodeObject, ir: &[IrInstr]) -> bool {
-    if (code.version.major, code.version.minor) < (3, 12) {
+    if (code.version.major, code.version.minor) < (3, 10) {
         return false;
     }
     let jumps_back = |target: u32| ir.iter().find(|i| i.offset == target).is_some_and(|i| matches!(i.op, Op::Jump(t) if t < i.offset));

@@ -115,10 +115,10 @@ pub struct Comprehension {
     /// Conditions, in order.
     pub ifs: Vec<Expr>,
     /// For each condition (a missing entry is `false`): print it on a line of its
-    /// own (`if` first), not on the line of the element. CPython 3.12 threads a
-    /// failed test's jump to the loop's next step only when the test and the
-    /// element (whose line the jump back carries) are on the same line
-    /// (`Python/flowgraph.c`, `jump_thread`), so there the layout shows in the
+    /// own (`if` first), not on the line of the element. CPython 3.10-3.12 thread
+    /// a failed test's jump to the loop's next step only when the test and the
+    /// element (whose line the jump back carries) are on the same line (3.12
+    /// `Python/flowgraph.c`, `jump_thread`), so there the layout shows in the
     /// bytecode.
     pub ifs_on_new_line: Vec<bool>,
 }

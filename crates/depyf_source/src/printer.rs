@@ -1197,6 +1197,10 @@ mod tests {
         let g = Expr::Comp(CompKind::Generator, Box::new(n("k")), gen(n("xs")));
         assert_prints!(Expr::Call(Box::new(n("f")), vec![g.clone()], vec![]), "f(k for k, v in xs if k if a or b)");
         assert_prints!(Expr::Call(Box::new(n("f")), vec![g.clone(), n("z")], vec![]), "f((k for k, v in xs if k if a or b), z)");
+        // A condition marked to stand on its own line starts one (inside the brackets).
+        let mut own = gen(n("xs"));
+        own[0].ifs_on_new_line = vec![false, true];
+        assert_prints!(Expr::Comp(CompKind::List, Box::new(n("k")), own), "[k for k, v in xs if k\n if a or b]");
     }
 
     #[test]

@@ -407,7 +407,50 @@ fn extend_over_constant_returns(ins: &[Instruction], ranges: &mut [depyf_bytecod
 mod tests {
     use depyf_bytecode::{Argval, ExceptionTableEntry, Instruction};
 
-    use super::{extend_over_constant_returns, join_over_not_taken};
+    use super::{extend_over_constant_returns, fuse_jump_or_pop, join_over_not_taken, post314, unthread_pop_jumps, IrInstr};
+    use crate::Op;
+
+    /// Ops at offsets 0, 2, 4, ...
+    fn ir(ops: &[Op]) -> Vec<IrInstr> {
+        ops.iter().enumerate().map(|(k, op)| IrInstr { offset: 2 * k as u32, op: op.clone(), line: None, opname: "" }).collect()
+    }
+
+    #[test]
+    fn threaded_and_before_or_jumps_to_the_or_test_again_pre311() {
+        // `a and b or c` (3.8-3.11): LOAD a; POP_JUMP_IF_FALSE 8; LOAD b;
+        // JUMP_IF_TRUE_OR_POP 10; 8: LOAD c; 10: RETURN
+        let mut v = ir(&[Op::LoadGlobal(0), Op::JumpIf { when: false, target: 8 }, Op::LoadGlobal(1), Op::JumpIfOrPop { when: true, target: 10 }, Op::LoadGlobal(2), Op::Return]);
+        unthread_pop_jumps(&mut v);
+        assert_eq!(v[1].op, Op::JumpIfOrPop { when: false, target: 6 });
+        // A jump of the same sense as the test before its target is left alone.
+        let mut w = ir(&[Op::LoadGlobal(0), Op::JumpIf { when: true, target: 8 }, Op::LoadGlobal(1), Op::JumpIfOrPop { when: true, target: 10 }, Op::LoadGlobal(2), Op::Return]);
+        unthread_pop_jumps(&mut w);
+        assert_eq!(w[1].op, Op::JumpIf { when: true, target: 8 });
+    }
+
+    #[test]
+    fn threaded_and_before_or_jumps_to_the_or_test_again_314() {
+        // `a and b or c` (3.14): a; COPY 1; POP_JUMP_IF_FALSE L; POP_TOP; b; COPY 1;
+        // POP_JUMP_IF_TRUE M; L: POP_TOP; c; M: RETURN
+        let mut v = ir(&[
+            Op::LoadGlobal(0),
+            Op::Copy(1),
+            Op::JumpIf { when: false, target: 14 },
+            Op::PopTop,
+            Op::LoadGlobal(1),
+            Op::Copy(1),
+            Op::JumpIf { when: true, target: 18 },
+            Op::PopTop,
+            Op::LoadGlobal(2),
+            Op::Return,
+        ]);
+        post314::unthread_bool_jumps(&mut v);
+        assert_eq!(v[2].op, Op::JumpIf { when: false, target: 10 });
+        fuse_jump_or_pop(&mut v);
+        assert_eq!(v[2].op, Op::JumpIfOrPop { when: false, target: 10 });
+        assert_eq!(v[6].op, Op::JumpIfOrPop { when: true, target: 18 });
+        assert_eq!([v[3].op.clone(), v[5].op.clone(), v[7].op.clone()], [Op::Nop, Op::Nop, Op::Nop]);
+    }
 
     /// Instructions at offsets 0, 2, 4, ... without caches, `JUMP_FORWARD` to `t`
     /// written `("JUMP_FORWARD", Some(t))`.
