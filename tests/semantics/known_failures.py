@@ -48,10 +48,6 @@ KNOWN_FAILURES = {
     'exceptions.with_nested_branches': {
         '3.10': 'a try or with body with several exits',
     },
-    'expressions.lambda_conditional_body': {
-        '3.8 3.9 3.10 3.11 3.14': 'a lambda body that is not one expression',
-        '3.15': 'LOAD_COMMON_CONSTANT: not supported by the decompiler yet',
-    },
     'expressions.unary_chain': {
         '3.13 3.14 3.15': 'wrong code: `not not b` prints as `b` (the bool conversion is lost)',
     },
