@@ -75,6 +75,15 @@
 //!   less and `WithExit` and a `POP_TOP` of the hidden `self` of `__exit__` (a `Nop`)
 //!   one more (`normalize/post314.rs`), except the `POP_TOP` after
 //!   `RETURN_GENERATOR`.
+//! - **`async with` (3.14+) and `async for` (3.12+).** The `async with` entry
+//!   through the `END_SEND` of its `await` is one `BeforeAsyncWith` (counted one less,
+//!   as `BeforeWith`), and the normal exit's `await` of `__aexit__(None, None, None)`
+//!   and its `POP_TOP` are folded into its `WithExit`, each checked as a whole. The
+//!   `END_ASYNC_FOR` handler (a `Nop`) that a `GET_ANEXT` (a `ForIter`) jumps to is
+//!   folded into it on the jump edge only: the handler is entered at the depth before
+//!   `GET_ANEXT` with the exception pushed, so that edge is `dis`'s `END_ASYNC_FOR`
+//!   plus one. Inside folds, 3.15's `PUSH_NULL`/`END_SEND` of an `await` are counted
+//!   as `dis` counts them (+1, -2).
 //! - **3.14+'s inlined `all`/`any`/`tuple`/`list`/`set` of a generator expression.**
 //!   The type test and the fast path are `Nop`s (the call after them stays), so those
 //!   instructions are not checked.
@@ -191,6 +200,9 @@ fn folds(v: PythonVersion, ins: &[Instruction], ops: &HashMap<u32, Vec<&Op>>) ->
         ops.get(&ins[k].offset).is_some_and(|o| o.iter().all(|o| **o == Op::Nop || (v < PythonVersion::PY311 && **o == Op::PushExcInfo)))
     };
     let prev = |k: usize| (0..k).rev().find(|&j| ins[j].opname != "EXTENDED_ARG");
+    // The `END_SEND` that ends the `await` loop after instruction `k`, every
+    // instruction up to it a `Nop`.
+    let end_send_after = |k: usize| (k + 1..ins.len()).take_while(|&j| all_nop(j)).find(|&j| ins[j].opname == "END_SEND");
     for k in 0..ins.len() {
         match ins[k].opname {
             "CALL_FUNCTION_KW" | "CALL_KW" | "CALL_FUNCTION_EX" => {
@@ -222,10 +234,32 @@ fn folds(v: PythonVersion, ins: &[Instruction], ops: &HashMap<u32, Vec<&Op>>) ->
                     m.insert(j, k);
                 }
             }
-            // 3.12+ `with` exit: three `None` loads, `CALL`, `POP_TOP`.
+            // 3.14+ `async with` entry (`COPY 1` ... `CALL 0; GET_AWAITABLE 1` and the
+            // `await` loop through its `END_SEND`, see `normalize/post314.rs`).
+            "COPY" if v >= PythonVersion::PY314 && ops.get(&ins[k].offset).is_some_and(|o| o.as_slice() == [&Op::BeforeAsyncWith]) => {
+                if let Some(e) = end_send_after(k) {
+                    for j in k + 1..=e {
+                        m.insert(j, k);
+                    }
+                }
+            }
+            // 3.12+ `with` exit: three `None` loads, `CALL`, `POP_TOP`; 3.14+ `async
+            // with`: the `await` of the call's result (`GET_AWAITABLE 2` through its
+            // `END_SEND`) before the `POP_TOP`.
             _ if v >= PythonVersion::PY312 && ops.get(&ins[k].offset).is_some_and(|o| o.as_slice() == [&Op::WithExit]) => {
-                for j in k + 1..(k + 5).min(ins.len()) {
+                let awaited = ins.get(k + 4).is_some_and(|i| i.opname == "GET_AWAITABLE" && i.oparg == Some(2));
+                let last = if awaited { end_send_after(k + 4).map_or(k + 4, |e| e + 1) } else { k + 4 };
+                for j in k + 1..=last.min(ins.len() - 1) {
                     m.insert(j, k);
+                }
+            }
+            // 3.12+ `async for`: `GET_ANEXT` is a `ForIter` to the `END_ASYNC_FOR`
+            // handler (a `Nop`), whose effect counts on that jump edge.
+            "GET_ANEXT" if v >= PythonVersion::PY312 => {
+                if let Some([Op::ForIter(t)]) = ops.get(&ins[k].offset).map(Vec::as_slice) {
+                    if let Some(j) = ins.iter().position(|i| i.offset == *t).filter(|&j| ins[j].opname == "END_ASYNC_FOR" && all_nop(j)) {
+                        m.insert(j, k);
+                    }
                 }
             }
             "FOR_ITER" if v >= PythonVersion::PY312 => {
@@ -301,7 +335,7 @@ fn index_slot_fix(v: PythonVersion, i: &Instruction, after_return_generator: boo
     }
     let has_nop = ops.iter().any(|o| **o == Op::Nop);
     match (i.opname, ops) {
-        (_, [Op::BeforeWith]) => return -1,
+        (_, [Op::BeforeWith] | [Op::BeforeAsyncWith]) => return -1,
         (_, [Op::WithExit]) => return 1,
         ("POP_TOP", _) if !after_return_generator && !ops.is_empty() && ops.iter().all(|o| **o == Op::Nop) => return 1,
         _ => {}
@@ -372,7 +406,9 @@ fn check(v: PythonVersion, codes: &[CodeObject], eff: &Effects, fig: &mut Figure
             let reraise38 = v == PythonVersion::PY38 && i.opname == "END_FINALLY" && ops.get(&i.offset).is_some_and(|o| o.as_slice() == [&Op::Reraise]);
             let fix = if reraise38 { fix + 3 } else { fix };
             // 3.15's `END_SEND` also pops the removed NULL/index slot below the receiver.
-            let fix = if v >= PythonVersion::PY315 && i.opname == "END_SEND" && nop_only { fix + 1 } else { fix };
+            // (Not where it is folded: a folded `PUSH_NULL` of the slot is not counted
+            // one less either, so the `await` sums to 0 as CPython counts it.)
+            let fix = if v >= PythonVersion::PY315 && i.opname == "END_SEND" && nop_only && !folded.contains_key(&k) { fix + 1 } else { fix };
             if jump { j.map(|x| x + fix) } else { f.map(|x| x + fix) }
         };
         let special = if v == PythonVersion::PY38 { py38_finally(&ins, &ops, &copied, &folded, &failed, eff) } else { HashMap::new() };
@@ -399,7 +435,14 @@ fn check(v: PythonVersion, codes: &[CodeObject], eff: &Effects, fig: &mut Figure
             let triple = v < PythonVersion::PY311
                 && (matches!(i.opname, "POP_EXCEPT" | "RERAISE") || reraise38 || ((i.opname == "POP_TOP" || i.opname.starts_with("STORE_")) && partners.iter().any(|&p| ins[p].opname == "POP_TOP")));
             let scale = if triple { 3 } else { 1 };
+            // 3.12+ `async for` (folded `END_ASYNC_FOR`): the jump edge is the handler,
+            // entered at the depth before `GET_ANEXT` with the exception pushed (+1),
+            // and `END_ASYNC_FOR`, which pops it and the async iterator.
+            let anext = i.opname == "GET_ANEXT" && !partners.is_empty();
             let theirs_on = |jump: bool| {
+                if anext {
+                    return if jump { partners.iter().map(|&p| dis(p, false)).sum::<Option<i64>>().map(|d| d + 1) } else { dis(k, false) };
+                }
                 let mut theirs = dis(k, jump);
                 for &p in &partners {
                     // FOR_ITER's skipped instructions count on its jump edge only;
@@ -419,7 +462,7 @@ fn check(v: PythonVersion, codes: &[CodeObject], eff: &Effects, fig: &mut Figure
             // 3.8's `CALL_FINALLY` calls the finally body and comes back to the next
             // instruction; the IR copies the body in place: no jump edge (module docs).
             let call38 = v == PythonVersion::PY38 && i.opname == "CALL_FINALLY" && !is_jump(&mine);
-            let branches = !call38 && (i.jump_target().is_some() || (i.opname != "FOR_ITER" && partners.iter().any(|&p| ins[p].jump_target().is_some())));
+            let branches = !call38 && (anext || i.jump_target().is_some() || (i.opname != "FOR_ITER" && partners.iter().any(|&p| ins[p].jump_target().is_some())));
             let theirs_j = branches.then(|| theirs_on(true));
             let mut report = String::new();
             if Some(ours_ft) != theirs_ft {
@@ -685,7 +728,8 @@ fn partition(run: &[Unit], forward: bool) -> Vec<&[Unit]> {
 /// A group's check: the sums of the fall-through effects agree, and on the jump edge
 /// the effect up to our last jumping op agrees with `dis`'s up to the group's last
 /// branch whose target lies outside the group (branches inside the group, such as
-/// `SEND` and `JUMP_BACKWARD_NO_INTERRUPT` of a 3.12+ `yield from`, are its own loop).
+/// `SEND` and `JUMP_BACKWARD_NO_INTERRUPT` of a 3.12+ `yield from`, are its own loop);
+/// a `GET_ANEXT` with its folded `END_ASYNC_FOR` counts as a branch (its handler).
 fn group_agrees(ins: &[Instruction], g: &[Unit]) -> bool {
     let ours: i64 = g.iter().map(|u| u.ours_ft).sum();
     let theirs: Option<i64> = g.iter().map(|u| u.theirs_ft).sum();
@@ -696,7 +740,7 @@ fn group_agrees(ins: &[Instruction], g: &[Unit]) -> bool {
     let ours_j = g.iter().rposition(|u| u.ours_j.is_some()).map(|p| g[..p].iter().map(|u| u.ours_ft).sum::<i64>() + g[p].ours_j.unwrap());
     let theirs_j = g
         .iter()
-        .rposition(|u| u.theirs_j.is_some() && ins[u.k].jump_target().is_some_and(|t| t < lo || t > hi))
+        .rposition(|u| u.theirs_j.is_some() && (ins[u.k].opname == "GET_ANEXT" || ins[u.k].jump_target().is_some_and(|t| t < lo || t > hi)))
         .map(|p| g[..p].iter().map(|u| u.theirs_ft).sum::<Option<i64>>().and_then(|s| g[p].theirs_j.unwrap().map(|j| s + j)));
     match (ours_j, theirs_j) {
         (None, None) => true,

@@ -108,3 +108,15 @@ def exceptions(a, b):
         a()
     except OSError as e:
         return e
+
+
+async def async_forms(m, it):
+    async with m:
+        pass
+    async with m as x:
+        await x
+    async for y in it:
+        if y:
+            break
+    async with m as z:
+        return z
