@@ -38,12 +38,8 @@ KNOWN_FAILURES = {
     'constants.displays_with_unpacking': {
         '3.8': 'BUILD_LIST_UNPACK: not supported by the decompiler yet',
     },
-    'exceptions.finally_copied_exits': {
-        '3.11 3.12 3.13 3.14 3.15': 'a try or with body with several exits',
-    },
     'exceptions.return_in_finally': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.9 3.10 3.11 3.12 3.13 3.14 3.15': 'the normal exit of a try/finally does not run the finally body',
     },
     'exceptions.with_nested_branches': {
         '3.10': 'a try or with body with several exits',
@@ -147,10 +143,8 @@ KNOWN_FAILURES = {
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
     'part2_async.coro_async_with_in_loop': {
-        '3.8 3.9 3.11 3.12 3.13': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
+        '3.8 3.9': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
-        '3.14': 'LOAD_SPECIAL: not supported by the decompiler yet',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_async.coro_async_with_nested_sync_with': {
         '3.8 3.9': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
@@ -181,16 +175,12 @@ KNOWN_FAILURES = {
     },
     'part2_exceptions.break_in_try_finally': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.11 3.12 3.13 3.14': 'a try or with body with several exits',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_exceptions.continue_in_finally_swallows': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.continue_in_try_finally': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.11 3.12 3.13 3.14': 'a try or with body with several exits',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_exceptions.finally_order': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -200,12 +190,10 @@ KNOWN_FAILURES = {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.finally_return_overrides_return': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.11 3.12 3.13 3.14 3.15': 'the normal exit of a try/finally does not run the finally body',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.nested_try_in_finally': {
         '3.8 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.12 3.13 3.14 3.15': 'the normal exit of a try/finally does not run the finally body',
     },
     'part2_exceptions.reraise_after_inner_handler': {
         '3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -216,7 +204,6 @@ KNOWN_FAILURES = {
     },
     'part2_flow.exception_in_condition': {
         '3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.12 3.13 3.14 3.15': 'a try or with body with several exits',
     },
     'part2_flow.nested_loops_break_from_handler': {
         '3.8 3.9': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -225,14 +212,9 @@ KNOWN_FAILURES = {
     },
     'part2_flow.return_in_with_in_for': {
         '3.8 3.9 3.10': 'SETUP_WITH: not supported by the decompiler yet',
-        '3.11 3.12 3.13': 'a try or with body with several exits',
-        '3.14': 'LOAD_SPECIAL: not supported by the decompiler yet',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_flow.try_in_loop_with_finally_return': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.11 3.12 3.13 3.14': 'the normal exit of a try/finally does not run the finally body',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_flow.while_true_break_continue': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -250,25 +232,15 @@ KNOWN_FAILURES = {
     },
     'part2_with.with_break_in_loop': {
         '3.8 3.9 3.10': 'SETUP_WITH: not supported by the decompiler yet',
-        '3.11 3.12 3.13': 'a try or with body with several exits',
-        '3.14': 'LOAD_SPECIAL: not supported by the decompiler yet',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_with.with_continue_in_loop': {
         '3.8 3.9 3.10': 'SETUP_WITH: not supported by the decompiler yet',
-        '3.11 3.12 3.13': 'a try or with body with several exits',
-        '3.14': 'LOAD_SPECIAL: not supported by the decompiler yet',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_with.with_in_finally': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.11 3.12 3.13': 'the normal exit of a try/finally does not run the finally body',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_with.with_in_while': {
         '3.8 3.9 3.10': 'SETUP_WITH: not supported by the decompiler yet',
-        '3.11 3.12 3.13': 'a with body that does not start by entering its manager',
-        '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     'part2_wrong_tails.with_return_in_handler': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -280,8 +252,5 @@ KNOWN_FAILURES = {
         '3.11 3.12 3.13': 'a loop branch outside its loop header',
         '3.14': 'LOAD_SPECIAL: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'py314_normalized.with_in_loop_break_continue': {
-        '3.14 3.15': 'a try or with body with several exits',
     },
 }

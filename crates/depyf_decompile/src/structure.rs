@@ -47,6 +47,12 @@ pub(crate) struct Structurer<'a> {
     /// Bodies of the `finally` clauses whose `try` bodies are being emitted,
     /// outermost first.
     finals: Vec<Vec<Stmt>>,
+    /// Blocks that leave the bodies of the `try`/`with` statements being emitted,
+    /// with the statements that stand for them: a copy of a `finally` body or
+    /// `__exit__` call followed by `break`/`continue`/`return` is that statement
+    /// alone, and the normal exit (no statements) ends the body (see
+    /// `exceptions::split_exit_copies`).
+    exit_stubs: Vec<(BlockId, Vec<Stmt>)>,
     pub rec: &'a Recovered,
     /// Blocks emitted so far, to bound duplication.
     pub emitted: usize,
@@ -96,6 +102,7 @@ impl<'a> Structurer<'a> {
             ir,
             opened: Vec::new(),
             finals: Vec::new(),
+            exit_stubs: Vec::new(),
             rec,
             emitted: 0,
             limit: 16 * n + 64,
@@ -179,6 +186,10 @@ impl<'a> Structurer<'a> {
     fn region_into_at_depth(&mut self, out: &mut Vec<Stmt>, mut b: BlockId, stop: Option<BlockId>, mut entering_loop: bool, err: &dyn Fn(&str) -> DecompileError) -> Result<(), DecompileError> {
         loop {
             if Some(b) == stop {
+                return Ok(());
+            }
+            if let Some((_, s)) = self.exit_stubs.iter().rev().find(|(x, _)| *x == b) {
+                out.extend(s.iter().cloned());
                 return Ok(());
             }
             if let Some(l) = self.loops.last() {

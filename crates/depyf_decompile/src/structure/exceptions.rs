@@ -5,7 +5,9 @@
 //! first block it covers that structuring reaches. The body is every block
 //! reachable from there through normal edges whose chain of handlers (the block's
 //! handler, that handler's handler, ...) contains the range's handler; it must have
-//! at most one exit. Handlers are structured first, from their first block up to
+//! at most one exit besides the copies of the `finally` body or `__exit__` call
+//! that CPython puts before each `break`, `continue` and `return` leaving it (3.11+,
+//! see `split_exit_copies`), which read as those statements. Handlers are structured first, from their first block up to
 //! the `after` block, where an `except` clause's exit (`POP_EXCEPT` and the
 //! unbinding of its name) jumps or falls to (see `handler_join`; CPython 3.12+ lays
 //! handlers out after all other code, so it may lie before them).
@@ -336,42 +338,49 @@ impl Structurer<'_> {
                 }
             }
         }
+        let with = self.is_with_handler(h);
+        // 3.11+: each exit of the body other than the normal one (`break`,
+        // `continue`, `return`) runs its own copy of the `finally` body or `__exit__`
+        // call; each copy is checked and read as its exit statement alone.
+        let mut stubs = Vec::new();
+        if exits.len() > 1 && self.has_cleanup(h) {
+            // CPython 3.12+ copies a small exit block after the statement (`return
+            // r`) into each jump to it (`Python/flowgraph.c`
+            // `inline_small_exit_blocks`): exits whose ops are all the same are that
+            // one block, outside the protected range, and read as the first.
+            let start = |x: BlockId| self.cfg.blocks[x.index()].start;
+            let first = exits[0];
+            if exits[1..].iter().all(|&x| self.same_code(start(first), start(x))) {
+                stubs = exits.split_off(1).into_iter().map(|x| (x, Vec::new())).collect();
+            }
+        }
+        if exits.len() > 1 && self.has_cleanup(h) {
+            let (e, s) = self.split_exit_copies(&exits, h, stop, with, err)?;
+            exits = e.into_iter().collect();
+            stubs = s;
+        }
         if exits.len() > 1 {
             return Err(err("a try or with body with several exits"));
         }
         let e1 = exits.first().copied();
-        let with = self.is_with_handler(h);
         // The handler first: a `finally` body is needed to recognise its copies
         // after the end of the `except` clauses inside the body.
-        let (after, hstmts) = if with {
-            (None, Vec::new())
-        } else {
-            let after = match self.cfg.blocks[h.index()].handler {
-                // The handler's own clean-up block (`COPY 3; POP_EXCEPT; RERAISE 1`,
-                // 3.11+): the clauses join the code after the `try` where they pop.
-                Some(c) if c.lasti && c.target != h => self.handler_join(h, c.target, e1),
-                _ => {
-                    // No clean-up block (3.9-3.10: the handler's region ends where it
-                    // pops the exception): the first block past it that it reaches.
-                    let end = self.handler_region_end(h);
-                    let rh = self.reach(h);
-                    let a = (end.index() + 1..self.cfg.blocks.len()).find(|&x| rh[x]).map(|x| BlockId(x as u32));
-                    match (a, stop) {
-                        (Some(a), Some(s)) if a > s => Some(s),
-                        (a, _) => a,
-                    }
-                }
-            };
-            (after, self.region(h, after.or(stop), err)?)
-        };
-        let top_pop = hstmts.iter().any(|s| is_marker(s, markers::POP_EXCEPT));
-        let is_finally = !with && !top_pop && hstmts.last().is_some_and(|s| is_marker(s, markers::RERAISE)) && !matches!(hstmts.first(), Some(Stmt::If(c, ..)) if marker_call(c, markers::EXC_MATCH).is_some());
+        let (after, hstmts) = if with { (None, Vec::new()) } else { self.handler_body(h, e1, stop, err)? };
+        let is_finally = !with && is_finally_handler(&hstmts);
+        let hstmts = if is_finally { drop_exit_pops(&hstmts) } else { hstmts };
         if is_finally {
             self.finals.push(hstmts[..hstmts.len() - 1].to_vec());
         }
         self.opened.push(h);
+        let n_stubs = self.exit_stubs.len();
+        if !stubs.is_empty() {
+            self.exit_stubs.extend(stubs.iter().cloned());
+            // Flow that reaches the normal exit leaves the body there.
+            self.exit_stubs.extend(e1.map(|e| (e, Vec::new())));
+        }
         let mut body = Vec::new();
         let r = self.region_into(&mut body, b, e1.or(stop), entering_loop, err);
+        self.exit_stubs.truncate(n_stubs);
         self.opened.pop();
         if is_finally {
             self.finals.pop();
@@ -388,11 +397,15 @@ impl Structurer<'_> {
             // `finally`: the handler runs it and re-raises; the normal exit runs a
             // copy of it first.
             let fbody: Vec<Stmt> = hstmts[..hstmts.len() - 1].to_vec();
-            let Some(e1) = e1 else { return Err(err("a try/finally body that never exits normally")) };
-            let mut rest = Vec::new();
-            self.region_into(&mut rest, e1, stop, false, err)?;
             let n = fbody.len();
-            if rest.len() < n || print_body(&rest[..n], 0) != print_body(&fbody, 0) {
+            let mut rest = Vec::new();
+            match e1 {
+                Some(e1) => self.region_into(&mut rest, e1, stop, false, err)?,
+                // Every way out of the body is a copy read as its statement.
+                None if !stubs.is_empty() => rest = fbody.clone(),
+                None => return Err(err("a try/finally body that never exits normally")),
+            }
+            if rest.len() < n || !is_copy_before(&rest[..n], &rest[n..], &fbody) {
                 return Err(err("the normal exit of a try/finally does not run the finally body"));
             }
             // CPython copies the finally body before every return/break/continue
@@ -471,6 +484,146 @@ impl Structurer<'_> {
                 Ok(())
             }
         }
+    }
+
+    /// Whether the straight-line code from block `x` (an exit of a `try`/`with`
+    /// body) returns a value loaded before it: the op before its `RETURN_VALUE` ends
+    /// a statement (a pop or a store, the end of the copied `finally` body or
+    /// `__exit__` call), so the value was on the stack when the copy began, as for a
+    /// `return v` in the body (CPython evaluates `v` first, then unwinds). A copy of
+    /// code after the statement loads its value right before returning.
+    fn returns_loaded_value(&self, mut x: BlockId) -> bool {
+        let mut prev: Option<&Op> = None;
+        for _ in 0..32 {
+            let blk = &self.cfg.blocks[x.index()];
+            for i in &self.ir[blk.start..blk.end] {
+                match &i.op {
+                    Op::Nop => {}
+                    Op::Return => {
+                        return matches!(prev, Some(Op::PopTop | Op::StoreFast(_) | Op::StoreName(_) | Op::StoreGlobal(_) | Op::StoreDeref(_) | Op::StoreAttr(_) | Op::StoreSubscr));
+                    }
+                    op => prev = Some(op),
+                }
+            }
+            match blk.term {
+                Terminator::FallThrough(n) | Terminator::Jump(n) => x = n,
+                _ => return false,
+            }
+        }
+        false
+    }
+
+    /// The statements of handler `h` (see `emit_try`) and the block where its
+    /// `except` clauses join the code after the `try` (`None` when none does),
+    /// given the body's normal exit `e1`.
+    fn handler_body(&mut self, h: BlockId, e1: Option<BlockId>, stop: Option<BlockId>, err: &dyn Fn(&str) -> DecompileError) -> Result<(Option<BlockId>, Vec<Stmt>), DecompileError> {
+        let after = match self.cfg.blocks[h.index()].handler {
+            // The handler's own clean-up block (`COPY 3; POP_EXCEPT; RERAISE 1`,
+            // 3.11+): the clauses join the code after the `try` where they pop.
+            Some(c) if c.lasti && c.target != h => self.handler_join(h, c.target, e1),
+            _ => {
+                // No clean-up block (3.9-3.10: the handler's region ends where it
+                // pops the exception): the first block past it that it reaches.
+                let end = self.handler_region_end(h);
+                let rh = self.reach(h);
+                let a = (end.index() + 1..self.cfg.blocks.len()).find(|&x| rh[x]).map(|x| BlockId(x as u32));
+                match (a, stop) {
+                    (Some(a), Some(s)) if a > s => Some(s),
+                    (a, _) => a,
+                }
+            }
+        };
+        Ok((after, self.region(h, after.or(stop), err)?))
+    }
+
+    /// Splits the exits `exits` (more than one) of the body of the `try`/`finally`
+    /// or `with` (`with`) whose handler is `h` (3.11+, with a clean-up block) into
+    /// the normal exit and the copies that leave the body by `break`, `continue` or
+    /// `return`. CPython compiles each way out of the body into a copy of the
+    /// `finally` body (or of the `__exit__(None, None, None)` call) followed by the
+    /// jump or return (CPython 3.11-3.14 `Python/compile.c` `compiler_unwind_fblock`
+    /// for `break`/`continue`/`return`, `compiler_try_finally`/`compiler_with` for the
+    /// normal exit). Each exit's code must start with the same statements as the
+    /// handler's `finally` body (or the exit marker); a copy is then read as its exit
+    /// statement alone (returned with its block, for `exit_stubs`):
+    /// - `break` or `continue` (a jump to the current loop's follow or header);
+    /// - `return` of a constant, or of the temporary that holds a value computed in
+    ///   the body before the copy;
+    /// - the code after the current loop (CPython 3.12+ copies a small exit block
+    ///   after a `for` into a `break`, `Python/flowgraph.c`
+    ///   `inline_small_exit_blocks`): `break`.
+    ///
+    /// Any other exit is the normal one; there must be at most one. When every exit
+    /// is a copy, one that `continue`s (the fall-through at the end of a loop body)
+    /// is taken as the normal exit. Errors on any other shape.
+    fn split_exit_copies(
+        &mut self,
+        exits: &[BlockId],
+        h: BlockId,
+        stop: Option<BlockId>,
+        with: bool,
+        err: &dyn Fn(&str) -> DecompileError,
+    ) -> Result<(Option<BlockId>, Vec<(BlockId, Vec<Stmt>)>), DecompileError> {
+        const SEVERAL: &str = "a try or with body with several exits";
+        let prologue = if with {
+            vec![Stmt::Expr(Expr::name(markers::WITH_EXIT))]
+        } else {
+            let (_, hstmts) = self.handler_body(h, None, stop, err)?;
+            if !is_finally_handler(&hstmts) {
+                return Err(err(SEVERAL));
+            }
+            let f = drop_exit_pops(&hstmts);
+            f[..f.len() - 1].to_vec()
+        };
+        let text = print_body(&prologue, 0);
+        let n = prologue.len();
+        // The code after the current loop, which a `break` runs.
+        let after_loop = match self.loops.last().and_then(|l| l.follow) {
+            Some(f) => {
+                // Read outside the loop (inside it, its follow is `break`).
+                let l = self.loops.pop();
+                let a = self.region(f, None, err);
+                self.loops.extend(l);
+                a.ok().filter(|a| ends_control(a))
+            }
+            None => None,
+        };
+        let mut normal = Vec::new();
+        let mut stubs: Vec<(BlockId, Vec<Stmt>)> = Vec::new();
+        for &x in exits {
+            let r = self.region(x, stop, err)?;
+            if r.len() < n || print_body(&r[..n], 0) != text {
+                return Err(err(SEVERAL));
+            }
+            let tail = &r[n..];
+            let stub = match tail {
+                [Stmt::Break] | [Stmt::Continue] | [Stmt::Return(None | Some(Expr::Const(_)))] => Some(tail.to_vec()),
+                // `continue` of a rotated `while c:` (see `pretest_of`).
+                [Stmt::If(_, a, e), Stmt::Continue] if matches!(a.as_slice(), [Stmt::Break]) && e.is_empty() => Some(tail.to_vec()),
+                [Stmt::Return(Some(Expr::Name(_)))] if self.returns_loaded_value(x) => Some(tail.to_vec()),
+                _ if !tail.is_empty() && after_loop.as_ref().is_some_and(|a| print_body(a, 0) == print_body(tail, 0)) => Some(vec![Stmt::Break]),
+                _ => None,
+            };
+            match stub {
+                Some(s) => stubs.push((x, s)),
+                None => normal.push(x),
+            }
+        }
+        let e1 = match normal.as_slice() {
+            [] => {
+                // Any copy may be taken as the normal exit (the code after the
+                // statement is then that copy's): the one that reads as the
+                // original is the fall-through, a `continue` at the end of a loop
+                // body or the `return` of a constant last in the layout (the end of
+                // the function).
+                let k = stubs.iter().rposition(|(_, s)| matches!(s.last(), Some(Stmt::Continue)));
+                let k = k.or_else(|| stubs.iter().enumerate().filter(|(_, (_, s))| matches!(s.as_slice(), [Stmt::Return(None | Some(Expr::Const(_)))])).max_by_key(|(_, (x, _))| *x).map(|(k, _)| k));
+                k.map(|k| stubs.remove(k).0)
+            }
+            [e] => Some(*e),
+            _ => return Err(err(SEVERAL)),
+        };
+        Ok((e1, stubs))
     }
 
     /// Whether `long`, code that CPython 3.12+ copied into a handler's exit, is the
@@ -676,6 +829,32 @@ fn inert(v: &Expr, unbound: &[&Stmt]) -> bool {
         Expr::Tuple(items) => items.iter().all(|x| inert(x, unbound)),
         _ => false,
     }
+}
+
+/// Whether handler statements `hs` are those of a `finally` clause: no `except`
+/// test, no top-level pop of the exception, ending in the re-raise.
+fn is_finally_handler(hs: &[Stmt]) -> bool {
+    let top_pop = hs.iter().any(|s| is_marker(s, markers::POP_EXCEPT));
+    !top_pop && hs.last().is_some_and(|s| is_marker(s, markers::RERAISE)) && !matches!(hs.first(), Some(Stmt::If(c, ..)) if marker_call(c, markers::EXC_MATCH).is_some())
+}
+
+/// `stmts` without the pops of the exception (`POP_EXCEPT` markers) that come right
+/// before a `return`, `break` or `continue`, nested statements included: in the
+/// handler copy of a `finally` body such an exit first drops the exception being
+/// handled (CPython 3.11+ `compiler_unwind_fblock` of `HANDLER_CLEANUP`), which the
+/// statement does by itself; the copies on the normal exits have no pop.
+fn drop_exit_pops(stmts: &[Stmt]) -> Vec<Stmt> {
+    let mut out: Vec<Stmt> = Vec::with_capacity(stmts.len());
+    for (i, s) in stmts.iter().enumerate() {
+        if is_marker(s, markers::POP_EXCEPT) && matches!(stmts.get(i + 1), Some(Stmt::Return(_) | Stmt::Break | Stmt::Continue)) {
+            continue;
+        }
+        out.push(match s {
+            Stmt::If(c, a, b) => Stmt::If(c.clone(), drop_exit_pops(a), drop_exit_pops(b)),
+            other => other.clone(),
+        });
+    }
+    out
 }
 
 /// `POP_EXCEPT`, optionally followed by `name = None; del name`, and nothing else.
@@ -1039,6 +1218,67 @@ fn fold_returns(body: &mut Vec<Stmt>, with: bool) {
     }
 }
 
+/// Whether `copy`, followed by `after`, is a copy of `fbody`: the same statements, or
+/// the same but for a copy of `after` (one `break`, `continue` or `return` of a
+/// constant or a compiler temporary; in an `except` clause also of a name, see
+/// [`inert`]) at the ends of its last statement, where CPython 3.12+ copies a small
+/// exit block into the jumps to it (`Python/flowgraph.c` `inline_small_exit_blocks`)
+/// and a `return` tail after a `with` exit counts as the `with` body's (see
+/// `is_return_tail`). Flow leaving those ends goes on to `after`, so the copy there
+/// does the same.
+fn is_copy_before(copy: &[Stmt], after: &[Stmt], fbody: &[Stmt]) -> bool {
+    let text = print_body(fbody, 0);
+    if print_body(copy, 0) == text {
+        return true;
+    }
+    let [t] = after else { return false };
+    let Some((last, init)) = copy.split_last() else { return false };
+    let mut last = last.clone();
+    strip_end_exit(&mut last, t);
+    let mut c = init.to_vec();
+    c.push(last);
+    print_body(&c, 0) == text
+}
+
+/// Removes exit `t` where it ends a tail position of `s` (see [`is_copy_before`]):
+/// the end of a `with` body, of an `except` clause or of a `try` body without
+/// `else`/`finally`, of an `if` branch, recursively.
+fn strip_end_exit(s: &mut Stmt, t: &Stmt) {
+    let plain = matches!(t, Stmt::Break | Stmt::Continue | Stmt::Return(None | Some(Expr::Const(_))))
+        || matches!(t, Stmt::Return(Some(Expr::Name(n))) if n.starts_with("__temp_"));
+    let in_clause = plain || matches!(t, Stmt::Return(Some(v)) if inert(v, &[]));
+    fn strip(stmts: &mut Vec<Stmt>, t: &Stmt, ok: bool) {
+        if ok && stmts.last() == Some(t) {
+            stmts.pop();
+            if stmts.is_empty() {
+                stmts.push(Stmt::Pass);
+            }
+        } else if let Some(last) = stmts.last_mut() {
+            strip_end_exit(last, t);
+        }
+    }
+    match s {
+        Stmt::With(_, b) => strip(b, t, plain),
+        Stmt::If(_, a, b) => {
+            strip(a, t, plain);
+            if !b.is_empty() {
+                strip(b, t, plain);
+            }
+        }
+        Stmt::Try(b, hs, e, f) if f.is_empty() => {
+            if e.is_empty() {
+                strip(b, t, plain);
+            } else {
+                strip(e, t, plain);
+            }
+            for h in hs.iter_mut() {
+                strip(&mut h.body, t, in_clause);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// Removes `ret` where it ends `stmts`, or ends a branch of the `if` that ends it
 /// (recursively): flow that leaves the statements goes on to an equal `ret`.
 fn strip_tail_copy(stmts: &mut Vec<Stmt>, ret: &Stmt) {
@@ -1058,32 +1298,42 @@ fn strip_tail_copy(stmts: &mut Vec<Stmt>, ret: &Stmt) {
 }
 
 /// Removes `fbody` where it stands right before a `return`, `break` or `continue`
-/// in `stmts` and the bodies nested in it (not in nested functions or classes).
+/// in `stmts` and the bodies nested in it (not in nested functions or classes), the
+/// statements that leave the `try`. Inside a loop of `stmts` only before a `return`:
+/// a `break` or `continue` there stays in the `try` and runs no copy.
 fn strip_finally_copies(stmts: &mut Vec<Stmt>, fbody: &[Stmt]) {
+    strip_finally_copies_in(stmts, fbody, false)
+}
+
+fn strip_finally_copies_in(stmts: &mut Vec<Stmt>, fbody: &[Stmt], in_loop: bool) {
     if fbody.is_empty() {
         return;
     }
     for s in stmts.iter_mut() {
         match s {
-            Stmt::If(_, a, b) | Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => {
-                strip_finally_copies(a, fbody);
-                strip_finally_copies(b, fbody);
+            Stmt::If(_, a, b) => {
+                strip_finally_copies_in(a, fbody, in_loop);
+                strip_finally_copies_in(b, fbody, in_loop);
             }
-            Stmt::With(_, b) => strip_finally_copies(b, fbody),
+            Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => {
+                strip_finally_copies_in(a, fbody, true);
+                strip_finally_copies_in(b, fbody, in_loop);
+            }
+            Stmt::With(_, b) => strip_finally_copies_in(b, fbody, in_loop),
             Stmt::Try(b, hs, e, f) => {
-                strip_finally_copies(b, fbody);
+                strip_finally_copies_in(b, fbody, in_loop);
                 for h in hs.iter_mut() {
-                    strip_finally_copies(&mut h.body, fbody);
+                    strip_finally_copies_in(&mut h.body, fbody, in_loop);
                 }
-                strip_finally_copies(e, fbody);
-                strip_finally_copies(f, fbody);
+                strip_finally_copies_in(e, fbody, in_loop);
+                strip_finally_copies_in(f, fbody, in_loop);
             }
             _ => {}
         }
     }
     let mut i = 0;
     while i < stmts.len() {
-        let exits = matches!(stmts[i], Stmt::Return(_) | Stmt::Break | Stmt::Continue);
+        let exits = matches!(stmts[i], Stmt::Return(_)) || !in_loop && matches!(stmts[i], Stmt::Break | Stmt::Continue);
         if exits && i >= fbody.len() && stmts[i - fbody.len()..i] == *fbody {
             stmts.drain(i - fbody.len()..i);
             i -= fbody.len();
