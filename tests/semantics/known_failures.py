@@ -176,6 +176,15 @@ KNOWN_FAILURES = {
     'part2_exceptions.break_in_try_finally': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
+    'part2_exceptions.break_in_try_finally_for_else': {
+        '3.8 3.9 3.10': 'a try or with body with several exits',
+    },
+    'part2_exceptions.break_in_try_finally_rebinding': {
+        '3.8 3.9 3.10': 'a try or with body with several exits',
+    },
+    'part2_exceptions.break_through_nested_finally': {
+        '3.8 3.9 3.10': 'a try or with body with several exits',
+    },
     'part2_exceptions.continue_in_finally_swallows': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
@@ -192,11 +201,17 @@ KNOWN_FAILURES = {
     'part2_exceptions.finally_return_overrides_return': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
+    'part2_exceptions.finally_several_returns': {
+        '3.8 3.9 3.10': 'a try or with body with several exits',
+    },
     'part2_exceptions.nested_try_in_finally': {
         '3.8 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.reraise_after_inner_handler': {
         '3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+    },
+    'part2_exceptions.try_except_tail_copies': {
+        '3.10': 'a try or with body with several exits',
     },
     'part2_exceptions.while_retry': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -239,8 +254,18 @@ KNOWN_FAILURES = {
     'part2_with.with_in_finally': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
+    'part2_with.with_in_try_finally_break': {
+        '3.8 3.9 3.10': 'a try or with body with several exits',
+    },
     'part2_with.with_in_while': {
         '3.8 3.9 3.10': 'SETUP_WITH: not supported by the decompiler yet',
+    },
+    'part2_with.with_in_while_break_continue': {
+        '3.8 3.9 3.10': 'a try or with body with several exits',
+        '3.14 3.15': 'a construct that recovery could not shape (`__with_exit__` left in the output)',
+    },
+    'part2_with.with_return_break_continue_in_loop': {
+        '3.8 3.9 3.10': 'a try or with body with several exits',
     },
     'part2_wrong_tails.with_return_in_handler': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',

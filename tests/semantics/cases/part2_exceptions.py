@@ -852,3 +852,89 @@ def augmented_in_handler(x):
         except Exception:
             count -= 1
     return count
+
+
+@case(*X)
+def break_in_inner_loop_of_try_finally(x):
+    # The break leaves only the inner loop: no copy of the finally body before it.
+    log = []
+    try:
+        for i in range(3):
+            log.append(i)
+            break
+        log.append(check(x))
+    finally:
+        log.append(i)
+    return log
+
+
+@case(*X)
+def break_through_nested_finally(x):
+    log = []
+    for i in range(4):
+        try:
+            try:
+                if i == 2:
+                    break
+                log.append(check(x if i else 1))
+            finally:
+                log.append("in%d" % i)
+        finally:
+            log.append("out%d" % i)
+    return log
+
+
+@case(*X)
+def finally_several_returns(x):
+    log = []
+    try:
+        if x == 1:
+            return log
+        if x == "k":
+            return "k"
+        log.append(check(x))
+    finally:
+        log.append("f")
+    return len(log)
+
+
+@case(*X)
+def break_in_try_finally_rebinding(x):
+    # The finally body rebinds the name that the code after the loop returns.
+    log = []
+    for i in range(4):
+        try:
+            if i == 2:
+                break
+            log.append(check(x))
+        finally:
+            log = log + ["f"]
+    return log
+
+
+@case(*X)
+def break_in_try_finally_for_else(x):
+    log = []
+    for i in range(3):
+        try:
+            if i == x:
+                break
+        finally:
+            log.append(i)
+    else:
+        log.append("else")
+    return log
+
+
+@case(*X)
+def try_except_tail_copies(x):
+    try:
+        if check(x) > 2:
+            r = "big"
+        elif x == 1:
+            r = "one"
+        else:
+            r = "other"
+    except (KeyError, TypeError):
+        r = "caught"
+    return r

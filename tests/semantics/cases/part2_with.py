@@ -319,3 +319,49 @@ def with_reused_manager(x):
         log.append(again is c)
         check(x)
     return log
+
+
+@case(*X)
+def with_return_break_continue_in_loop(x):
+    log = []
+    for i in range(5):
+        with Ctx(log, str(i), KeyError):
+            if i == 1:
+                continue
+            if i == 3:
+                return log
+            if i == 4:
+                break
+            check(x if i else 1)
+    log.append("after")
+    return log
+
+
+@case(*X)
+def with_in_try_finally_break(x):
+    log = []
+    for i in range(4):
+        try:
+            with Ctx(log, str(i)):
+                if i == 2:
+                    break
+                log.append(check(x if i else 1))
+        finally:
+            log.append("f%d" % i)
+    return log
+
+
+@case(*X)
+def with_in_while_break_continue(x):
+    log = []
+    i = 0
+    while i < 6:
+        i += 1
+        with Ctx(log, str(i), ZeroDivisionError):
+            if i == 2:
+                continue
+            if i == 4:
+                break
+            log.append(check(x if i > 2 else 1))
+    log.append("end")
+    return log
