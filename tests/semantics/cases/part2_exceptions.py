@@ -938,3 +938,18 @@ def try_except_tail_copies(x):
     except (KeyError, TypeError):
         r = "caught"
     return r
+
+
+@case(*X)
+def continue_in_try_finally_while_condition(x):
+    # The finally body changes what the loop test reads after the continue.
+    log = []
+    i = 0
+    while i < 5:
+        try:
+            if i == 1:
+                continue
+            log.append(check(x if i > 2 else 1))
+        finally:
+            i += 1
+    return log, i

@@ -347,11 +347,24 @@ impl Structurer<'_> {
             // CPython 3.12+ copies a small exit block after the statement (`return
             // r`) into each jump to it (`Python/flowgraph.c`
             // `inline_small_exit_blocks`): exits whose ops are all the same are that
-            // one block, outside the protected range, and read as the first.
+            // one block, outside the protected range, and read as the first. Their
+            // statements must be the same too: the same ops that return values
+            // left on the stack by different code (`return f()` and `return g()`
+            // before a `finally` body) recover to different temporaries.
             let start = |x: BlockId| self.cfg.blocks[x.index()].start;
             let first = exits[0];
             if exits[1..].iter().all(|&x| self.same_code(start(first), start(x))) {
-                stubs = exits.split_off(1).into_iter().map(|x| (x, Vec::new())).collect();
+                let r = self.region(first, stop, err)?;
+                // Flow that leaves the copies goes on nowhere that the body could
+                // meet again.
+                let mut same = ends_control(&r);
+                let text = print_body(&r, 0);
+                for &x in &exits[1..] {
+                    same &= print_body(&self.region(x, stop, err)?, 0) == text;
+                }
+                if same {
+                    stubs = exits.split_off(1).into_iter().map(|x| (x, Vec::new())).collect();
+                }
             }
         }
         if exits.len() > 1 && self.has_cleanup(h) {
@@ -553,7 +566,8 @@ impl Structurer<'_> {
     ///   after a `for` into a `break`, `Python/flowgraph.c`
     ///   `inline_small_exit_blocks`): `break`.
     ///
-    /// Any other exit is the normal one; there must be at most one. When every exit
+    /// Any other exit is the normal one; there must be at most one (or several
+    /// with the same statements that end in an exit statement). When every exit
     /// is a copy, one that `continue`s (the fall-through at the end of a loop body)
     /// is taken as the normal exit. Errors on any other shape.
     fn split_exit_copies(
@@ -598,17 +612,25 @@ impl Structurer<'_> {
             let tail = &r[n..];
             let stub = match tail {
                 [Stmt::Break] | [Stmt::Continue] | [Stmt::Return(None | Some(Expr::Const(_)))] => Some(tail.to_vec()),
-                // `continue` of a rotated `while c:` (see `pretest_of`).
-                [Stmt::If(_, a, e), Stmt::Continue] if matches!(a.as_slice(), [Stmt::Break]) && e.is_empty() => Some(tail.to_vec()),
                 [Stmt::Return(Some(Expr::Name(_)))] if self.returns_loaded_value(x) => Some(tail.to_vec()),
                 _ if !tail.is_empty() && after_loop.as_ref().is_some_and(|a| print_body(a, 0) == print_body(tail, 0)) => Some(vec![Stmt::Break]),
                 _ => None,
             };
             match stub {
                 Some(s) => stubs.push((x, s)),
-                None => normal.push(x),
+                None => normal.push((x, print_body(&r, 0), ends_control(&r))),
             }
         }
+        // Exits that run the same statements and leave by `break`, `continue`,
+        // `return` or `raise` (the `continue` of a rotated `while c:`, `if not c:
+        // break; continue`, after each copy) are one normal exit.
+        if let [(first, text, true), rest @ ..] = normal.as_slice() {
+            if !rest.is_empty() && rest.iter().all(|(_, t, c)| *c && t == text) {
+                stubs.extend(rest.iter().map(|(x, ..)| (*x, Vec::new())));
+                normal = vec![(*first, text.clone(), true)];
+            }
+        }
+        let normal: Vec<BlockId> = normal.into_iter().map(|(x, ..)| x).collect();
         let e1 = match normal.as_slice() {
             [] => {
                 // Any copy may be taken as the normal exit (the code after the
