@@ -1363,3 +1363,59 @@ fn strip_finally_copies_in(stmts: &mut Vec<Stmt>, fbody: &[Stmt], in_loop: bool)
         i += 1;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(f: &str) -> Stmt {
+        Stmt::Expr(Expr::Call(Box::new(Expr::name(f)), Vec::new(), Vec::new()))
+    }
+
+    fn pop() -> Stmt {
+        Stmt::Expr(Expr::name(markers::POP_EXCEPT))
+    }
+
+    #[test]
+    fn finally_copies_before_exits_of_the_try_only() {
+        // try: for i in it: f(); break / f(); continue / f(); return  finally: f()
+        let inner = Stmt::For(Expr::name("i"), Expr::name("it"), vec![call("f"), Stmt::Break], Vec::new());
+        let mut body = vec![inner.clone(), Stmt::If(Expr::name("c"), vec![call("f"), Stmt::Continue], Vec::new()), call("f"), Stmt::Return(None)];
+        strip_finally_copies(&mut body, &[call("f")]);
+        // The inner loop's `break` leaves only that loop: its `f()` is the body's own.
+        assert_eq!(body, vec![inner, Stmt::If(Expr::name("c"), vec![Stmt::Continue], Vec::new()), Stmt::Return(None)]);
+        // A `return` inside an inner loop leaves the `try`: its copy goes.
+        let mut body = vec![Stmt::For(Expr::name("i"), Expr::name("it"), vec![call("g"), call("f"), Stmt::Return(None)], Vec::new())];
+        strip_finally_copies(&mut body, &[call("f")]);
+        assert_eq!(body, vec![Stmt::For(Expr::name("i"), Expr::name("it"), vec![call("g"), Stmt::Return(None)], Vec::new())]);
+    }
+
+    #[test]
+    fn exit_pops_of_a_finally_handler() {
+        // Handler copy of `finally: if c: return 1`, then the re-raise.
+        let ret = Stmt::Return(Some(Expr::Const(depyf_bytecode::Constant::Int(1))));
+        let hs = vec![Stmt::If(Expr::name("c"), vec![pop(), ret.clone()], Vec::new()), Stmt::Expr(Expr::name(markers::RERAISE))];
+        assert!(is_finally_handler(&hs));
+        let out = drop_exit_pops(&hs);
+        assert_eq!(out[0], Stmt::If(Expr::name("c"), vec![ret], Vec::new()));
+        // A pop followed by other code stays (it is not an exit of the body).
+        let keep = vec![pop(), call("g")];
+        assert_eq!(drop_exit_pops(&keep), keep);
+        // `except` handlers are no `finally`.
+        assert!(!is_finally_handler(&[pop(), Stmt::Expr(Expr::name(markers::RERAISE))]));
+    }
+
+    #[test]
+    fn copy_with_the_following_exit_at_its_ends() {
+        let fbody = vec![Stmt::With(vec![(Expr::name("m"), None)], vec![call("f")])];
+        let ret = Stmt::Return(Some(Expr::name("__temp_0__")));
+        let copy = vec![Stmt::With(vec![(Expr::name("m"), None)], vec![call("f"), ret.clone()])];
+        assert!(is_copy_before(&copy, std::slice::from_ref(&ret), &fbody));
+        // Another exit after the copy is not the one at its ends.
+        assert!(!is_copy_before(&copy, &[Stmt::Return(None)], &fbody));
+        // A user name may be unbound: in a `with` body its NameError would reach __exit__.
+        let named = Stmt::Return(Some(Expr::name("log")));
+        let copy = vec![Stmt::With(vec![(Expr::name("m"), None)], vec![call("f"), named.clone()])];
+        assert!(!is_copy_before(&copy, &[named], &fbody));
+    }
+}
