@@ -33,6 +33,10 @@ struct LoopCtx {
     copies: Vec<BlockId>,
 }
 
+/// A block that leaves a `try`/`with` body and the statements that stand for it
+/// (see `Structurer::exit_stubs`).
+type ExitStub = (BlockId, Vec<Stmt>);
+
 /// The deepest nesting of regions the structurer follows. CPython's tokenizer allows
 /// 100 indentation levels (`MAXINDENT`, `Parser/tokenizer.h`); `elif` chains and
 /// duplicated tails nest regions further, so the bound is higher, and low enough that
@@ -52,7 +56,7 @@ pub(crate) struct Structurer<'a> {
     /// `__exit__` call followed by `break`/`continue`/`return` is that statement
     /// alone, and the normal exit (no statements) ends the body (see
     /// `exceptions::split_exit_copies`).
-    exit_stubs: Vec<(BlockId, Vec<Stmt>)>,
+    exit_stubs: Vec<ExitStub>,
     pub rec: &'a Recovered,
     /// Blocks emitted so far, to bound duplication.
     pub emitted: usize,

@@ -29,7 +29,7 @@ use depyf_cfg::{BlockId, Terminator};
 use depyf_ir::Op;
 use depyf_source::{print_body, ExceptHandler, Expr, Stmt};
 
-use super::{ends_control, Structurer};
+use super::{ends_control, ExitStub, Structurer};
 use crate::recover::markers;
 use crate::DecompileError;
 
@@ -577,7 +577,7 @@ impl Structurer<'_> {
         stop: Option<BlockId>,
         with: bool,
         err: &dyn Fn(&str) -> DecompileError,
-    ) -> Result<(Option<BlockId>, Vec<(BlockId, Vec<Stmt>)>), DecompileError> {
+    ) -> Result<(Option<BlockId>, Vec<ExitStub>), DecompileError> {
         const SEVERAL: &str = "a try or with body with several exits";
         let prologue = if with {
             vec![Stmt::Expr(Expr::name(markers::WITH_EXIT))]
@@ -603,7 +603,7 @@ impl Structurer<'_> {
             None => None,
         };
         let mut normal = Vec::new();
-        let mut stubs: Vec<(BlockId, Vec<Stmt>)> = Vec::new();
+        let mut stubs: Vec<ExitStub> = Vec::new();
         for &x in exits {
             let r = self.region(x, stop, err)?;
             if r.len() < n || print_body(&r[..n], 0) != text {
