@@ -57,6 +57,9 @@ pub(crate) struct Structurer<'a> {
     /// alone, and the normal exit (no statements) ends the body (see
     /// `exceptions::split_exit_copies`).
     exit_stubs: Vec<ExitStub>,
+    /// How many times structuring reached a normal exit of those bodies (an empty
+    /// stub): a branch whose arm gets there must not go on to code after it.
+    exit_hits: usize,
     pub rec: &'a Recovered,
     /// Blocks emitted so far, to bound duplication.
     pub emitted: usize,
@@ -107,6 +110,7 @@ impl<'a> Structurer<'a> {
             opened: Vec::new(),
             finals: Vec::new(),
             exit_stubs: Vec::new(),
+            exit_hits: 0,
             rec,
             emitted: 0,
             limit: 16 * n + 64,
@@ -192,10 +196,6 @@ impl<'a> Structurer<'a> {
             if Some(b) == stop {
                 return Ok(());
             }
-            if let Some((_, s)) = self.exit_stubs.iter().rev().find(|(x, _)| *x == b) {
-                out.extend(s.iter().cloned());
-                return Ok(());
-            }
             if let Some(l) = self.loops.last() {
                 if b == l.header && !entering_loop {
                     out.push(Stmt::Continue);
@@ -205,6 +205,13 @@ impl<'a> Structurer<'a> {
                     out.push(Stmt::Break);
                     return Ok(());
                 }
+            }
+            if let Some((_, s)) = self.exit_stubs.iter().rev().find(|(x, _)| *x == b) {
+                if s.is_empty() {
+                    self.exit_hits += 1;
+                }
+                out.extend(s.iter().cloned());
+                return Ok(());
             }
             if let Some((inner, exit, to_inner)) = self.pretest_of(b) {
                 if self.loops.last().is_some_and(|l| l.header == inner) {
@@ -274,10 +281,18 @@ impl<'a> Structurer<'a> {
                     // Handler code (reached only through exception edges) keeps the stop of
                     // its `try`.
                     let inner_stop = if self.loops.is_empty() || self.rpo_index[b.index()] == usize::MAX { merge.or(stop) } else { merge };
+                    let hits = self.exit_hits;
                     let mut then_body = Vec::new();
                     self.region_into(&mut then_body, fall, inner_stop, false, err)?;
                     let mut else_body = Vec::new();
                     self.region_into(&mut else_body, jump, inner_stop, false, err)?;
+                    // An arm that left a `try`/`with` body at its normal exit would
+                    // run the code after the branch too.
+                    // (Going on at a normal exit itself is the end of the body.)
+                    let ends = |m: BlockId| self.exit_stubs.iter().rev().find(|(x, _)| *x == m).is_some_and(|(_, s)| s.is_empty());
+                    if self.exit_hits != hits && merge.is_some_and(|m| Some(m) != stop && !ends(m)) {
+                        return Err(err("a branch of a try or with body that leaves it before the code after the branch"));
+                    }
                     push_if(out, cond, then_body, else_body);
                     match merge {
                         Some(m) if Some(m) != stop || self.loops.is_empty() => b = m,

@@ -953,3 +953,48 @@ def continue_in_try_finally_while_condition(x):
         finally:
             i += 1
     return log, i
+
+
+@case(*X)
+def try_except_early_return_const(x):
+    log = []
+    try:
+        if x == 1:
+            return None
+        log.append(check(x))
+    except KeyError:
+        return "k"
+    log.append("after")
+    return log
+
+
+@case(*X)
+def try_except_break_continue_in_loop(x):
+    log = []
+    for i in range(4):
+        try:
+            if i == 1:
+                continue
+            if i == 3:
+                break
+            log.append(check(x if i else 1))
+        except (KeyError, TypeError):
+            log.append("caught")
+    return log
+
+
+@case(*X)
+def try_except_return_tuple_or_fall_to_loop(x):
+    # The tuple is built in the try and returned after it; other paths go on looping.
+    seen = []
+    for b in (1, x, 2):
+        try:
+            val = check(b)
+            if val:
+                if val > 2:
+                    seen.append(val)
+                else:
+                    return (b, True)
+        except:
+            return (b, False)
+    return seen

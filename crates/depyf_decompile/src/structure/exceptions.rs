@@ -392,7 +392,10 @@ impl Structurer<'_> {
             self.exit_stubs.extend(e1.map(|e| (e, Vec::new())));
         }
         let mut body = Vec::new();
+        // The normal exits reached inside the body are this statement's end.
+        let hits = self.exit_hits;
         let r = self.region_into(&mut body, b, e1.or(stop), entering_loop, err);
+        self.exit_hits = hits;
         self.exit_stubs.truncate(n_stubs);
         self.opened.pop();
         if is_finally {
@@ -549,8 +552,8 @@ impl Structurer<'_> {
         Ok((after, self.region(h, after.or(stop), err)?))
     }
 
-    /// Splits the exits `exits` (more than one) of the body of the `try`/`finally`
-    /// or `with` (`with`) whose handler is `h` (3.11+, with a clean-up block) into
+    /// Splits the exits `exits` (more than one) of the body of the `try` or `with`
+    /// (`with`) whose handler is `h` (3.11+, with a clean-up block) into
     /// the normal exit and the copies that leave the body by `break`, `continue` or
     /// `return`. CPython compiles each way out of the body into a copy of the
     /// `finally` body (or of the `__exit__(None, None, None)` call) followed by the
@@ -566,6 +569,10 @@ impl Structurer<'_> {
     ///   after a `for` into a `break`, `Python/flowgraph.c`
     ///   `inline_small_exit_blocks`): `break`.
     ///
+    /// The exits of a `try` without `finally` have no copy before them: only
+    /// `break`, `continue` and `return <const>` (which cannot raise, so the protected
+    /// range does not matter) are read in the body.
+    ///
     /// Any other exit is the normal one; there must be at most one (or several
     /// with the same statements that end in an exit statement). When every exit
     /// is a copy, one that `continue`s (the fall-through at the end of a loop body)
@@ -579,15 +586,20 @@ impl Structurer<'_> {
         err: &dyn Fn(&str) -> DecompileError,
     ) -> Result<(Option<BlockId>, Vec<ExitStub>), DecompileError> {
         const SEVERAL: &str = "a try or with body with several exits";
+        // `try`/`except`: no copy; an exit that cannot raise (a jump, `return
+        // <const>`) is the same statement inside or outside the protected range.
+        let mut plain_try = false;
         let prologue = if with {
             vec![Stmt::Expr(Expr::name(markers::WITH_EXIT))]
         } else {
             let (_, hstmts) = self.handler_body(h, None, stop, err)?;
-            if !is_finally_handler(&hstmts) {
-                return Err(err(SEVERAL));
+            if is_finally_handler(&hstmts) {
+                let f = drop_exit_pops(&hstmts);
+                f[..f.len() - 1].to_vec()
+            } else {
+                plain_try = true;
+                Vec::new()
             }
-            let f = drop_exit_pops(&hstmts);
-            f[..f.len() - 1].to_vec()
         };
         let text = print_body(&prologue, 0);
         let n = prologue.len();
@@ -612,6 +624,7 @@ impl Structurer<'_> {
             let tail = &r[n..];
             let stub = match tail {
                 [Stmt::Break] | [Stmt::Continue] | [Stmt::Return(None | Some(Expr::Const(_)))] => Some(tail.to_vec()),
+                _ if plain_try => None,
                 [Stmt::Return(Some(Expr::Name(_)))] if self.returns_loaded_value(x) => Some(tail.to_vec()),
                 _ if !tail.is_empty() && after_loop.as_ref().is_some_and(|a| print_body(a, 0) == print_body(tail, 0)) => Some(vec![Stmt::Break]),
                 _ => None,
