@@ -278,9 +278,11 @@ impl<'a> Structurer<'a> {
                             (cond, fall, jump, merge)
                         }
                     };
-                    // Handler code (reached only through exception edges) keeps the stop of
-                    // its `try`.
-                    let inner_stop = if self.loops.is_empty() || self.rpo_index[b.index()] == usize::MAX { merge.or(stop) } else { merge };
+                    // Arms without a meeting of their own stop where the enclosing region
+                    // goes on (inside a loop too): an `elif` whose `else` is a `continue`
+                    // block (a jump back to the header, no meeting) still ends at the
+                    // statement after the whole `if`, instead of copying it into each arm.
+                    let inner_stop = merge.or(stop);
                     let hits = self.exit_hits;
                     let mut then_body = Vec::new();
                     self.region_into(&mut then_body, fall, inner_stop, false, err)?;
