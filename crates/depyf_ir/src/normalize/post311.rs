@@ -102,7 +102,8 @@ impl Loops {
 /// whose target is right after such a `JUMP_BACKWARD` (a `NOT_TAKEN` may sit
 /// between), which nothing else jumps to: `Some((the loop target, how many
 /// instructions after k to drop))`, so that the pair reads as the one conditional
-/// jump it was made from and the loop shapes are those of 3.11.
+/// jump it was made from and the loop shapes are those of 3.11. `None` when the
+/// `JUMP_BACKWARD` starts a line other than the test's (a `continue` statement).
 fn backward_over(cx: &Cx<'_>, k: usize) -> Option<(u32, usize)> {
     let i = &cx.ins[k];
     if !matches!(i.opname, "POP_JUMP_IF_FALSE" | "POP_JUMP_IF_TRUE" | "POP_JUMP_IF_NONE" | "POP_JUMP_IF_NOT_NONE") {
@@ -115,6 +116,14 @@ fn backward_over(cx: &Cx<'_>, k: usize) -> Option<(u32, usize)> {
     let back = cx.ins.get(j)?;
     let after = cx.ins.get(j + 1)?;
     if back.opname != "JUMP_BACKWARD" || i.jump_target()? != after.offset {
+        return None;
+    }
+    // A `JUMP_BACKWARD` on a line of its own is the `continue` statement of
+    // `if c: continue` (written on two lines), not the compiler's inversion of a
+    // jump: kept as a block of its own, it reads back as that `if`, which 3.11
+    // compiles the same way (a forward jump over the `continue`). The copy the
+    // compiler makes keeps the line of the test.
+    if back.starts_line && back.line_number.is_some() && back.line_number != i.line_number {
         return None;
     }
     let target = back.jump_target()?;
