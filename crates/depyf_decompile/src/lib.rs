@@ -308,7 +308,7 @@ fn dead_final_return(code: &CodeObject, ir: &[depyf_ir::IrInstr]) -> bool {
 /// at the end of a function body, becomes `if c: A else: <those statements>`: the two
 /// run the same, and only the second leaves the unreachable `return None` that
 /// [`dead_final_return`] found (3.8-3.9).
-fn final_else(body: &mut Vec<Stmt>) {
+pub(crate) fn final_else(body: &mut Vec<Stmt>) {
     if !matches!(body.last(), Some(Stmt::Return(_))) {
         return;
     }
@@ -457,6 +457,7 @@ fn structured(
     let naming = recover::Naming { const_prefix: &options.const_prefix, stub_failures: options.stub_failures, failures, class_annotate, inlined: &inlined };
     let rec = recover::recover(code, &ir, &cfg, &naming)?;
     let mut st = structure::Structurer::new(&cfg, &rec, &ir);
+    st.dead_jumps_kept = code.version <= depyf_bytecode::PythonVersion::PY39;
     let at = |m: &str| DecompileError::new(code, 0, "", m);
     let mut body = st.region(depyf_cfg::BlockId(0), None, &at)?;
     if !cases.is_empty() {

@@ -76,6 +76,12 @@ pub(crate) struct Structurer<'a> {
     /// Blocks reachable from each block along forward edges, as bitsets.
     reach: Vec<Vec<u64>>,
     idom: Vec<Option<BlockId>>,
+    /// Whether the compiler left unreachable jumps in place (CPython 3.8-3.9): the
+    /// `JUMP_FORWARD` that ends an `if` branch before its `else` stays after a
+    /// `raise` (and after a `return` that ends a nested `if`/`else`), which tells
+    /// an `else:` written in the source from statements after the `if` (see
+    /// [`Self::written_else`]). Set by the caller; false by default.
+    pub dead_jumps_kept: bool,
 }
 
 impl<'a> Structurer<'a> {
@@ -120,6 +126,7 @@ impl<'a> Structurer<'a> {
             rpo_index,
             reach,
             idom: cfg.immediate_dominators(),
+            dead_jumps_kept: false,
         }
     }
 
@@ -274,7 +281,7 @@ impl<'a> Structurer<'a> {
                         Some(m) => (cond, fall, jump, Some(m)),
                         None => {
                             let (cond, fall, jump) = self.short_circuit(cond, fall, jump);
-                            let merge = self.follow(b, fall, jump);
+                            let merge = self.follow(b, fall, jump).or_else(|| self.written_else_end(b, jump));
                             (cond, fall, jump, merge)
                         }
                     };
@@ -295,7 +302,16 @@ impl<'a> Structurer<'a> {
                     if self.exit_hits != hits && merge.is_some_and(|m| Some(m) != stop && !ends(m)) {
                         return Err(err("a branch of a try or with body that leaves it before the code after the branch"));
                     }
-                    push_if(out, cond, then_body, else_body);
+                    let written = self.written_else(jump).map(|(w, _)| w);
+                    // The unreachable jump survives after a `return` only where a jump
+                    // lands on it: the one that ends the then-branch of a nested
+                    // `if`/`else` that ends the branch (CPython 3.8-3.9
+                    // `Python/peephole.c` removes the unreachable ops after a
+                    // `RETURN_VALUE` up to the next jump target): that `else` was written.
+                    if written == Some(true) && jump.0 >= 2 && matches!(self.cfg.blocks[jump.index() - 2].term, Terminator::Return) {
+                        crate::final_else(&mut then_body);
+                    }
+                    push_if(out, cond, then_body, else_body, written);
                     match merge {
                         Some(m) if Some(m) != stop || self.loops.is_empty() => b = m,
                         _ => return Ok(()),
@@ -306,6 +322,51 @@ impl<'a> Structurer<'a> {
                 }
             }
         }
+    }
+
+    /// Whether the source wrote an `else:` (or `elif`) before the block `jump` that
+    /// an `if`'s test jumps to, when the compiler leaves unreachable jumps in place
+    /// ([`Self::dead_jumps_kept`], CPython 3.8-3.9 `Python/compile.c` `compiler_if`
+    /// emits a `JUMP_FORWARD` after the branch, and `Python/peephole.c` removes
+    /// unreachable ops only after a `RETURN_VALUE` in the same basic block):
+    /// `Some(true)` when the op before `jump` is such an unreachable jump, `Some(false)`
+    /// when it is a `raise` that is reached (no jump was emitted after it, so no
+    /// `else`), `None` otherwise (unknown). Either reading runs the same where the
+    /// branch cannot fall through, the only case in which it is consulted.
+    /// With `Some(true)`, the block the unreachable jump goes to (the end of the
+    /// whole `if` statement).
+    fn written_else(&self, jump: BlockId) -> Option<(bool, Option<BlockId>)> {
+        if !self.dead_jumps_kept || jump.0 == 0 {
+            return None;
+        }
+        let before = BlockId(jump.0 - 1);
+        let blk = &self.cfg.blocks[before.index()];
+        let ops: Vec<&depyf_ir::Op> = self.ir[blk.start..blk.end].iter().map(|i| &i.op).filter(|o| **o != depyf_ir::Op::Nop).collect();
+        if self.rpo_index[before.index()] == usize::MAX {
+            // Forward only: a dead jump back is the end of a loop body that returns.
+            return match (ops.as_slice(), blk.term) {
+                ([depyf_ir::Op::Jump(_)], Terminator::Jump(t)) if t.0 > before.0 => Some((true, Some(t))),
+                _ => None,
+            };
+        }
+        matches!(blk.term, Terminator::Raise).then_some((false, None))
+    }
+
+    /// Where an `if` at `b` whose arms don't meet (its then-branch never falls
+    /// through) ends when the source wrote an `else:` before `jump`: the target of
+    /// the unreachable jump before `jump` (see [`Self::written_else`]), when the
+    /// else-branch reaches it, `b` dominates it and it is in the current loop and
+    /// not its header. The else-branch stops there, and the code after the `if`
+    /// goes on there, as it does after the else-branch.
+    fn written_else_end(&self, b: BlockId, jump: BlockId) -> Option<BlockId> {
+        let (true, Some(end)) = self.written_else(jump)? else { return None };
+        let ok = end != jump
+            && self.rpo_index[end.index()] != usize::MAX
+            && self.reaches(jump, end)
+            && self.dominates(b, end)
+            && self.in_current_loop(end)
+            && self.loops.last().is_none_or(|l| l.header != end);
+        ok.then_some(end)
     }
 
     /// `Some((cond, fall, jump))` when `b` is a branch that only tests a condition:
@@ -710,14 +771,20 @@ pub(crate) fn ends_control(body: &[Stmt]) -> bool {
 }
 
 /// Appends `if cond: then_body else: else_body`, writing an `else` only when the
-/// then-branch can fall through (early returns read as they were written).
-fn push_if(out: &mut Vec<Stmt>, cond: Expr, then_body: Vec<Stmt>, else_body: Vec<Stmt>) {
+/// then-branch can fall through (early returns read as they were written), or as
+/// `written` says (see [`Structurer::written_else`]) when the then-branch cannot
+/// fall through: then both readings run the same.
+fn push_if(out: &mut Vec<Stmt>, cond: Expr, then_body: Vec<Stmt>, else_body: Vec<Stmt>, written: Option<bool>) {
     if then_body.is_empty() && !else_body.is_empty() {
         // `if c: pass else: X` reads better as `if not c: X`.
-        push_if(out, negate(cond), else_body, Vec::new());
+        push_if(out, negate(cond), else_body, Vec::new(), None);
         return;
     }
-    if ends_control(&then_body) && !else_body.is_empty() && !matches!(else_body.as_slice(), [Stmt::If(..)]) {
+    let flatten = match written {
+        Some(w) => !w,
+        None => !matches!(else_body.as_slice(), [Stmt::If(..)]),
+    };
+    if ends_control(&then_body) && !else_body.is_empty() && flatten {
         out.push(Stmt::If(cond, then_body, Vec::new()));
         out.extend(else_body);
     } else {
