@@ -237,7 +237,7 @@ pub(crate) fn asserts(body: &mut Vec<Stmt>) {
         if let Some(msg) = assertion_raise(then_body) {
             // `if not c: raise AssertionError` [`else: E`]: `assert c` [then `E`].
             let Stmt::If(cond, _, else_body) = body.remove(i) else { unreachable!("matched above") };
-            body.splice(i..i, std::iter::once(Stmt::Assert(negate(cond), msg)).chain(else_body));
+            body.splice(i..i, std::iter::once(Stmt::Assert(crate::recover::negate_test(cond), msg)).chain(else_body));
             i += 1;
             continue;
         }

@@ -301,10 +301,14 @@ pub(crate) fn negate(e: Expr) -> Expr {
         // Not when an operand is an `is`/`in` comparison: CPython folds `not (a is b)`
         // into `a is not b` (`Python/ast_opt.c` `fold_unaryop`), so `not a or not b`
         // would compile that operand with the other op and jump, where `not (a and
-        // b)` keeps both.
+        // b)` keeps both. A test against `None` is no such operand: negating it
+        // already flips its op (above), so every negation of the chain flips it once
+        // more and De Morgan gives back the op that was compiled (3.8-3.10 `IS_OP`).
         Expr::BoolOp(is_and, items) => {
             let negated: Vec<Expr> = items.iter().cloned().map(negate).collect();
-            let folds = |e: &Expr| matches!(e, Expr::Compare(_, r) if r.len() == 1 && matches!(r[0].0, "is" | "is not" | "in" | "not in"));
+            let folds = |e: &Expr| {
+                matches!(e, Expr::Compare(_, r) if r.len() == 1 && matches!(r[0].0, "is" | "is not" | "in" | "not in") && !matches!(r[0], ("is" | "is not", Expr::Const(Constant::None))))
+            };
             if negated.iter().all(is_bool_valued) && !items.iter().any(folds) {
                 Expr::BoolOp(!is_and, negated)
             } else {
@@ -312,6 +316,27 @@ pub(crate) fn negate(e: Expr) -> Expr {
             }
         }
         other => Expr::UnaryOp("not", Box::new(other)),
+    }
+}
+
+/// The negation of `e` where only its truth is used (the test of an `assert`): like
+/// [`negate`], and De Morgan applies to `and`/`or` whatever its operands' values
+/// (`not (a and b)` and `not a or not b` are true together, evaluating the same
+/// operands in the same order), except over an operand that CPython folds with a
+/// `not` (see [`negate`]).
+pub(crate) fn negate_test(e: Expr) -> Expr {
+    match e {
+        Expr::BoolOp(is_and, items) => {
+            let folds = |e: &Expr| {
+                matches!(e, Expr::Compare(_, r) if r.len() == 1 && matches!(r[0].0, "is" | "is not" | "in" | "not in") && !matches!(r[0], ("is" | "is not", Expr::Const(Constant::None))))
+            };
+            if items.iter().any(folds) {
+                Expr::UnaryOp("not", Box::new(Expr::BoolOp(is_and, items)))
+            } else {
+                Expr::BoolOp(!is_and, items.into_iter().map(negate_test).collect())
+            }
+        }
+        other => negate(other),
     }
 }
 
