@@ -697,6 +697,17 @@ impl<'a> Structurer<'a> {
         // target of `break`.
         let lone_raise = |x: &BlockId| matches!(self.cfg.blocks[x.index()].term, Terminator::Raise) && self.cfg.blocks[x.index()].preds.len() == 1;
         let mut follow = exits.iter().find(|x| !lone_raise(x)).or(exits.first()).copied();
+        // Of two exits, one that only goes on to the other (`x = 1; break` jumps to
+        // the block after the loop that a bare `break` goes to) is code run before
+        // its `break`; the other is the block after the loop.
+        if let [a, b] = exits.as_slice() {
+            let goes_to = |x: BlockId, y: BlockId| self.rpo_index[x.index()] != usize::MAX && matches!(self.cfg.blocks[x.index()].term, Terminator::Jump(t) | Terminator::FallThrough(t) if t == y);
+            if goes_to(*a, *b) && self.latches[b.index()].is_empty() {
+                follow = Some(*b);
+            } else if goes_to(*b, *a) && self.latches[a.index()].is_empty() {
+                follow = Some(*a);
+            }
+        }
         // A rotated `while c:` (CPython 3.10+) leaves where its bottom test, the
         // branch of a back edge, fails: that is the block after the loop; other exits
         // (CPython's copies of a small exit block at a `break`) are written in place.
