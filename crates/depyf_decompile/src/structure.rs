@@ -697,6 +697,17 @@ impl<'a> Structurer<'a> {
         // target of `break`.
         let lone_raise = |x: &BlockId| matches!(self.cfg.blocks[x.index()].term, Terminator::Raise) && self.cfg.blocks[x.index()].preds.len() == 1;
         let mut follow = exits.iter().find(|x| !lone_raise(x)).or(exits.first()).copied();
+        // An unrotated `while c:` (CPython 3.8-3.9) leaves at its header's test: that
+        // exit is the block after the loop; other exits (a `return` in the body) are
+        // written in place.
+        if let Terminator::Branch { jump, fall } = self.cfg.blocks[h.index()].term {
+            if self.rec.blocks[h.index()].stmts.is_empty() && self.rec.blocks[h.index()].for_loop.is_none() && body_set.contains(&fall) && !body_set.contains(&jump) {
+                let j = self.skip_empty(jump);
+                if exits.contains(&j) {
+                    follow = Some(j);
+                }
+            }
+        }
         // Of two exits, one that only goes on to the other (`x = 1; break` jumps to
         // the block after the loop that a bare `break` goes to) is code run before
         // its `break`; the other is the block after the loop.
