@@ -8,7 +8,10 @@ bytecode-identical. The cases are the shapes of the stdlib round trip
 exits, implicit returns, negated chained comparisons, folded set displays, 3.12+
 conditional back edges, chained and tuple assignments to attributes, nested
 and/or conditions, two-argument `super()`, 3.13 generator expressions with a
-closure.
+closure, `elif` chains whose `else` is `continue`, `if c: continue` on lines of its
+own (3.12+), `else:` after a `raise` and nested `if`/`else` returns (3.9 keeps an
+unreachable jump for them), `assert x is None or ...`, and `while c:` loops with a
+`return` in the body (3.9).
 """
 
 import json
@@ -173,13 +176,96 @@ CASES = {
         """,
         ["(1, ('int',))", "(1, ('str',))"],
     ),
+    "elif_else_continue": (
+        """
+        def f(xs, jrel, jabs, out):
+            for x in xs:
+                if x in jrel:
+                    label = x + 1
+                elif x in jabs:
+                    label = x * 2
+                else:
+                    continue
+                if label not in out:
+                    out.append(label)
+            return out
+        """,
+        ["([1, 2, 3, 4], {1, 2}, {3}, [])"],
+    ),
+    "continue_on_its_own_line": (
+        """
+        def f(keys, fields, args):
+            for key in keys:
+                if key not in fields:
+                    continue
+                pos = fields.index(key)
+                if pos < len(args):
+                    raise TypeError(key)
+            return 1
+        """,
+        ["(['a', 'b'], ['b', 'c'], [])"],
+    ),
+    "raise_then_else": (
+        """
+        def f(a, b):
+            if a:
+                raise ValueError(a)
+            else:
+                b = 2
+            if b:
+                return 3
+            elif a:
+                return 4
+            return b
+        """,
+        ["(0, 1)"],
+    ),
+    "elif_chain_of_nested_if_else_returns": (
+        """
+        def f(c, r, w):
+            if c:
+                if r:
+                    return 'xb+'
+                else:
+                    return 'xb'
+            elif w:
+                if r:
+                    return 'ab+'
+                else:
+                    return 'ab'
+            else:
+                return 'wb'
+        """,
+        ["(1, 1, 0)", "(1, 0, 0)", "(0, 1, 1)", "(0, 0, 1)", "(0, 0, 0)"],
+    ),
+    "assert_none_or_call": (
+        """
+        def f(loop, out):
+            assert loop is None or isinstance(loop, int)
+            out.append(loop)
+            return out
+        """,
+        ["(None, [])", "(3, [])"],
+    ),
+    "while_return_in_body": (
+        """
+        def f(data, n):
+            start = 0
+            while start < len(data):
+                start += n
+                if start == 4:
+                    return start, 1
+                n += 1
+            if not data:
+                return 0, 0
+            return start, 2
+        """,
+        ["([1] * 10, 1)", "([], 1)", "([1] * 5, 2)"],
+    ),
 }
 
 # Known layouts still read another way (equivalent, not identical).
 NOT_YET = {
-    # 3.8-3.9 test a `while` at its top and jump back unconditionally; read as
-    # `while True: if c: ...; continue; break`.
-    ("3.9", "walrus_while_at_end"),
     # `not (a and b is c)` inside a longer chain: the `is` operand is negated into
     # `is not` when the chain is rebuilt as an `or`, which flips its op and jump.
     ("3.9", "not_of_and_with_is"),

@@ -9,19 +9,15 @@ def loops(n):
         if i == 3:
             for j in range(n):
                 if not j or out:
-                    if j > 5:
-                        out.append(j)
+                    if not j > 5:
                         continue
-                    continue
                 out.append(j)
             return out
     out.append(-1)
     for j in range(n):
         if not j or out:
-            if j > 5:
-                out.append(j)
+            if not j > 5:
                 continue
-            continue
         out.append(j)
     return out
 

@@ -21,8 +21,9 @@ def outer(n):
 # depyf-function: gen
 def gen(n):
     for i in range(n):
-        if not i % 2:
-            yield i
+        if i % 2:
+            continue
+        yield i
     yield from range(3)
 
 # depyf-function: coro

@@ -12,10 +12,8 @@ def loops(n):
         out.append(-1)
     for j in range(n):
         if not j or out:
-            if j > 5:
-                out.append(j)
+            if not j > 5:
                 continue
-            continue
         out.append(j)
     return out
 
