@@ -81,9 +81,6 @@ KNOWN_FAILURES = {
     'lang2_async.async_with_suppress_and_plain': {
         '3.8 3.9 3.10': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
     },
-    'lang2_except_star.awith_in_loop_and_try': {
-        '3.11 3.12 3.13 3.14 3.15': 'a construct that recovery could not shape (`__with_exit__` left in the output)',
-    },
     'part2_async.agen_aclose_finally': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
