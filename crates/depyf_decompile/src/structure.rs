@@ -697,6 +697,15 @@ impl<'a> Structurer<'a> {
         // target of `break`.
         let lone_raise = |x: &BlockId| matches!(self.cfg.blocks[x.index()].term, Terminator::Raise) && self.cfg.blocks[x.index()].preds.len() == 1;
         let mut follow = exits.iter().find(|x| !lone_raise(x)).or(exits.first()).copied();
+        // Likewise a block that only returns and is reached from one place (a
+        // `return` in the body) gives way to an exit that is more than that: the code
+        // after the loop, which every `break` reaches.
+        let lone_return = |x: &BlockId| matches!(self.cfg.blocks[x.index()].term, Terminator::Return) && self.cfg.blocks[x.index()].preds.len() == 1;
+        if follow.is_some_and(|f| lone_return(&f)) {
+            if let Some(x) = exits.iter().find(|x| !lone_raise(x) && !lone_return(x)) {
+                follow = Some(*x);
+            }
+        }
         // An unrotated `while c:` (CPython 3.8-3.9) leaves at its header's test: that
         // exit is the block after the loop; other exits (a `return` in the body) are
         // written in place.
