@@ -268,7 +268,6 @@ KNOWN_FAILURES = {
     },
     'part2_with.with_in_while_break_continue': {
         '3.8 3.9 3.10': 'a try or with body with several exits',
-        '3.14 3.15': 'a construct that recovery could not shape (`__with_exit__` left in the output)',
     },
     'part2_with.with_return_break_continue_in_loop': {
         '3.8 3.9 3.10': 'a try or with body with several exits',
