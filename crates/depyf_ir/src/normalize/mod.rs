@@ -159,6 +159,21 @@ fn unthread(code: &CodeObject, ir: &mut [IrInstr]) {
     }
 }
 
+/// The index of the first op at each IR offset of `ir` (a jump target names the offset
+/// of an instruction; ops that one instruction became share its offset).
+pub(super) fn first_op_at_offset(ir: &[IrInstr]) -> HashMap<u32, usize> {
+    let mut at = HashMap::with_capacity(ir.len());
+    for (k, i) in ir.iter().enumerate() {
+        at.entry(i.offset).or_insert(k);
+    }
+    at
+}
+
+/// The index of the last op before index `k` of `ir` that is not an [`Op::Nop`].
+pub(super) fn prev_real(ir: &[IrInstr], k: usize) -> Option<usize> {
+    (0..k).rev().find(|&x| ir[x].op != Op::Nop)
+}
+
 /// 3.8-3.11: a `JUMP_IF_FALSE_OR_POP` whose target is a `JUMP_IF_TRUE_OR_POP` (or
 /// the reverse) becomes a `POP_JUMP_IF_FALSE` to the instruction after that target
 /// (CPython 3.8/3.9 `Python/peephole.c`, `PyCode_Optimize`; 3.10/3.11
@@ -169,11 +184,7 @@ fn unthread(code: &CodeObject, ir: &mut [IrInstr]) {
 /// the optimization. Only jump targets and the value kept on the jump edge change:
 /// the value arriving at the second test falls through it, popped, to `L`.
 fn unthread_pop_jumps(ir: &mut [IrInstr]) {
-    let prev_real = |ir: &[IrInstr], k: usize| (0..k).rev().find(|&x| ir[x].op != Op::Nop);
-    let mut at: HashMap<u32, usize> = HashMap::new();
-    for (k, i) in ir.iter().enumerate() {
-        at.entry(i.offset).or_insert(k);
-    }
+    let at = first_op_at_offset(ir);
     for j in 0..ir.len() {
         let Op::JumpIf { when, target } = ir[j].op else { continue };
         let Some(&k) = at.get(&target) else { continue };

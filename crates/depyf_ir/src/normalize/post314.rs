@@ -415,11 +415,8 @@ pub(super) fn drop_hidden_slots(
 /// is the same (the second test, on a value of the truth the first jump tested,
 /// falls through to `L`).
 pub(super) fn unthread_bool_jumps(ir: &mut [IrInstr]) {
-    let prev_real = |ir: &[IrInstr], k: usize| (0..k).rev().find(|&x| ir[x].op != Op::Nop);
-    let mut at: HashMap<u32, usize> = HashMap::new();
-    for (k, i) in ir.iter().enumerate() {
-        at.entry(i.offset).or_insert(k);
-    }
+    use super::{first_op_at_offset, prev_real};
+    let at = first_op_at_offset(ir);
     for j in 0..ir.len() {
         let Op::JumpIf { when, target } = ir[j].op else { continue };
         if !prev_real(ir, j).is_some_and(|p| ir[p].op == Op::Copy(1)) {
