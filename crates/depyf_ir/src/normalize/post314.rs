@@ -192,27 +192,51 @@ pub(super) fn drop_hidden_slots(
         state[0] = Some(Vec::new());
         work.push(0);
     }
+    // Where more than one path may arrive: the first op of a jump target or of a
+    // handler. Any other op is reached only by falling through from the op before
+    // it, so its stack is carried on from that op (visited just before, as a stored
+    // state would be) instead of stored and compared.
+    let mut join = vec![false; n];
+    let targets = ir.iter().filter_map(|i| i.op.jump_target());
+    let handler_targets = ranges.iter().zip(&implicit).filter(|(_, &imp)| !imp).map(|(r, _)| r.target);
+    for t in targets.chain(handler_targets) {
+        if let Some(t) = first_at(t) {
+            join[t] = true;
+        }
+    }
     let count = |s: &[Slot]| s.iter().filter(|&&x| x == Index).count() as u32;
-    while let Some(k) = work.pop() {
-        let mut s = state[k].clone().expect("queued with a state");
+    // The stack an op falls through with to an op that is not a join.
+    let mut carried: Option<(usize, Vec<Slot>)> = None;
+    // Per op, reused: the stack before it (what its handlers keep), its handlers
+    // (first op, kept depth, lasti) and the stacks it leaves on its other edges.
+    let mut before: Vec<Slot> = Vec::new();
+    let mut handlers: Vec<(usize, usize, bool)> = Vec::new();
+    let mut out: Vec<(usize, Vec<Slot>)> = Vec::new();
+    loop {
+        let (k, mut s) = match carried.take() {
+            Some(c) => c,
+            None => match work.pop() {
+                Some(k) => (k, state[k].clone().expect("queued with a state")),
+                None => break,
+            },
+        };
         let here = &ir[k];
-        let mut out: Vec<(usize, Vec<Slot>)> = Vec::new();
+        handlers.clear();
         for (r, _) in ranges.iter().zip(&implicit).filter(|(r, &imp)| !imp && r.start <= here.offset && here.offset < r.end) {
             let depth = r.depth as usize;
             if s.len() < depth {
                 return Err(err(here, format!("the stack is shallower than the handler's depth {depth}")));
             }
-            let mut h = s[..depth].to_vec();
-            let fix = count(&h);
+            let fix = count(&s[..depth]);
             if *handler_fix.entry(r.target).or_insert(fix) != fix {
                 return Err(err(here, "the handler's kept stack differs between its ranges".into()));
             }
-            if r.lasti {
-                h.push(Value);
-            }
-            h.push(Value);
             let t = first_at(r.target).ok_or_else(|| err(here, format!("no instruction at handler offset {}", r.target)))?;
-            out.push((t, h));
+            handlers.push((t, depth, r.lasti));
+        }
+        if !handlers.is_empty() {
+            before.clear();
+            before.extend_from_slice(&s);
         }
         let pop = |s: &mut Vec<Slot>, p: u32, what: &str| -> Result<(), IrError> {
             for _ in 0..p {
@@ -368,20 +392,37 @@ pub(super) fn drop_hidden_slots(
             let t = first_at(t).ok_or_else(|| err(here, format!("no instruction at jump target {t}")))?;
             out.push((t, j));
         }
-        if !op.is_terminator() && k + 1 < n {
-            out.push((k + 1, s));
-        }
-        for (t, st) in out {
+        let falls = !op.is_terminator() && k + 1 < n;
+        // A handler keeps the stack below its depth, then the exception (and, with
+        // lasti, the offset below it).
+        for &(t, depth, lasti) in &handlers {
+            let pushed: &[Slot] = if lasti { &[Value, Value] } else { &[Value] };
+            let kept = &before[..depth];
             match &state[t] {
                 None => {
-                    state[t] = Some(st);
+                    state[t] = Some([kept, pushed].concat());
                     work.push(t);
                 }
-                Some(old) if *old == st => {}
+                Some(old) if old.len() == depth + pushed.len() && old[..depth] == *kept && old[depth..] == *pushed => {}
                 Some(old) => {
-                    return Err(err(&ir[t], format!("paths reach it with different stacks ({} and {} slots)", old.len(), st.len())));
+                    return Err(err(&ir[t], format!("paths reach it with different stacks ({} and {} slots)", old.len(), depth + pushed.len())));
                 }
             }
+        }
+        if falls && !join[k + 1] {
+            // Reached from here only: the next op to visit (it would be queued
+            // last, so popped first).
+            for (t, st) in out.drain(..) {
+                arrive(&mut state, &mut work, t, st).map_err(|m| err(&ir[t], m))?;
+            }
+            carried = Some((k + 1, s));
+            continue;
+        }
+        if falls {
+            out.push((k + 1, s));
+        }
+        for (t, st) in out.drain(..) {
+            arrive(&mut state, &mut work, t, st).map_err(|m| err(&ir[t], m))?;
         }
     }
     for (k, r) in rewrite.into_iter().enumerate() {
@@ -435,5 +476,20 @@ pub(super) fn unthread_bool_jumps(ir: &mut [IrInstr]) {
             continue;
         }
         ir[j].op = Op::JumpIf { when, target: ir[c2].offset };
+    }
+}
+
+/// [`drop_hidden_slots`]: a path reaches op `t` with stack `st`. The first path stores
+/// it and queues `t` on `work`; a later one must bring the same stack (the message
+/// otherwise).
+fn arrive(state: &mut [Option<Vec<Slot>>], work: &mut Vec<usize>, t: usize, st: Vec<Slot>) -> Result<(), String> {
+    match &state[t] {
+        None => {
+            state[t] = Some(st);
+            work.push(t);
+            Ok(())
+        }
+        Some(old) if *old == st => Ok(()),
+        Some(old) => Err(format!("paths reach it with different stacks ({} and {} slots)", old.len(), st.len())),
     }
 }
