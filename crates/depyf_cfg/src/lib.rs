@@ -144,8 +144,21 @@ impl fmt::Display for CfgError {
 /// A control-flow graph.
 #[derive(Clone, Debug)]
 pub struct Cfg {
-    /// Blocks in code order; `blocks[0]` is the entry.
+    /// Blocks in code order; `blocks[0]` is the entry. Not to be changed after
+    /// [`Cfg::build`]: the orders and dominators below are computed once.
     pub blocks: Vec<Block>,
+    /// [`Cfg::reverse_postorder`], [`Cfg::back_edges`] and
+    /// [`Cfg::immediate_dominators`], computed on first use (recovery and structuring
+    /// both ask for them).
+    cached: Cached,
+}
+
+/// What [`Cfg`] computes once.
+#[derive(Clone, Debug, Default)]
+struct Cached {
+    rpo: std::sync::OnceLock<Vec<BlockId>>,
+    back_edges: std::sync::OnceLock<Vec<(BlockId, BlockId)>>,
+    idom: std::sync::OnceLock<Vec<Option<BlockId>>>,
 }
 
 impl Cfg {
@@ -223,12 +236,16 @@ impl Cfg {
                 blocks[s.index()].preds.push(BlockId(b as u32));
             }
         }
-        Ok(Cfg { blocks })
+        Ok(Cfg { blocks, cached: Cached::default() })
     }
 
     /// Blocks reachable from the entry, in reverse postorder.
     pub fn reverse_postorder(&self) -> Vec<BlockId> {
-        self.rpo(false)
+        self.rpo_cached().to_vec()
+    }
+
+    fn rpo_cached(&self) -> &[BlockId] {
+        self.cached.rpo.get_or_init(|| self.rpo(false))
     }
 
     /// Blocks reachable from the entry through normal and exception edges, in
@@ -264,13 +281,17 @@ impl Cfg {
     /// Edges `(from, to)` whose target comes at or before the source in reverse
     /// postorder: the back edges of loops.
     pub fn back_edges(&self) -> Vec<(BlockId, BlockId)> {
-        let rpo = self.reverse_postorder();
+        self.cached.back_edges.get_or_init(|| self.compute_back_edges()).clone()
+    }
+
+    fn compute_back_edges(&self) -> Vec<(BlockId, BlockId)> {
+        let rpo = self.rpo_cached();
         let mut order = vec![usize::MAX; self.blocks.len()];
         for (i, b) in rpo.iter().enumerate() {
             order[b.index()] = i;
         }
         let mut out = Vec::new();
-        for &b in &rpo {
+        for &b in rpo {
             let blk = &self.blocks[b.index()];
             for s in (0..).map_while(|i| blk.succ_at(i, false)) {
                 if order[s.index()] <= order[b.index()] {
@@ -285,7 +306,11 @@ impl Cfg {
     /// the entry and unreachable blocks). Cooper, Harvey and Kennedy's iterative
     /// algorithm.
     pub fn immediate_dominators(&self) -> Vec<Option<BlockId>> {
-        let rpo = self.reverse_postorder();
+        self.cached.idom.get_or_init(|| self.compute_idom()).clone()
+    }
+
+    fn compute_idom(&self) -> Vec<Option<BlockId>> {
+        let rpo = self.rpo_cached();
         let n = self.blocks.len();
         let mut order = vec![usize::MAX; n];
         for (i, b) in rpo.iter().enumerate() {
