@@ -73,8 +73,11 @@ pub(crate) struct Structurer<'a> {
     latches: Vec<Vec<BlockId>>,
     /// Position of each block in reverse postorder (`usize::MAX`: unreachable).
     rpo_index: Vec<usize>,
-    /// Blocks reachable from each block along forward edges, as bitsets.
-    reach: Vec<Vec<u64>>,
+    /// Blocks reachable from each block along forward edges, as bitsets: row `b`
+    /// is `reach[b * words..(b + 1) * words]`.
+    reach: Vec<u64>,
+    /// Words per row of `reach`.
+    words: usize,
     idom: Vec<Option<BlockId>>,
     /// Whether the compiler left unreachable jumps in place (CPython 3.8-3.9): the
     /// `JUMP_FORWARD` that ends an `if` branch before its `else` stays after a
@@ -97,18 +100,19 @@ impl<'a> Structurer<'a> {
             rpo_index[b.index()] = i;
         }
         let words = n.div_ceil(64);
-        let mut reach = vec![vec![0u64; words]; n];
+        // One row of `words` bits per block, in one allocation.
+        let mut reach = vec![0u64; words * n];
         for &b in rpo.iter().rev() {
-            let mut acc = vec![0u64; words];
             for s in cfg.blocks[b.index()].succs() {
                 if rpo_index[s.index()] > rpo_index[b.index()] {
-                    acc[s.index() / 64] |= 1 << (s.index() % 64);
-                    for (w, x) in acc.iter_mut().zip(&reach[s.index()]) {
-                        *w |= x;
+                    // `s` comes after `b` in reverse postorder: a different row.
+                    let (row, from) = (b.index() * words, s.index() * words);
+                    reach[row + s.index() / 64] |= 1 << (s.index() % 64);
+                    for w in 0..words {
+                        reach[row + w] |= reach[from + w];
                     }
                 }
             }
-            reach[b.index()] = acc;
         }
         Structurer {
             cfg,
@@ -125,13 +129,14 @@ impl<'a> Structurer<'a> {
             latches,
             rpo_index,
             reach,
+            words,
             idom: cfg.immediate_dominators(),
             dead_jumps_kept: false,
         }
     }
 
     fn reaches(&self, from: BlockId, to: BlockId) -> bool {
-        from == to || self.reach[from.index()][to.index() / 64] & (1 << (to.index() % 64)) != 0
+        from == to || self.reach[from.index() * self.words + to.index() / 64] & (1 << (to.index() % 64)) != 0
     }
 
     fn dominates(&self, a: BlockId, mut b: BlockId) -> bool {
