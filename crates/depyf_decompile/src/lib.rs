@@ -151,6 +151,9 @@ fn validate(code: &CodeObject) -> Result<(), DecompileError> {
 /// means a shape was not understood, and the output would not run as the original.
 /// An `__async__` mark is in place (not a leftover) as the iterable of a `for` or of a
 /// comprehension's generator, or as a `with` item when every item of that `with` has one.
+/// The bodies of nested `def`s are left out: each was checked when it was recovered
+/// (`recover_body_with`; a stub when it failed), and checking them again at every
+/// level of nesting made the check quadratic in the depth.
 fn leftover_marker(body: &[Stmt]) -> Option<String> {
     let mut found = None;
     let mut placed: BTreeSet<*const Expr> = BTreeSet::new();
@@ -164,7 +167,7 @@ fn leftover_marker(body: &[Stmt]) -> Option<String> {
     fn stmts_in(s: &Stmt) -> Vec<&Vec<Stmt>> {
         match s {
             Stmt::If(_, a, b) | Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => vec![a, b],
-            Stmt::FunctionDef(_, _, b) | Stmt::ClassDef(_, _, _, b, _) | Stmt::With(_, b) => vec![b],
+            Stmt::ClassDef(_, _, _, b, _) | Stmt::With(_, b) => vec![b],
             Stmt::Match(_, cases) => cases.iter().map(|c| &c.body).collect(),
             Stmt::Decorated(_, d) => stmts_in(d),
             Stmt::Try(b, hs, e, f) => {
@@ -185,14 +188,14 @@ fn leftover_marker(body: &[Stmt]) -> Option<String> {
         work.extend(stmts_in(s).into_iter().flatten());
     }
     for s in body {
-        s.walk_exprs(&mut |e| {
+        s.walk_scope_exprs(&mut |e| {
             if let Expr::Comp(_, _, gens) | Expr::DictComp(_, _, gens) = e {
                 gens.iter().for_each(|g| place(&g.iter, &mut placed));
             }
         });
     }
     for s in body {
-        s.walk_exprs(&mut |e| {
+        s.walk_scope_exprs(&mut |e| {
             if placed.contains(&(e as *const Expr)) {
                 return;
             }
