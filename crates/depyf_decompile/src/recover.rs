@@ -488,9 +488,12 @@ impl BlockState<'_, '_> {
     /// Spills the whole stack and emits `s`; values that name a local the statement
     /// rebinds are spilled too, since they are no longer atomic.
     fn emit(&mut self, s: Stmt) {
+        // Most statements come with no plain name on the stack: nothing to rebind,
+        // and no need to collect the names the statement binds.
+        let names_on_stack = self.stack.iter().any(|v| matches!(v, SVal::Expr(Expr::Name(_))));
         let rebinds: Vec<String> = match &s {
-            Stmt::Assign(targets, _) => targets.iter().flat_map(target_names).collect(),
-            Stmt::Delete(targets) => targets.iter().flat_map(target_names).collect(),
+            Stmt::Assign(targets, _) if names_on_stack => targets.iter().flat_map(target_names).collect(),
+            Stmt::Delete(targets) if names_on_stack => targets.iter().flat_map(target_names).collect(),
             _ => Vec::new(),
         };
         for i in 0..self.stack.len() {
