@@ -588,13 +588,39 @@ fn future_header(body: &[Stmt]) -> String {
 /// The names `source` gives to constants of `code` that have no literal form
 /// (`<const_prefix>_<index>`), with their indices in `co_consts`.
 fn opaque_constants(code: &CodeObject, options: &Options, source: &str) -> Vec<(String, usize)> {
+    // Read in one pass: looking for each name in turn read the whole source once per
+    // constant (a module has one per function and class).
+    let suffixes = digits_after(source, &format!("{}_", options.const_prefix));
     code.co_consts
         .iter()
         .enumerate()
         .filter(|(_, c)| matches!(c, Constant::Opaque { .. } | Constant::Code(_) | Constant::Slice(_)))
+        .filter(|(i, _)| {
+            // The source contains `<const_prefix>_<i>` exactly when the digits after
+            // one `<const_prefix>_` start with those of `i`.
+            let i = i.to_string();
+            suffixes.iter().any(|d| d.starts_with(&i))
+        })
         .map(|(i, _)| (format!("{}_{i}", options.const_prefix), i))
-        .filter(|(n, _)| source.contains(n.as_str()))
         .collect()
+}
+
+/// The run of ASCII digits (maybe empty) after each occurrence of `head` in `text`,
+/// overlapping occurrences included, in order.
+fn digits_after<'a>(text: &'a str, head: &str) -> Vec<&'a str> {
+    let step = head.chars().next().map_or(1, char::len_utf8);
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(p) = text[from..].find(head) {
+        let at = from + p + head.len();
+        let digits = text[at..].bytes().take_while(u8::is_ascii_digit).count();
+        out.push(&text[at..at + digits]);
+        from += p + step;
+        if from > text.len() {
+            break;
+        }
+    }
+    out
 }
 
 /// The stub that stands for `code` when it cannot be decompiled: `def name(params):`
@@ -767,7 +793,20 @@ fn one_temp_name(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::canonical_temps;
+    use super::{canonical_temps, digits_after};
+
+    #[test]
+    fn digits_after_finds_every_name_of_a_constant() {
+        let text = "x = __const_12 + __const__const_3 + f(__const_)\n";
+        assert_eq!(digits_after(text, "__const_"), vec!["12", "", "3", ""]);
+        // The same answers as looking for each name in the text.
+        for i in 0..40usize {
+            let found = digits_after(text, "__const_").iter().any(|d| d.starts_with(&i.to_string()));
+            assert_eq!(found, text.contains(&format!("__const_{i}")), "{i}");
+        }
+        assert_eq!(digits_after("ééé", "é"), vec!["", "", ""]);
+        assert!(digits_after("", "__const_").is_empty());
+    }
 
     #[test]
     fn temps_have_one_name_in_profiles() {
