@@ -41,9 +41,6 @@ KNOWN_FAILURES = {
     'exceptions.return_in_finally': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
-    'exceptions.with_nested_branches': {
-        '3.10': 'a try or with body with several exits',
-    },
     'expressions.unary_chain': {
         '3.13 3.14 3.15': 'wrong code: `not not b` prints as `b` (the bool conversion is lost)',
     },
@@ -170,29 +167,8 @@ KNOWN_FAILURES = {
     'part2_exceptions.break_in_finally_swallows': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
-    'part2_exceptions.break_in_try_finally': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.break_in_try_finally_for_else': {
-        '3.8 3.9 3.10': 'a try or with body with several exits',
-    },
-    'part2_exceptions.break_in_try_finally_rebinding': {
-        '3.8 3.9 3.10': 'a try or with body with several exits',
-    },
-    'part2_exceptions.break_through_nested_finally': {
-        '3.8 3.9 3.10': 'a try or with body with several exits',
-    },
     'part2_exceptions.continue_in_finally_swallows': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.continue_in_try_finally': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.continue_in_try_finally_while_condition': {
-        '3.8 3.9 3.10': 'a try or with body with several exits',
-    },
-    'part2_exceptions.finally_order': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.finally_return_overrides_exception': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -200,39 +176,24 @@ KNOWN_FAILURES = {
     'part2_exceptions.finally_return_overrides_return': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
-    'part2_exceptions.finally_several_returns': {
-        '3.8 3.9 3.10': 'a try or with body with several exits',
-    },
     'part2_exceptions.nested_try_in_finally': {
         '3.8 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.reraise_after_inner_handler': {
         '3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
-    'part2_exceptions.try_except_break_continue_in_loop': {
-        '3.8 3.9 3.10': 'a try or with body with several exits',
-    },
     'part2_exceptions.try_except_return_tuple_or_fall_to_loop': {
         '3.8 3.9 3.10': 'a try or with body with several exits',
         '3.11 3.12': 'a branch of a try or with body that leaves it before the code after the branch',
-    },
-    'part2_exceptions.try_except_tail_copies': {
-        '3.10': 'a try or with body with several exits',
     },
     'part2_exceptions.while_retry': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.11 3.12 3.13 3.14 3.15': 'control flow too tangled to structure (duplication limit reached)',
     },
-    'part2_flow.exception_in_condition': {
-        '3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
     'part2_flow.nested_loops_break_from_handler': {
         '3.8 3.9': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.12 3.13 3.14': 'control flow too tangled to structure (duplication limit reached)',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
-    },
-    'part2_flow.return_in_with_in_for': {
-        '3.8 3.9 3.10': 'SETUP_WITH: not supported by the decompiler yet',
     },
     'part2_flow.try_in_loop_with_finally_return': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -251,26 +212,14 @@ KNOWN_FAILURES = {
     'part2_with.try_in_with': {
         '3.10': 'SETUP_WITH: not supported by the decompiler yet',
     },
-    'part2_with.with_break_in_loop': {
-        '3.8 3.9 3.10': 'SETUP_WITH: not supported by the decompiler yet',
-    },
-    'part2_with.with_continue_in_loop': {
-        '3.8 3.9 3.10': 'SETUP_WITH: not supported by the decompiler yet',
-    },
     'part2_with.with_in_finally': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
-    'part2_with.with_in_try_finally_break': {
-        '3.8 3.9 3.10': 'a try or with body with several exits',
-    },
     'part2_with.with_in_while': {
-        '3.8 3.9 3.10': 'SETUP_WITH: not supported by the decompiler yet',
+        '3.10': 'SETUP_WITH: not supported by the decompiler yet',
     },
     'part2_with.with_in_while_break_continue': {
-        '3.8 3.9 3.10': 'a try or with body with several exits',
-    },
-    'part2_with.with_return_break_continue_in_loop': {
-        '3.8 3.9 3.10': 'a try or with body with several exits',
+        '3.10': 'a try or with body with several exits',
     },
     'part2_wrong_tails.with_return_in_handler': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',

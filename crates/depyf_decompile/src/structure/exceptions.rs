@@ -339,9 +339,11 @@ impl Structurer<'_> {
             }
         }
         let with = self.is_with_handler(h);
-        // 3.11+: each exit of the body other than the normal one (`break`,
-        // `continue`, `return`) runs its own copy of the `finally` body or `__exit__`
-        // call; each copy is checked and read as its exit statement alone.
+        // Each exit of the body other than the normal one (`break`, `continue`,
+        // `return`) runs its own copy of the `finally` body or `__exit__` call; each
+        // copy is checked and read as its exit statement alone (see
+        // `split_exit_copies`: 3.11+, and 3.8-3.10 once the copies that are part of
+        // the body are merged above).
         let mut stubs = Vec::new();
         if exits.len() > 1 && self.has_cleanup(h) {
             // CPython 3.12+ copies a small exit block after the statement (`return
@@ -367,7 +369,7 @@ impl Structurer<'_> {
                 }
             }
         }
-        if exits.len() > 1 && self.has_cleanup(h) {
+        if exits.len() > 1 {
             let (e, s) = self.split_exit_copies(&exits, h, stop, with, err)?;
             exits = e.into_iter().collect();
             stubs = s;
@@ -553,13 +555,16 @@ impl Structurer<'_> {
     }
 
     /// Splits the exits `exits` (more than one) of the body of the `try` or `with`
-    /// (`with`) whose handler is `h` (3.11+, with a clean-up block) into
+    /// (`with`) whose handler is `h` into
     /// the normal exit and the copies that leave the body by `break`, `continue` or
     /// `return`. CPython compiles each way out of the body into a copy of the
     /// `finally` body (or of the `__exit__(None, None, None)` call) followed by the
-    /// jump or return (CPython 3.11-3.14 `Python/compile.c` `compiler_unwind_fblock`
+    /// jump or return (CPython 3.9-3.14 `Python/compile.c` `compiler_unwind_fblock`
     /// for `break`/`continue`/`return`, `compiler_try_finally`/`compiler_with` for the
-    /// normal exit). Each exit's code must start with the same statements as the
+    /// normal exit; 3.8's `finally` is normalized to 3.9's shape). Before 3.11 each
+    /// copy starts after a `POP_BLOCK`, which the bytecode layer turns into the end of
+    /// the protected range, and a `with` copy's `CALL_FUNCTION 3` of three `None`s is
+    /// one [`Op::WithExit`] as on 3.11+: the copies have the 3.11 shape. Each exit's code must start with the same statements as the
     /// handler's `finally` body (or the exit marker); a copy is then read as its exit
     /// statement alone (returned with its block, for `exit_stubs`):
     /// - `break` or `continue` (a jump to the current loop's follow or header);
