@@ -74,6 +74,8 @@ fn decompiles_like_39_and_round_trips() {
     }
     assert_eq!(
         round_trips,
-        ["for_in_finally", "nested_finally", "raise_in_finally", "return_const_in_try", "return_in_except_as", "return_in_try", "return_in_with", "while_break_in_try"]
+        [
+            "break_continue_in_try", "break_in_try", "break_in_with", "break_in_with_call", "continue_in_try", "continue_in_with", "for_in_finally", "nested_finally", "raise_in_finally", "return_const_in_try", "return_in_except_as", "return_in_try", "return_in_with", "return_in_with_loop", "while_break_in_try"
+        ]
     );
 }

@@ -14,6 +14,16 @@ def return_const_in_try(g, h):
         h()
     return 1
 
+def break_continue_in_try(items, h):
+    for x in items:
+        try:
+            if x:
+                break
+            h(x)
+        finally:
+            h()
+    return x
+
 def return_in_except_as(g):
     try:
         g()
@@ -25,6 +35,13 @@ def return_in_with(a):
     with a as b:
         return b.read()
 
+def break_in_with(items, a):
+    for x in items:
+        with a:
+            if x:
+                break
+    return 0
+
 def nested_finally(g, h, k):
     try:
         try:
@@ -35,11 +52,53 @@ def nested_finally(g, h, k):
         k()
     return __temp_0__
 
+def break_in_try(items, h):
+    for x in items:
+        try:
+            if x:
+                break
+            h(x)
+        finally:
+            h()
+    return 0
+
+def continue_in_try(items, h):
+    for x in items:
+        try:
+            if x:
+                continue
+            h(x)
+        finally:
+            h()
+    return 0
+
+def break_in_with_call(items, a):
+    for x in items:
+        with a:
+            if x:
+                break
+            a.f()
+    return 0
+
+def continue_in_with(items, a):
+    for x in items:
+        with a:
+            if x:
+                continue
+            a.f()
+    return 0
+
+def return_in_with_loop(items, a):
+    for x in items:
+        with a:
+            if x:
+                return x
+    return 0
+
 def while_break_in_try(h):
     if h():
         h()
     return 0
-
 
 def for_in_finally(items, g):
     try:
