@@ -203,7 +203,7 @@ KNOWN_FAILURES = {
         '3.11 3.12 3.13 3.14 3.15': 'control flow too tangled to structure (duplication limit reached)',
     },
     'part2_generators.gen_throw_in_loop': {
-        '3.10': 'GEN_START: not supported by the decompiler yet',
+        '3.10': 'a copy of the finally body before code that leaves the try',
         '3.11 3.12 3.13': 'the code after an except clause is not the code after its try',
     },
     'part2_generators.gen_try_finally_yields': {

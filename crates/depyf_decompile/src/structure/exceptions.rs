@@ -429,6 +429,11 @@ impl Structurer<'_> {
             // CPython copies the finally body before every return/break/continue
             // that leaves the try: drop those copies, the `finally` runs once.
             strip_finally_copies(&mut body, &fbody);
+            if copy_before_leaving(&body, &fbody, false) {
+                // e.g. 3.10 puts the rotated test of a `while` after the copy of a
+                // `continue` in an `except` clause: kept, the finally would run twice.
+                return Err(err("a copy of the finally body before code that leaves the try"));
+            }
             if !self.has_cleanup(h) {
                 // 3.9-3.10 copy `finally body; return <const>` into the paths that
                 // leave the body: when that `return` follows the `try`, the copies
@@ -1382,6 +1387,56 @@ fn strip_finally_copies_in(stmts: &mut Vec<Stmt>, fbody: &[Stmt], in_loop: bool)
     }
 }
 
+/// Whether `stmts` (or a body nested in it, not in nested functions or classes) still
+/// holds `fbody` right before a statement that can leave the `try` (a `return`, or a
+/// `break`/`continue` outside an inner loop, at any depth of that statement): a copy of
+/// the finally body that [`strip_finally_copies`] could not remove because the exit
+/// comes after more code, so that reading it as body code would run the finally
+/// body twice on that path.
+fn copy_before_leaving(stmts: &[Stmt], fbody: &[Stmt], in_loop: bool) -> bool {
+    if fbody.is_empty() {
+        return false;
+    }
+    for (i, s) in stmts.iter().enumerate() {
+        if i >= fbody.len() && stmts[i - fbody.len()..i] == *fbody && leaves(s, in_loop) {
+            return true;
+        }
+        let nested = match s {
+            Stmt::If(_, a, b) => copy_before_leaving(a, fbody, in_loop) || copy_before_leaving(b, fbody, in_loop),
+            Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => copy_before_leaving(a, fbody, true) || copy_before_leaving(b, fbody, in_loop),
+            Stmt::With(_, b) => copy_before_leaving(b, fbody, in_loop),
+            Stmt::Try(b, hs, e, f) => {
+                copy_before_leaving(b, fbody, in_loop)
+                    || hs.iter().any(|h| copy_before_leaving(&h.body, fbody, in_loop))
+                    || copy_before_leaving(e, fbody, in_loop)
+                    || copy_before_leaving(f, fbody, in_loop)
+            }
+            Stmt::Match(_, cases) => cases.iter().any(|c| copy_before_leaving(&c.body, fbody, in_loop)),
+            _ => false,
+        };
+        if nested {
+            return true;
+        }
+    }
+    false
+}
+
+/// Whether statement `s` holds a `return`, or a `break`/`continue` that is not inside a
+/// loop of its own (`in_loop`: `s` is already inside one), not in nested functions.
+fn leaves(s: &Stmt, in_loop: bool) -> bool {
+    let any = |b: &[Stmt], l: bool| b.iter().any(|x| leaves(x, l));
+    match s {
+        Stmt::Return(_) => true,
+        Stmt::Break | Stmt::Continue => !in_loop,
+        Stmt::If(_, a, b) => any(a, in_loop) || any(b, in_loop),
+        Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => any(a, true) || any(b, in_loop),
+        Stmt::With(_, b) => any(b, in_loop),
+        Stmt::Try(b, hs, e, f) => any(b, in_loop) || hs.iter().any(|h| any(&h.body, in_loop)) || any(e, in_loop) || any(f, in_loop),
+        Stmt::Match(_, cases) => cases.iter().any(|c| any(&c.body, in_loop)),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1406,6 +1461,20 @@ mod tests {
         let mut body = vec![Stmt::For(Expr::name("i"), Expr::name("it"), vec![call("g"), call("f"), Stmt::Return(None)], Vec::new())];
         strip_finally_copies(&mut body, &[call("f")]);
         assert_eq!(body, vec![Stmt::For(Expr::name("i"), Expr::name("it"), vec![call("g"), Stmt::Return(None)], Vec::new())]);
+    }
+
+    #[test]
+    fn copy_left_before_code_that_leaves_the_try() {
+        let inc = Stmt::AugAssign(Expr::name("i"), "+=", Expr::Const(depyf_bytecode::Constant::Int(1)));
+        // 3.10 `except ...: continue` in a rotated while: copy, then the loop test.
+        let test = Stmt::If(Expr::name("c"), vec![Stmt::Continue], Vec::new());
+        let clause = vec![call("g"), inc.clone(), test.clone(), Stmt::Break];
+        assert!(copy_before_leaving(&clause, std::slice::from_ref(&inc), false));
+        // Inside an inner loop the same break/continue stays in the try.
+        let inner = vec![Stmt::While(Expr::name("d"), clause, Vec::new())];
+        assert!(!copy_before_leaving(&inner, std::slice::from_ref(&inc), false));
+        // The finally statements followed by code that stays in the try are body code.
+        assert!(!copy_before_leaving(&[inc.clone(), call("g")], &[inc], false));
     }
 
     #[test]
