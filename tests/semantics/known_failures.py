@@ -23,14 +23,8 @@ KNOWN_FAILURES = {
     'comp_inline.inline_async': {
         '3.8 3.9 3.10': 'GET_AITER: not supported by the decompiler yet',
     },
-    'comp_inline.inline_closure_in_comp': {
-        '3.12 3.13 3.14 3.15': 'LOAD_FAST_AND_CLEAR: an inlined comprehension that binds a cell variable of its function: not supported by the decompiler yet',
-    },
     'comp_inline.inline_in_call_args': {
         '3.8': 'BUILD_TUPLE_UNPACK_WITH_CALL: not supported by the decompiler yet',
-    },
-    'comprehensions.comp_lambda_capture': {
-        '3.12 3.13 3.14 3.15': 'exception handling (try/except/with) is not supported yet',
     },
     'comprehensions.comp_starred_element': {
         '3.8': 'BUILD_TUPLE_UNPACK: not supported by the decompiler yet',
@@ -40,9 +34,6 @@ KNOWN_FAILURES = {
     },
     'exceptions.return_in_finally': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'expressions.unary_chain': {
-        '3.13 3.14 3.15': 'wrong code: `not not b` prints as `b` (the bool conversion is lost)',
     },
     'lang2_async.async_comprehensions': {
         '3.8 3.9 3.10': 'GET_AITER: not supported by the decompiler yet',

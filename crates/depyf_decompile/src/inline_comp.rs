@@ -59,11 +59,21 @@ pub(crate) fn outline(code: &CodeObject, mut ir: Vec<IrInstr>, options: &Options
     let mut k = ir.len();
     while k > 0 {
         k -= 1;
-        if ir[k].opname != "LOAD_FAST_AND_CLEAR" || (k > 0 && ir[k - 1].opname == "LOAD_FAST_AND_CLEAR") {
+        if ir[k].opname != "LOAD_FAST_AND_CLEAR" || (k > 0 && (ir[k - 1].opname == "LOAD_FAST_AND_CLEAR" || is_comp_cell(&ir[k - 1]))) {
             continue;
         }
         let r = region(code, &ir, k, dot0)?;
-        let comp = definitions::comprehension_of(&inner, &r.body, r.kind, options, &inlined)?;
+        // A cell slot of the function that the comprehension binds as a plain local
+        // holds plain values inside it: its body reads the slot as a local.
+        let comp = if r.plain_cells.is_empty() {
+            definitions::comprehension_of(&inner, &r.body, r.kind, options, &inlined)?
+        } else {
+            let mut plain = inner.clone();
+            for &x in &r.plain_cells {
+                plain.co_localspluskinds[x] = (plain.co_localspluskinds[x] & !local_kind::CELL) | local_kind::LOCAL;
+            }
+            definitions::comprehension_of(&plain, &r.body, r.kind, options, &inlined)?
+        };
         let mut op = ir[k].clone();
         op.op = Op::InlinedComp(inlined.len());
         inlined.push(comp);
@@ -144,6 +154,21 @@ struct Region {
     /// 3.15: the `GET_ITER` (`GET_AITER`) that follows the built result, moved to
     /// stand before the outlined op (at the prologue's offset).
     late_iter: Option<IrInstr>,
+    /// The saved cell slots of the function that the comprehension binds as plain
+    /// locals (no `MAKE_CELL` after their save): inside the body `LOAD_FAST`/
+    /// `STORE_FAST` on them move plain values, not cells.
+    plain_cells: Vec<usize>,
+}
+
+/// Whether `i` is the `MAKE_CELL` that follows the save of a local in the prologue
+/// of an inlined comprehension (the comprehension's variable is a cell that a
+/// closure in it captures): CPython 3.12 `Python/compile.c`
+/// `push_inlined_comprehension_state`. The normalizer reads it as an
+/// [`Op::FrameSetup`] and checks that it makes the cell of the slot saved just
+/// before; the comprehension body then reaches that slot through the cell, as a
+/// pre-3.12 `<listcomp>` code object reaches its own cell variable.
+fn is_comp_cell(i: &IrInstr) -> bool {
+    i.opname == "MAKE_CELL" && i.op == Op::FrameSetup
 }
 
 /// The inlined comprehension whose prologue starts at `ir[k]`.
@@ -160,11 +185,18 @@ fn region(code: &CodeObject, ir: &[IrInstr], k: usize, dot0: usize) -> Result<Re
         _ => return Err(err(k, "the saved locals do not follow GET_ITER of the iterable")),
     };
     let mut saved = Vec::new();
+    let mut plain_cells = Vec::new();
     let mut j = k;
     while j < ir.len() && ir[j].opname == "LOAD_FAST_AND_CLEAR" {
         let Op::LoadFast(x) = ir[j].op else { return Err(err(j, "a save that is not a local load")) };
         saved.push(x);
         j += 1;
+        // The cell of a variable that a closure in the comprehension captures.
+        if ir.get(j).is_some_and(is_comp_cell) {
+            j += 1;
+        } else if code.co_localspluskinds.get(x).is_some_and(|kd| kd & local_kind::CELL != 0) {
+            plain_cells.push(x);
+        }
     }
     let n = saved.len() as u32;
     if ir.get(j).map(|i| &i.op) != Some(&Op::Swap(n + 1)) {
@@ -256,6 +288,19 @@ fn region(code: &CodeObject, ir: &[IrInstr], k: usize, dot0: usize) -> Result<Re
     if let Some(o) = (f..body_end).find(|&e| ir[e].op.jump_target().is_some_and(|t| t < ir[f].offset || t > exit)) {
         return Err(err(o, "a jump inside it leaves it"));
     }
+    // A slot bound as a plain local is only read and stored as one in the body; a
+    // nested comprehension (outlined before, reading the slot as the function's
+    // cell) or a cell access to it is refused rather than misread.
+    if !plain_cells.is_empty() {
+        let cell_access = |op: &Op| match *op {
+            Op::LoadDeref(y) | Op::StoreDeref(y) | Op::DeleteDeref(y) | Op::LoadClosure(y) | Op::DeleteFast(y) => plain_cells.contains(&y),
+            Op::InlinedComp(_) => true,
+            _ => false,
+        };
+        if let Some(o) = (f..body_end).find(|&e| cell_access(&ir[e].op)) {
+            return Err(err(o, "a cell variable of its function that the comprehension binds as a plain local, used as a cell or by a nested comprehension: not supported by the decompiler yet"));
+        }
+    }
     let mut sub = vec![ir[j + 1].clone()];
     let mut load = ir[j + 2].clone();
     load.op = Op::LoadFast(dot0);
@@ -270,7 +315,7 @@ fn region(code: &CodeObject, ir: &[IrInstr], k: usize, dot0: usize) -> Result<Re
     ret.op = Op::Return;
     ret.opname = "RETURN_VALUE";
     sub.push(ret);
-    Ok(Region { body: sub, kind, consumer, jump, epilogue: ep, end, late_iter })
+    Ok(Region { body: sub, kind, consumer, jump, epilogue: ep, end, late_iter, plain_cells })
 }
 
 #[cfg(test)]

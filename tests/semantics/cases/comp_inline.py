@@ -115,6 +115,23 @@ def inline_closure_in_comp(n):
     return [f() for f in fs]
 
 
+@case((3,), (0,))
+def inline_closure_cell_outer_too(n):
+    # `i` is a cell of the function as well: the comprehension saves and restores it.
+    i = 5
+    fs = [lambda: i for i in range(n)]
+    g = lambda: i
+    return [f() for f in fs], i, g()
+
+
+@case((2,),)
+def inline_closure_nested_and_dict(n):
+    rows = [[lambda: (i, j) for j in range(2)] for i in range(n)]
+    d = {i: lambda: i * 10 for i in range(n)}
+    s = {(lambda: k)() for k in range(n)}
+    return [[f() for f in r] for r in rows], [d[k]() for k in d], sorted(s)
+
+
 @case(([1, 2, 3],), ([],))
 def inline_async(xs):
     async def main():

@@ -83,6 +83,17 @@ def comp_lambda_capture(n):
     return [f() for f in fs], [g() for g in gs]
 
 
+@case((3,), (0,))
+def comp_plain_after_cell(n):
+    # `i` is a cell of the function (the first comprehension's closures capture
+    # it); the later comprehensions bind it as a plain local.
+    fs = [lambda: i for i in range(n)]
+    evens = [i * 2 for i in range(n) if i % 2 == 0]
+    d = {i: -i for i in range(n)}
+    s = {i for i in range(n)}
+    return [f() for f in fs], evens, d, sorted(s)
+
+
 @case(([3, -1, 2],),)
 def comp_conditional_element(xs):
     return [x if x > 0 else 0 for x in xs], ["p" if x > 0 else "n" if x < 0 else "z" for x in xs]

@@ -29,6 +29,23 @@ def unary_chain(a, b):
     return -a, +a, --a, -+a, not a, not not b, ~-a, -(a + b), -a ** 2
 
 
+@case((3, [1]), (0, []), ("", "x"))
+def not_not_value_uses(a, b):
+    # 3.13+ fold `not not x` into a lone TO_BOOL whose bool is the value here.
+    x = not not b
+    y = (not not a) + 1
+    z = [not not a, not not b]
+    w = f"{not not b}"
+    if not not a:
+        x = -x
+    return x, y, z, w, str(not not a), not not (a and b), not not (a or b)
+
+
+@case((3,), (0,), ([],))
+def not_not_returned(a):
+    return not not a
+
+
 @case((1, 2, 3), (3, 2, 1), (1, 1, 1))
 def mixed_precedence(a, b, c):
     return a + b << c, a + (b << c), a | b & c, (a | b) & c, a < b == c, a << b + c

@@ -134,6 +134,19 @@ fn backward_over(cx: &Cx<'_>, k: usize) -> Option<(u32, usize)> {
     Some((target, j - k))
 }
 
+/// Whether the `TO_BOOL` at `k` (CPython 3.13+) only feeds a truth test: the next
+/// instruction (after its `EXTENDED_ARG` prefixes) is `POP_JUMP_IF_FALSE`/`_TRUE`
+/// or `UNARY_NOT`, which read the truth of any value themselves (CPython 3.13
+/// `Python/codegen.c` emits `TO_BOOL` before them). False when the converted value
+/// itself is used (stored, returned, an operand).
+fn to_bool_tests(cx: &Cx<'_>, k: usize) -> bool {
+    let mut j = k + 1;
+    while cx.ins.get(j).is_some_and(|i| i.opname == "EXTENDED_ARG") {
+        j += 1;
+    }
+    cx.ins.get(j).is_some_and(|i| matches!(i.opname, "POP_JUMP_IF_FALSE" | "POP_JUMP_IF_TRUE" | "UNARY_NOT"))
+}
+
 pub(super) fn op(cx: &mut Cx<'_>, fam: &Family, loops: &Loops, k: usize) -> Result<(), IrError> {
     let i = &cx.ins[k];
     if loops.dead.contains(&i.offset) {
@@ -165,18 +178,38 @@ pub(super) fn op(cx: &mut Cx<'_>, fam: &Family, loops: &Loops, k: usize) -> Resu
     let idx = cx.idx(k);
     let layout = fam.layout;
     let op = match i.opname {
+        // `TO_BOOL` before a conditional jump or a `UNARY_NOT` only prepares the test
+        // (both take any value's truth): no op. Anywhere else its bool result is used
+        // as a value: CPython 3.13+ `Python/flowgraph.c` (`optimize_basic_block`)
+        // folds `not not x` (`TO_BOOL, UNARY_NOT, TO_BOOL, UNARY_NOT`) into a lone
+        // `TO_BOOL`, which reads back as those two negations (`bool(x)` would be a
+        // call). Dropping it would lose the conversion.
+        "TO_BOOL" if !to_bool_tests(cx, k) => {
+            cx.emit(k, Op::Unary(UnaryOp::Not));
+            Op::Unary(UnaryOp::Not)
+        }
         "TO_BOOL" | "NOT_TAKEN" => Op::Nop,
         // Inlined comprehensions (PEP 709) save the outer binding with
         // LOAD_FAST_AND_CLEAR and restore it with STORE_FAST; the clearing is not an
         // op of its own, the opname on the IrInstr still says it.
-        // A cell of the enclosing function that an inlined comprehension also binds:
-        // inside the comprehension the slot holds plain values (STORE_FAST/LOAD_FAST
-        // on it do not go through the cell), which the ops cannot tell from cell
-        // accesses; refused rather than read as the cell.
-        "LOAD_FAST_AND_CLEAR"
-            if cx.code.co_localspluskinds.get(idx).is_some_and(|k| k & depyf_bytecode::local_kind::CELL != 0) =>
+        // A cell of the enclosing function that an inlined comprehension also binds
+        // reads as the plain load of the slot, like any save: the outliner
+        // (`depyf_decompile` `inline_comp`) tells from the `MAKE_CELL` after it
+        // whether the comprehension's variable is a cell too (a closure in it
+        // captures it) or a plain local (the slot then holds plain values inside
+        // the comprehension), and reads the comprehension's body accordingly.
+        // CPython 3.12 `Python/compile.c` `push_inlined_comprehension_state`.
+        // `MAKE_CELL` only starts the frame, or makes the cell of an inlined
+        // comprehension right after saving that slot (above); the outliner reads it
+        // as part of the comprehension's prologue.
+        "MAKE_CELL"
+            if cx.prev(k).is_some_and(|p| cx.ins[p].opname == "LOAD_FAST_AND_CLEAR") =>
         {
-            return Err(cx.err(k, "an inlined comprehension that binds a cell variable of its function: not supported by the decompiler yet"))
+            let p = cx.prev(k).expect("checked");
+            if cx.ins[p].oparg != i.oparg {
+                return Err(cx.err(k, "MAKE_CELL after the save of another local of an inlined comprehension"));
+            }
+            Op::FrameSetup
         }
         "LOAD_FAST_CHECK" | "LOAD_FAST_AND_CLEAR" | "LOAD_FAST_BORROW" => Op::LoadFast(idx),
         "LOAD_FAST_LOAD_FAST" | "STORE_FAST_LOAD_FAST" | "STORE_FAST_STORE_FAST"
