@@ -47,6 +47,10 @@ pub struct VerifyReport {
     pub identical: usize,
     /// Functions that recover to the same statements.
     pub equivalent: usize,
+    /// The display names of those `equivalent` functions (dotted `co_name` path before
+    /// CPython 3.11, `co_qualname` from 3.11), so that a caller can split the figures
+    /// (benches/roundtrip_cli.py counts the in-scope ones).
+    pub equivalent_functions: Vec<String>,
     /// Functions that differ, with the first difference.
     pub different: Vec<(String, String)>,
     /// Functions that could not be decompiled (stubs, or inside a stub).
@@ -69,6 +73,7 @@ impl VerifyReport {
             "interpreter": self.interpreter.as_ref().map(|p| p.to_string_lossy()),
             "identical": self.identical,
             "equivalent": self.equivalent,
+            "equivalent_functions": self.equivalent_functions,
             "different": self.different.iter().map(|(q, d)| serde_json::json!({"qualname": q, "detail": d})).collect::<Vec<_>>(),
             "failed": self.failed,
             "error": self.error,
@@ -329,7 +334,10 @@ pub fn compare_modules(original: &CodeObject, recompiled: &CodeObject, report: &
         };
         match compare(code, other, &options) {
             (Verdict::Identical, _) => report.identical += 1,
-            (Verdict::Equivalent, _) => report.equivalent += 1,
+            (Verdict::Equivalent, _) => {
+                report.equivalent += 1;
+                report.equivalent_functions.push(name.clone());
+            }
             (Verdict::Differs, detail) => report.different.push((name.clone(), detail)),
         }
     }

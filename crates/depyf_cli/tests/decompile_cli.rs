@@ -250,6 +250,8 @@ fn verify_with_an_interpreter_compares_every_function() {
     assert!(basics["error"].is_null(), "{basics}");
     let checked = basics["identical"].as_u64().unwrap() + basics["equivalent"].as_u64().unwrap();
     assert_eq!(checked, j["files"][0]["functions"].as_u64().unwrap(), "{basics}");
+    // Each equivalent function is named, so that benches/roundtrip_cli.py can split them.
+    assert_eq!(basics["equivalent_functions"].as_array().unwrap().len() as u64, basics["equivalent"].as_u64().unwrap(), "{basics}");
     let functions = &j["files"][1]["verify"];
     assert!(functions["failed"].as_array().unwrap().iter().any(|f| f == "only"), "{functions}");
     assert!(functions["identical"].as_u64().unwrap() > 0, "{functions}");
