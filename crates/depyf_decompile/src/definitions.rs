@@ -135,6 +135,32 @@ fn push_if(gen: &mut Comprehension, c: Expr, own_line: bool) {
     gen.ifs_on_new_line.push(own_line);
 }
 
+/// The test `x` of a comprehension arm that is only `if x: continue` (the element is
+/// skipped when `x` holds).
+fn skip_test(arm: &[Stmt]) -> Option<Expr> {
+    match arm {
+        [Stmt::If(x, body, orelse)] if orelse.is_empty() && matches!(body.as_slice(), [Stmt::Continue]) => Some(x.clone()),
+        _ => None,
+    }
+}
+
+/// The temporary (`__temp_*`) that a comprehension arm stores and the value it
+/// stores there: an arm that is one assignment, or an `if` whose two arms store the
+/// same temporary (read as `a if c else b`).
+fn temp_value(arm: &[Stmt]) -> Option<(String, Expr)> {
+    match arm {
+        [Stmt::Assign(targets, e)] => match targets.as_slice() {
+            [Expr::Name(n)] if n.starts_with("__temp_") => Some((n.clone(), e.clone())),
+            _ => None,
+        },
+        [Stmt::If(c, a, b)] => {
+            let ((na, ea), (nb, eb)) = (temp_value(a)?, temp_value(b)?);
+            (na == nb).then(|| (na, Expr::IfExp(Box::new(c.clone()), Box::new(ea), Box::new(eb))))
+        }
+        _ => None,
+    }
+}
+
 /// Reads the loop nest of a comprehension body: `for`s, `if`s (and `if not c:
 /// continue`), ending in the element added to the result `t`.
 /// `lines`: the comprehension's tests were not all on the element's line
@@ -158,16 +184,25 @@ fn clauses(stmts: &[Stmt], gens: &mut Vec<Comprehension>, t: &str, kind: &str, l
             push_if(gens.last_mut()?, negate(c.clone()), false);
             clauses(rest, gens, t, kind, lines)
         }
+        // A condition `if (a if c else b)`: CPython compiles the test of a conditional
+        // expression as `c` choosing which operand's test jumps (3.8-3.15
+        // `Python/compile.c`, `compiler_jump_if`, the `IfExp_kind` case), which
+        // structures as `if c: if not a: continue` / `elif not b: continue`.
+        [Stmt::If(c, a, b), rest @ ..] if skip_test(a).is_some() && skip_test(b).is_some() => {
+            let (a, b) = (skip_test(a)?, skip_test(b)?);
+            push_if(gens.last_mut()?, Expr::IfExp(Box::new(c.clone()), Box::new(negate(a)), Box::new(negate(b))), false);
+            clauses(rest, gens, t, kind, lines)
+        }
         // An element `a if c else b` whose test has several blocks (`c` an `and`/`or`):
-        // recovery keeps the value in a temporary that both arms store.
+        // recovery keeps the value in a temporary that both arms store; an arm may be
+        // such a conditional expression itself (`a if c else b if d else e`).
         [Stmt::If(c, a, b), last] => {
-            let ([Stmt::Assign(ta, ea)], [Stmt::Assign(tb, eb)]) = (a.as_slice(), b.as_slice()) else { return None };
-            let ([Expr::Name(na)], [Expr::Name(nb)]) = (ta.as_slice(), tb.as_slice()) else { return None };
-            if na != nb || !na.starts_with("__temp_") {
+            let (Some((na, ea)), Some((nb, eb))) = (temp_value(a), temp_value(b)) else { return None };
+            if na != nb {
                 return None;
             }
             match clauses(std::slice::from_ref(last), gens, t, kind, lines)? {
-                Element::One(Expr::Name(n)) if n == *na => Some(Element::One(Expr::IfExp(Box::new(c.clone()), Box::new(ea.clone()), Box::new(eb.clone())))),
+                Element::One(Expr::Name(n)) if n == na => Some(Element::One(Expr::IfExp(Box::new(c.clone()), Box::new(ea), Box::new(eb)))),
                 _ => None,
             }
         }

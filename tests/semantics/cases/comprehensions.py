@@ -126,3 +126,15 @@ def comp_async_free_generator_send(n):
     out = [next(g)]
     out.extend(g)
     return out
+
+
+@case(([None, 0, 1, 2, None],),)
+def comp_conditional_condition(xs):
+    # The test of a conditional expression jumps from each arm (dataclasses._hash_add).
+    return [i for i, x in enumerate(xs) if (i % 2 if x is None else x)], {x for x in xs if (x if x is not None else 0)}
+
+
+@case(([0, 1, 2, 3, 0], True, False),)
+def comp_nested_conditional_element(xs, a, b):
+    # Chained conditional expressions whose first test has several blocks (base64._85encode).
+    return [b"z" if a and not x else b"y" if b and x == 3 else x + 1 for x in xs], [-x if a or b else x if x else 9 for x in xs]
