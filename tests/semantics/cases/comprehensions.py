@@ -138,3 +138,12 @@ def comp_conditional_condition(xs):
 def comp_nested_conditional_element(xs, a, b):
     # Chained conditional expressions whose first test has several blocks (base64._85encode).
     return [b"z" if a and not x else b"y" if b and x == 3 else x + 1 for x in xs], [-x if a or b else x if x else 9 for x in xs]
+
+
+@case((3,),)
+def comp_class_body_reads_global(n):
+    # 3.12+ gives the class body a fast slot for `len` that the comprehension saves
+    # and restores (calendar._localized_month).
+    class C:
+        vals = [len(str(i)) for i in range(n)]
+    return C.vals
