@@ -110,6 +110,9 @@
 //!   is left out, the body being checked where it stands (its exceptional path),
 //!   and its `BEGIN_FINALLY` is compared with `dis`'s `BEGIN_FINALLY` and
 //!   `END_FINALLY` together (0).
+//! - **3.8's `BUILD_*_UNPACK*`** (`normalize/py38.rs`): rewritten into 3.9's
+//!   container-then-extend shape, whose ops sit on the items' instructions; each merge
+//!   is checked with its items as one region ([`py38_unpack`]).
 //! - `JUMP_IF_TRUE_OR_POP`/`JUMP_IF_FALSE_OR_POP` (3.8-3.11): `dis` says 0 on the jump
 //!   and -1 on the fall-through, as executed, so they need no exception.
 //!
@@ -411,7 +414,14 @@ fn check(v: PythonVersion, codes: &[CodeObject], eff: &Effects, fig: &mut Figure
             let fix = if v >= PythonVersion::PY315 && i.opname == "END_SEND" && nop_only && !folded.contains_key(&k) { fix + 1 } else { fix };
             if jump { j.map(|x| x + fix) } else { f.map(|x| x + fix) }
         };
-        let special = if v == PythonVersion::PY38 { py38_finally(&ins, &ops, &copied, &folded, &failed, eff) } else { HashMap::new() };
+        let mut special = if v == PythonVersion::PY38 { py38_finally(&ins, &ops, &copied, &folded, &failed, eff) } else { HashMap::new() };
+        if v == PythonVersion::PY38 {
+            for (k, r) in py38_unpack(&ins, &ops, &failed, &folded, eff) {
+                if r.is_some() || !special.contains_key(&k) {
+                    special.insert(k, r);
+                }
+            }
+        }
         for r in special.values() {
             match r {
                 Some(report) => *fig.mismatches.entry(report.clone()).or_default() += 1,
@@ -482,6 +492,70 @@ fn check(v: PythonVersion, codes: &[CodeObject], eff: &Effects, fig: &mut Figure
         fig.normalized += units.len();
         check_groups(&ins, &units, fig);
     }
+}
+
+/// CPython 3.8's merges of starred items (`BUILD_*_UNPACK*`) and the single `**m` of
+/// a `CALL_FUNCTION_EX`, rewritten into 3.9's shape (`normalize/py38.rs`): the empty
+/// container goes with the first item's first instruction and each extend with the
+/// item's last, so they are checked as one region, from the first instruction of the
+/// first item through the merge (through the `**m` argument's last instruction,
+/// whose ops end with the `DictUpdate`): our ops there must read nothing below and
+/// push exactly one value, as `dis`'s numbers summed over the region say. The region
+/// is found walking back while composing our ops' `(pops, pushes)`. Returns, for
+/// each instruction index of a region, `None` or the report of the disagreement.
+fn py38_unpack(
+    ins: &[Instruction],
+    ops: &HashMap<u32, Vec<&Op>>,
+    failed: &HashMap<u32, &str>,
+    folded: &HashMap<usize, usize>,
+    eff: &Effects,
+) -> HashMap<usize, Option<String>> {
+    let mut out = HashMap::new();
+    let none: Vec<&Op> = Vec::new();
+    let of = |k: usize| ops.get(&ins[k].offset).unwrap_or(&none);
+    for (k, i) in ins.iter().enumerate() {
+        let end = match i.opname {
+            "BUILD_LIST_UNPACK" | "BUILD_TUPLE_UNPACK" | "BUILD_TUPLE_UNPACK_WITH_CALL" | "BUILD_SET_UNPACK" | "BUILD_MAP_UNPACK" | "BUILD_MAP_UNPACK_WITH_CALL" => k,
+            "CALL_FUNCTION_EX" if k > 0 && of(k - 1).last().is_some_and(|o| matches!(o, Op::DictUpdate(1, true))) && !matches!(ins[k - 1].opname, "BUILD_MAP_UNPACK_WITH_CALL") => k - 1,
+            _ => continue,
+        };
+        if failed.contains_key(&ins[end].offset) {
+            continue;
+        }
+        // Walk back composing (consumed from below, left on top).
+        let (mut consumed, mut left) = (0u32, 0u32);
+        let mut start = None;
+        for s in (0..=end).rev() {
+            for op in of(s).iter().rev() {
+                let (pop, push) = op.stack_effect();
+                if push >= consumed {
+                    left += push - consumed;
+                    consumed = pop;
+                } else {
+                    consumed = pop + consumed - push;
+                }
+            }
+            if consumed == 0 && left >= 1 {
+                start = Some(s);
+                break;
+            }
+        }
+        let Some(start) = start else {
+            out.insert(end, Some(format!("{} {:?}: no region found", i.opname, i.oparg)));
+            continue;
+        };
+        let region = start..=end;
+        let ours: i64 = region.clone().map(|s| net(of(s), false)).sum();
+        let theirs: Option<i64> = region.clone().filter(|s| !folded.contains_key(s)).map(|s| eff[&(ins[s].opcode, ins[s].oparg)].1).sum();
+        let branches = region.clone().any(|s| ins[s].jump_target().is_some() || is_jump(of(s)));
+        let report = (left != 1 || branches || Some(ours) != theirs || Some(1) != theirs)
+            .then(|| format!("{} {:?} region of {}: ours {ours} (left {left}) vs dis {theirs:?}", i.opname, i.oparg, end + 1 - start));
+        for s in region {
+            out.entry(s).or_insert(None);
+        }
+        out.insert(end, report);
+    }
+    out
 }
 
 /// CPython 3.8's finally protocol (see the module docs), checked by path rather than
