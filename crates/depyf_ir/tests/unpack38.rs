@@ -27,15 +27,19 @@ fn functions(file: &str) -> BTreeMap<String, CodeObject> {
 }
 
 /// The ops without `Nop`s, constants written as their value (the two versions
-/// number `co_consts` differently).
+/// number `co_consts` differently) and jump targets as the index (in that list) of
+/// the op they land on.
 fn ops(code: &CodeObject) -> Vec<String> {
-    normalize(code)
-        .unwrap_or_else(|e| panic!("{}: {e}", code.co_name))
-        .iter()
-        .filter(|i| i.op != Op::Nop)
+    let ir = normalize(code).unwrap_or_else(|e| panic!("{}: {e}", code.co_name));
+    let kept: Vec<_> = ir.iter().filter(|i| i.op != Op::Nop).collect();
+    let at = |off: u32| kept.iter().position(|i| i.offset >= off).map_or("end".to_string(), |p| format!("@{p}"));
+    kept.iter()
         .map(|i| match i.op {
             Op::LoadConst(c) => format!("LoadConst({:?})", code.co_consts[c]),
-            ref op => format!("{op:?}"),
+            ref op => match op.jump_target() {
+                Some(t) => format!("{op:?}").replace(&t.to_string(), &at(t)),
+                None => format!("{op:?}"),
+            },
         })
         .collect()
 }

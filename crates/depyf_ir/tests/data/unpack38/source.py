@@ -84,4 +84,4 @@ def ternary_item(a, b, c):
 
 
 def whole_display_in_branch(a, b, c):
-    return [*a, 1] if c else [*b, *a]
+    return [*a, b] if c else [*b, *a]
