@@ -688,7 +688,7 @@ pub(super) fn op(cx: &mut Cx<'_>, k: usize, facts: &Facts) -> Result<bool, IrErr
                 cx.emit(k, Op::PopExcept);
                 for j in k + 1..k + 4 {
                     let n = cx.out.len();
-                    super::pre311::op(cx, j)?;
+                    super::py38::op(cx, j)?;
                     for o in &mut cx.out[n..] {
                         o.offset = i.offset;
                         o.line = i.line_number;
@@ -789,7 +789,7 @@ fn copy_finally(cx: &mut Cx<'_>, k: usize, from: usize, end: usize, scaled: Opti
     let n = cx.out.len();
     let mut j = from;
     while j < end {
-        super::pre311::op(cx, j)?;
+        super::py38::op(cx, j)?;
         j += 1;
         while cx.skip_more > 0 || cx.skip_next {
             if cx.skip_more > 0 {

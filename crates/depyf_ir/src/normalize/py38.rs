@@ -22,13 +22,24 @@ pub(super) fn normalize(code: &CodeObject, ins: &[Instruction], lenient: bool) -
     // in lenient mode its instructions are normalized one by one instead, those of
     // the block stack taking the error path (none rewritten).
     let facts = match pre311_exc::Facts::scan(code, ins) {
-        Err(_) if lenient => return Cx::new(code, ins, lenient).run(|cx, k| if unpack(cx, k)? { Ok(()) } else { pre311::op(cx, k) }),
+        Err(_) if lenient => return Cx::new(code, ins, lenient).run(op),
         r => r?,
     };
-    let (mut ir, errors) = Cx::new(code, ins, lenient).run(|cx, k| if pre311_exc::op(cx, k, &facts)? || unpack(cx, k)? { Ok(()) } else { pre311::op(cx, k) })?;
+    let (mut ir, errors) = Cx::new(code, ins, lenient).run(|cx, k| if pre311_exc::op(cx, k, &facts)? { Ok(()) } else { op(cx, k) })?;
     // Copies of finally bodies with branches get offsets of their own.
     pre311_exc::copy_offsets(code, ins, &facts, &mut ir)?;
     Ok((ir, errors))
+}
+
+/// Normalizes instruction `k` outside the block-stack protocol: the merges of
+/// starred items ([`unpack`]), then the meanings shared with 3.9-3.10
+/// (`pre311::op`). Also used for the copies of `finally` bodies (`pre311_exc`).
+pub(super) fn op(cx: &mut Cx<'_>, k: usize) -> Result<(), IrError> {
+    if unpack(cx, k)? {
+        Ok(())
+    } else {
+        pre311::op(cx, k)
+    }
 }
 
 /// What a 3.8 `BUILD_*_UNPACK*` merges into.
@@ -58,8 +69,8 @@ enum Merge {
 /// / `BUILD_SET k` / a map build, that build turned into the container) goes in
 /// front of the first item, an extend (or one append per element of a later
 /// `BUILD_TUPLE k`/`BUILD_SET k` item) after each item. The items must be straight-line
-/// code (no jump in them, no jump target inside but at their start): anything else
-/// is an error naming the opcode.
+/// code (no jump in them, no jump target inside but at their start, none on the
+/// merge): anything else is an error naming the opcode.
 fn unpack(cx: &mut Cx<'_>, k: usize) -> Result<bool, IrError> {
     let merge = match cx.ins[k].opname {
         "BUILD_LIST_UNPACK" => Merge::List,
@@ -68,7 +79,7 @@ fn unpack(cx: &mut Cx<'_>, k: usize) -> Result<bool, IrError> {
         "BUILD_MAP_UNPACK" => Merge::Map(false),
         "BUILD_MAP_UNPACK_WITH_CALL" => Merge::Map(true),
         "CALL_FUNCTION_EX" if cx.arg(k) & 1 == 1 => {
-            single_kwargs(cx);
+            single_kwargs(cx, k);
             return Ok(false);
         }
         _ => return Ok(false),
@@ -83,10 +94,13 @@ fn unpack(cx: &mut Cx<'_>, k: usize) -> Result<bool, IrError> {
     let targets: BTreeSet<u32> = cx.ins.iter().filter_map(|i| i.jump_target()).collect();
     let first = starts[0];
     let first_off = cx.out[first].offset;
-    let straight = (first..end).all(|i| {
-        let o = &cx.out[i];
-        o.op.jump_target().is_none() && (o.offset == first_off || !targets.contains(&o.offset))
-    });
+    // No jump inside, none landing inside but at the start, none landing on the
+    // merge (the items found walking back would then be only one branch's).
+    let straight = !targets.contains(&cx.ins[k].offset)
+        && (first..end).all(|i| {
+            let o = &cx.out[i];
+            o.op.jump_target().is_none() && (o.offset == first_off || !targets.contains(&o.offset))
+        });
     if !straight {
         return Err(fail(cx));
     }
@@ -111,7 +125,7 @@ fn unpack(cx: &mut Cx<'_>, k: usize) -> Result<bool, IrError> {
     let mut emitted_at_merge = false;
     for (j, mut item) in items.into_iter().enumerate() {
         // The op that pushes the item (`Nop`s of folded instructions may follow it).
-        let last = item.iter().rposition(|o| o.op != Op::Nop).ok_or_else(|| fail(cx))?;
+        let last = item.iter().rposition(|o| o.op != Op::Nop).unwrap_or(item.len() - 1);
         // The op after the last item is the merge instruction's own.
         let after = if j + 1 == n { &merge_at } else { &item[item.len() - 1] };
         let extend_op = at(after, extend.clone());
@@ -173,8 +187,9 @@ fn unpack(cx: &mut Cx<'_>, k: usize) -> Result<bool, IrError> {
 /// `Python/ceval.c`); 3.9 merges it into an empty dict first (`BUILD_MAP 0`,
 /// `DICT_MERGE 1`). Rewrites the ops of the keyword argument into that shape when it
 /// is not already a dict built right there (keywords `k=v`, or a merge) and is
-/// straight-line code; otherwise leaves them as they are.
-fn single_kwargs(cx: &mut Cx<'_>) {
+/// straight-line code (no jump in it, none landing in it but at its start or on the
+/// call); otherwise leaves them as they are.
+fn single_kwargs(cx: &mut Cx<'_>, k: usize) {
     let end = cx.out.len();
     let Some(start) = item_starts(&cx.out, end, 1).map(|s| s[0]) else { return };
     let Some(last) = cx.out[start..].iter().rposition(|o| o.op != Op::Nop).map(|p| start + p) else { return };
@@ -183,7 +198,7 @@ fn single_kwargs(cx: &mut Cx<'_>) {
     }
     let targets: BTreeSet<u32> = cx.ins.iter().filter_map(|i| i.jump_target()).collect();
     let first_off = cx.out[start].offset;
-    if !cx.out[start..].iter().all(|o| o.op.jump_target().is_none() && (o.offset == first_off || !targets.contains(&o.offset))) {
+    if targets.contains(&cx.ins[k].offset) || !cx.out[start..].iter().all(|o| o.op.jump_target().is_none() && (o.offset == first_off || !targets.contains(&o.offset))) {
         return;
     }
     let like = &cx.out[end - 1];

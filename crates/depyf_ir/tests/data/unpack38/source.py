@@ -85,3 +85,18 @@ def ternary_item(a, b, c):
 
 def whole_display_in_branch(a, b, c):
     return [*a, b] if c else [*b, *a]
+
+
+def one_item_branch(a, b, c):
+    return [*(a if c else b)]
+
+
+def kwargs_branch(f, a, b):
+    return f(**(a or b))
+
+
+def in_finally(f, a, b, c):
+    try:
+        return f(*a, *b, k=c, **a)
+    finally:
+        print({*a, *b})
