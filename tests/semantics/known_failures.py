@@ -8,29 +8,8 @@ constructs not supported yet, quoted from the error.
 """
 
 KNOWN_FAILURES = {
-    'calls.call_all_shapes': {
-        '3.8': 'BUILD_TUPLE_UNPACK_WITH_CALL: not supported by the decompiler yet',
-    },
-    'calls.call_kw_and_star_order': {
-        '3.8': 'BUILD_TUPLE_UNPACK_WITH_CALL: not supported by the decompiler yet',
-    },
-    'calls.call_star_args': {
-        '3.8': 'BUILD_TUPLE_UNPACK_WITH_CALL: not supported by the decompiler yet',
-    },
-    'calls.call_star_kwargs': {
-        '3.8': 'BUILD_MAP_UNPACK_WITH_CALL: not supported by the decompiler yet',
-    },
     'comp_inline.inline_async': {
         '3.8 3.9 3.10': 'GET_AITER: not supported by the decompiler yet',
-    },
-    'comp_inline.inline_in_call_args': {
-        '3.8': 'BUILD_TUPLE_UNPACK_WITH_CALL: not supported by the decompiler yet',
-    },
-    'comprehensions.comp_starred_element': {
-        '3.8': 'BUILD_TUPLE_UNPACK: not supported by the decompiler yet',
-    },
-    'constants.displays_with_unpacking': {
-        '3.8': 'BUILD_LIST_UNPACK: not supported by the decompiler yet',
     },
     'exceptions.return_in_finally': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
