@@ -187,6 +187,15 @@ impl CodeObject {
         }
     }
 
+    /// The code objects among `co_consts` (functions, classes, lambdas and
+    /// comprehensions defined directly in this one), in `co_consts` order; not recursive.
+    pub fn nested_code(&self) -> impl Iterator<Item = &CodeObject> {
+        self.co_consts.iter().filter_map(|c| match c {
+            Constant::Code(c) => Some(&**c),
+            _ => None,
+        })
+    }
+
     /// Number of `LOCAL` slots (`co_nlocals`).
     pub fn co_nlocals(&self) -> usize {
         self.co_localspluskinds.iter().filter(|k| *k & local_kind::LOCAL != 0).count()

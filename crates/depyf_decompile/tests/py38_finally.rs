@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use depyf_bytecode::{read_pyc, CodeObject, Constant};
+use depyf_bytecode::{read_pyc, CodeObject};
 use depyf_decompile::{compare, decompile, Options};
 
 fn data() -> PathBuf {
@@ -18,14 +18,7 @@ fn data() -> PathBuf {
 
 fn functions(file: &str) -> BTreeMap<String, CodeObject> {
     let pyc = read_pyc(&std::fs::read(data().join(file)).unwrap()).unwrap();
-    pyc.code
-        .co_consts
-        .iter()
-        .filter_map(|c| match c {
-            Constant::Code(c) => Some((c.co_name.clone(), (**c).clone())),
-            _ => None,
-        })
-        .collect()
+    pyc.code.nested_code().map(|c| (c.co_name.clone(), c.clone())).collect()
 }
 
 /// `def` blocks of a source file by name.

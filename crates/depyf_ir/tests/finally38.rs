@@ -11,20 +11,13 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use depyf_bytecode::{read_pyc, CodeObject, Constant};
+use depyf_bytecode::{read_pyc, CodeObject};
 use depyf_ir::{normalize, protected_ranges, IrInstr, Op};
 
 fn functions(file: &str) -> BTreeMap<String, CodeObject> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/finally38").join(file);
     let pyc = read_pyc(&std::fs::read(&path).unwrap()).unwrap();
-    pyc.code
-        .co_consts
-        .iter()
-        .filter_map(|c| match c {
-            Constant::Code(c) => Some((c.co_name.clone(), (**c).clone())),
-            _ => None,
-        })
-        .collect()
+    pyc.code.nested_code().map(|c| (c.co_name.clone(), c.clone())).collect()
 }
 
 /// The ops reached from the entry or a handler, without `Nop`s (3.8 and 3.9 leave

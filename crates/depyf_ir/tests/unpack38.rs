@@ -10,20 +10,13 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use depyf_bytecode::{decode, read_pyc, CodeObject, Constant};
+use depyf_bytecode::{decode, read_pyc, CodeObject};
 use depyf_ir::{normalize, Op};
 
 fn functions(file: &str) -> BTreeMap<String, CodeObject> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/unpack38").join(file);
     let pyc = read_pyc(&std::fs::read(&path).unwrap()).unwrap();
-    pyc.code
-        .co_consts
-        .iter()
-        .filter_map(|c| match c {
-            Constant::Code(c) => Some((c.co_name.clone(), (**c).clone())),
-            _ => None,
-        })
-        .collect()
+    pyc.code.nested_code().map(|c| (c.co_name.clone(), c.clone())).collect()
 }
 
 /// The ops without `Nop`s, constants written as their value (the two versions
