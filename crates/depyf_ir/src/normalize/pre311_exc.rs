@@ -199,7 +199,7 @@ pub(super) fn simulate(code: &CodeObject, ins: &[Instruction]) -> Result<Vec<Opt
             },
             _ => {}
         }
-        let mut ends = matches!(i.opname, "RETURN_VALUE" | "RAISE_VARARGS" | "RERAISE" | "JUMP_FORWARD" | "JUMP_ABSOLUTE");
+        let mut ends = ends_flow(i.opname);
         if code.version.minor == 8 {
             match py38_step(code, ins, k, &mut st)? {
                 Step38::Through => {}
@@ -946,23 +946,36 @@ fn levels(code: &CodeObject, ins: &[Instruction], ir: &[IrInstr]) -> Result<BTre
         if let (Some(j), Some(t)) = (jump, ops[k].iter().find_map(|o| o.jump_target())) {
             succ.push((index_of(t).ok_or_else(|| bad(k, "jump target is not an instruction".into()))?, j));
         }
-        let ends = last.is_some_and(|o| o.is_terminator()) || matches!(i.opname, "RETURN_VALUE" | "RAISE_VARARGS" | "RERAISE" | "JUMP_FORWARD" | "JUMP_ABSOLUTE");
+        let ends = last.is_some_and(|o| o.is_terminator()) || ends_flow(i.opname);
         // Ops folded into an earlier instruction (`Nop`s) do not end the flow.
         if !ends && k + 1 < ins.len() {
             succ.push((k + 1, d));
         }
         for (s, ds) in succ {
-            match depth[s] {
-                None => {
-                    depth[s] = Some(ds);
-                    work.push(s);
-                }
-                Some(old) if old == ds => {}
-                Some(old) => return Err(bad(s, format!("reached with stack depths {old} and {ds}"))),
-            }
+            reach_with_depth(&mut depth, &mut work, s, ds).map_err(|old| bad(s, format!("reached with stack depths {old} and {ds}")))?;
         }
     }
     Ok(level)
+}
+
+/// Whether a 3.8-3.10 instruction named `opname` never falls through to the next one.
+fn ends_flow(opname: &str) -> bool {
+    matches!(opname, "RETURN_VALUE" | "RAISE_VARARGS" | "RERAISE" | "JUMP_FORWARD" | "JUMP_ABSOLUTE")
+}
+
+/// One step of the depth walks ([`levels`], [`levels_by_ops`]): position `s` is
+/// reached with depth `d`; the first time it is recorded and queued on `work`.
+/// `Err(old)` when `s` was reached before with another depth `old`.
+fn reach_with_depth(depth: &mut [Option<i64>], work: &mut Vec<usize>, s: usize, d: i64) -> Result<(), i64> {
+    match depth[s] {
+        None => {
+            depth[s] = Some(d);
+            work.push(s);
+            Ok(())
+        }
+        Some(old) if old == d => Ok(()),
+        Some(old) => Err(old),
+    }
 }
 
 /// [`levels`] for 3.8 code whose IR offsets are scaled by `scale` (copies of
@@ -1008,23 +1021,13 @@ fn levels_by_ops(code: &CodeObject, ins: &[Instruction], ir: &[IrInstr], scale: 
                 let t = i.jump_target().ok_or_else(|| bad(p, "handler target is not an instruction".into()))?;
                 succ.push((pos(t * scale), i64::from(lv) + 1));
             }
-            ends |= matches!(i.opname, "RETURN_VALUE" | "RAISE_VARARGS" | "RERAISE" | "JUMP_FORWARD" | "JUMP_ABSOLUTE");
+            ends |= ends_flow(i.opname);
         }
         if !ends && p + 1 < ir.len() {
             succ.push((p + 1, d2));
         }
-        for (q, dq) in succ {
-            if q >= ir.len() {
-                continue;
-            }
-            match depth[q] {
-                None => {
-                    depth[q] = Some(dq);
-                    work.push(q);
-                }
-                Some(old) if old == dq => {}
-                Some(old) => return Err(bad(q, format!("reached with stack depths {old} and {dq}"))),
-            }
+        for (q, dq) in succ.into_iter().filter(|&(q, _)| q < ir.len()) {
+            reach_with_depth(&mut depth, &mut work, q, dq).map_err(|old| bad(q, format!("reached with stack depths {old} and {dq}")))?;
         }
     }
     Ok(level)
