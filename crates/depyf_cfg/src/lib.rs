@@ -240,11 +240,7 @@ impl Cfg {
     }
 
     /// Blocks reachable from the entry, in reverse postorder.
-    pub fn reverse_postorder(&self) -> Vec<BlockId> {
-        self.rpo_cached().to_vec()
-    }
-
-    fn rpo_cached(&self) -> &[BlockId] {
+    pub fn reverse_postorder(&self) -> &[BlockId] {
         self.cached.rpo.get_or_init(|| self.rpo(false))
     }
 
@@ -280,12 +276,12 @@ impl Cfg {
 
     /// Edges `(from, to)` whose target comes at or before the source in reverse
     /// postorder: the back edges of loops.
-    pub fn back_edges(&self) -> Vec<(BlockId, BlockId)> {
-        self.cached.back_edges.get_or_init(|| self.compute_back_edges()).clone()
+    pub fn back_edges(&self) -> &[(BlockId, BlockId)] {
+        self.cached.back_edges.get_or_init(|| self.compute_back_edges())
     }
 
     fn compute_back_edges(&self) -> Vec<(BlockId, BlockId)> {
-        let rpo = self.rpo_cached();
+        let rpo = self.reverse_postorder();
         let mut order = vec![usize::MAX; self.blocks.len()];
         for (i, b) in rpo.iter().enumerate() {
             order[b.index()] = i;
@@ -305,12 +301,12 @@ impl Cfg {
     /// The immediate dominator of every block reachable from the entry (`None` for
     /// the entry and unreachable blocks). Cooper, Harvey and Kennedy's iterative
     /// algorithm.
-    pub fn immediate_dominators(&self) -> Vec<Option<BlockId>> {
-        self.cached.idom.get_or_init(|| self.compute_idom()).clone()
+    pub fn immediate_dominators(&self) -> &[Option<BlockId>] {
+        self.cached.idom.get_or_init(|| self.compute_idom())
     }
 
     fn compute_idom(&self) -> Vec<Option<BlockId>> {
-        let rpo = self.rpo_cached();
+        let rpo = self.reverse_postorder();
         let n = self.blocks.len();
         let mut order = vec![usize::MAX; n];
         for (i, b) in rpo.iter().enumerate() {
@@ -529,7 +525,7 @@ mod tests {
     fn loops_have_back_edges_and_bad_targets_fail() {
         let ir = vec![ins(0, Op::Nop), ins(2, Op::Jump(0))];
         let cfg = Cfg::build(&ir).unwrap();
-        assert_eq!(cfg.back_edges(), vec![(BlockId(0), BlockId(0))]);
+        assert_eq!(cfg.back_edges(), [(BlockId(0), BlockId(0))]);
         assert_eq!(Cfg::build(&[ins(0, Op::Jump(3))]).unwrap_err(), CfgError::BadTarget(3));
         assert_eq!(Cfg::build(&[ins(0, Op::Nop)]).unwrap_err(), CfgError::FallsOffEnd(0));
     }

@@ -1599,7 +1599,7 @@ fn edge_stack(exit: &Exit, to: BlockId) -> &Vec<SVal> {
 /// A back edge must bring the stack its loop header was entered with: the same
 /// values, or values for the header's entry temporaries.
 fn check_back_edges(ctx: &Ctx<'_>, cfg: &Cfg, ir: &[IrInstr], entries: &[Option<Vec<SVal>>], exits: &mut [Option<Exit>]) -> Result<(), DecompileError> {
-    for (from, to) in cfg.back_edges() {
+    for &(from, to) in cfg.back_edges() {
         let (Some(entry), Some(exit)) = (&entries[to.index()], exits[from.index()].as_mut()) else { continue };
         let st = edge_stack(exit, to).clone();
         let last = &ir[cfg.blocks[from.index()].end - 1];
@@ -1773,7 +1773,7 @@ fn recover_once(
     // Blocks reached only through exception edges may hold shapes that recovery
     // does not know (clean-up code); their errors count only if they are emitted.
     let mut normal = vec![false; nblocks];
-    for b in cfg.reverse_postorder() {
+    for &b in cfg.reverse_postorder() {
         normal[b.index()] = true;
     }
     // Branch blocks that passed delayed values on to a successor: unless the branch

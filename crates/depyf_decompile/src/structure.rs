@@ -78,7 +78,7 @@ pub(crate) struct Structurer<'a> {
     reach: Vec<u64>,
     /// Words per row of `reach`.
     words: usize,
-    idom: Vec<Option<BlockId>>,
+    idom: &'a [Option<BlockId>],
     /// Whether the compiler left unreachable jumps in place (CPython 3.8-3.9): the
     /// `JUMP_FORWARD` that ends an `if` branch before its `else` stays after a
     /// `raise` (and after a `return` that ends a nested `if`/`else`), which tells
@@ -90,7 +90,7 @@ pub(crate) struct Structurer<'a> {
 impl<'a> Structurer<'a> {
     pub fn new(cfg: &'a Cfg, rec: &'a Recovered, ir: &'a [depyf_ir::IrInstr]) -> Self {
         let mut latches = vec![Vec::new(); cfg.blocks.len()];
-        for (from, to) in cfg.back_edges() {
+        for &(from, to) in cfg.back_edges() {
             latches[to.index()].push(from);
         }
         let n = cfg.blocks.len();
