@@ -184,6 +184,9 @@ pub(super) fn prev_real(ir: &[IrInstr], k: usize) -> Option<usize> {
 /// the optimization. Only jump targets and the value kept on the jump edge change:
 /// the value arriving at the second test falls through it, popped, to `L`.
 fn unthread_pop_jumps(ir: &mut [IrInstr]) {
+    if !ir.iter().any(|i| matches!(i.op, Op::JumpIfOrPop { .. })) {
+        return;
+    }
     let at = first_op_at_offset(ir);
     for j in 0..ir.len() {
         let Op::JumpIf { when, target } = ir[j].op else { continue };

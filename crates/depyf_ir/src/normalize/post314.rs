@@ -457,13 +457,14 @@ pub(super) fn drop_hidden_slots(
 /// falls through to `L`).
 pub(super) fn unthread_bool_jumps(ir: &mut [IrInstr]) {
     use super::{first_op_at_offset, prev_real};
-    let at = first_op_at_offset(ir);
+    // Made at the first candidate: most code objects have none.
+    let mut at = None;
     for j in 0..ir.len() {
         let Op::JumpIf { when, target } = ir[j].op else { continue };
         if !prev_real(ir, j).is_some_and(|p| ir[p].op == Op::Copy(1)) {
             continue;
         }
-        let Some(&k) = at.get(&target) else { continue };
+        let Some(&k) = at.get_or_insert_with(|| first_op_at_offset(ir)).get(&target) else { continue };
         if ir[k].op != Op::PopTop {
             continue;
         }
