@@ -346,11 +346,12 @@ impl<'a> Structurer<'a> {
         }
         let before = BlockId(jump.0 - 1);
         let blk = &self.cfg.blocks[before.index()];
-        let ops: Vec<&depyf_ir::Op> = self.ir[blk.start..blk.end].iter().map(|i| &i.op).filter(|o| **o != depyf_ir::Op::Nop).collect();
         if self.rpo_index[before.index()] == usize::MAX {
-            // Forward only: a dead jump back is the end of a loop body that returns.
-            return match (ops.as_slice(), blk.term) {
-                ([depyf_ir::Op::Jump(_)], Terminator::Jump(t)) if t.0 > before.0 => Some((true, Some(t))),
+            // The block is that lone jump. Forward only: a dead jump back is the end
+            // of a loop body that returns.
+            let mut ops = self.ir[blk.start..blk.end].iter().map(|i| &i.op).filter(|o| **o != depyf_ir::Op::Nop);
+            return match (ops.next(), ops.next(), blk.term) {
+                (Some(depyf_ir::Op::Jump(_)), None, Terminator::Jump(t)) if t.0 > before.0 => Some((true, Some(t))),
                 _ => None,
             };
         }
