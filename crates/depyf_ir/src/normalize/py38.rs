@@ -35,11 +35,40 @@ pub(super) fn normalize(code: &CodeObject, ins: &[Instruction], lenient: bool) -
 /// starred items ([`unpack`]), then the meanings shared with 3.9-3.10
 /// (`pre311::op`). Also used for the copies of `finally` bodies (`pre311_exc`).
 pub(super) fn op(cx: &mut Cx<'_>, k: usize) -> Result<(), IrError> {
-    if unpack(cx, k)? {
+    if assertion_error(cx, k) {
+        cx.emit(k, Op::LoadAssertionError);
+        Ok(())
+    } else if unpack(cx, k)? {
         Ok(())
     } else {
         pre311::op(cx, k)
     }
+}
+
+/// Whether instruction `k` is the `LOAD_GLOBAL AssertionError` of an `assert`: CPython
+/// 3.8 `Python/compile.c` (`compiler_assert`) compiles `assert c, msg` into the jumps
+/// of `c` ending in `POP_JUMP_IF_TRUE end`, then `LOAD_GLOBAL AssertionError`, `msg`
+/// and `CALL_FUNCTION 1` (when there is a message), `RAISE_VARARGS 1`, `end:`; 3.9
+/// loads the class with `LOAD_ASSERTION_ERROR` instead. The load is read as 3.9's when
+/// the instruction before it is that `POP_JUMP_IF_TRUE` (no other instruction jumps to
+/// the load) and the first `RAISE_VARARGS` after it raises one value, is the end of
+/// the message (a `CALL_FUNCTION 1` right before it, or nothing in between) and is
+/// followed by the jump's target. `if not c: raise AssertionError(msg)` compiles to the
+/// same instructions (without `-O`), so the `assert` printed for it recompiles to
+/// them; its test also keeps 3.8's `is`/`in` operators where `if not` folds them into
+/// `is not`/`not in` (CPython `Python/ast_opt.c`), which would jump the other way.
+fn assertion_error(cx: &Cx<'_>, k: usize) -> bool {
+    let i = &cx.ins[k];
+    if i.opname != "LOAD_GLOBAL" || cx.code.co_names.get(cx.idx(k)).map(String::as_str) != Some("AssertionError") {
+        return false;
+    }
+    let Some(p) = cx.prev(k) else { return false };
+    if cx.ins[p].opname != "POP_JUMP_IF_TRUE" || cx.ins.iter().any(|j| j.jump_target() == Some(i.offset)) {
+        return false;
+    }
+    let Some(r) = (k + 1..cx.ins.len()).find(|&r| cx.ins[r].opname == "RAISE_VARARGS") else { return false };
+    let message_ok = r == k + 1 || (cx.ins[r - 1].opname == "CALL_FUNCTION" && cx.arg(r - 1) == 1);
+    cx.arg(r) == 1 && message_ok && cx.ins.get(r + 1).map(|n| n.offset) == cx.ins[p].jump_target()
 }
 
 /// What a 3.8 `BUILD_*_UNPACK*` merges into.
