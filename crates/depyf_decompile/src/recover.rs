@@ -1295,6 +1295,9 @@ impl BlockState<'_, '_> {
                 self.push(comp);
             }
             Op::GetIter => {
+                if let Some(used) = self.pending_comprehension(next)? {
+                    return Ok(used);
+                }
                 let v = set_display(self.pop_expr()?);
                 self.stack.push(SVal::Iter(v));
             }

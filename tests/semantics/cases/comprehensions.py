@@ -147,3 +147,18 @@ def comp_class_body_reads_global(n):
     class C:
         vals = [len(str(i)) for i in range(n)]
     return C.vals
+
+
+@case(([3, 1, 2], 0), (None, 1), ([], 0))
+def comp_iterable_with_branches(xs, k):
+    # The iterable has branches of its own, so the comprehension function is made in
+    # a block before the merge that calls it (asyncio.locks.Semaphore.locked).
+    waiting = xs is None or any(not w for w in (xs or ()))
+    return waiting, [x * 2 for x in (xs or ())], {x: k for x in (xs if k else [9])}, sorted({x for x in xs or [k] if x})
+
+
+@case((None, [1, 2]), ([0, 5], None))
+def comp_iterable_with_branches_nested(a, b):
+    # A comprehension over `a or b` inside another one, and a generator over a
+    # conditional expression passed on in a call.
+    return [[y + x for y in (a or b)] for x in range(2)], list(x for x in (a if a else b))

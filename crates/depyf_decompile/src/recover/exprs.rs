@@ -382,7 +382,11 @@ impl BlockState<'_, '_> {
 
     fn check_fstring(&self, e: &Expr) -> Result<(), DecompileError> {
         if let Expr::FString(parts, syntax) = e {
-            if depyf_source::fstring(parts, *syntax).is_none() {
+            // CPython 3.11 compiles `'%s' % (x,)` into an f-string, which
+            // `definitions::bind` writes back in the `%` form where the f-string
+            // cannot be written.
+            let percent = self.ctx.code.version == depyf_bytecode::PythonVersion::PY311 && crate::definitions::percent_format(parts).is_some();
+            if !percent && depyf_source::fstring(parts, *syntax).is_none() {
                 return Err(self.err(match syntax {
                     FStringSyntax::Pep498 => "an f-string field that needs a backslash, '#' or every kind of quote (before CPython 3.12)",
                     FStringSyntax::Pep701 => "an f-string field that needs a line break",
@@ -719,30 +723,10 @@ impl BlockState<'_, '_> {
                 }
             }
             if matches!(op, Op::GetIter | Op::GetAIter) && self.stack.len() == base + 2 {
-                let call_at = next[j + 1..].iter().position(|i| i.op != Op::Nop).map(|k| j + 1 + k);
-                let call_ok = matches!(
-                    call_at.map(|k| &next[k].op),
-                    // 3.12's and 3.13+'s `CALL 0` over `function, iterator` (the iterator
-                    // in the `self` slot) and 3.8-3.10's `CALL_FUNCTION 1`.
-                    Some(Op::Call { argc: 0, kwnames: None, layout: CallLayout::NullFirst | CallLayout::NullSecond })
-                        | Some(Op::Call { argc: 1, kwnames: None, layout: CallLayout::NoNull })
-                );
-                if !call_ok {
+                let Some(call_at) = self.fill_comprehension(matches!(op, Op::GetAIter), &next[j + 1..])? else {
                     break;
-                }
-                let iterable = super::set_display(self.pop_expr()?);
-                let is_async = matches!(op, Op::GetAIter);
-                let mut comp = self.pop_expr()?;
-                let gens = match &mut comp {
-                    Expr::Comp(_, _, g) | Expr::DictComp(_, _, g) => g,
-                    _ => return Err(self.err("a comprehension was evaluated before its call")),
                 };
-                if gens[0].iter.async_inner().is_some() != is_async {
-                    return Err(self.err("a comprehension whose first loop and iterable disagree on async"));
-                }
-                gens[0].iter = if is_async { Expr::async_mark(iterable) } else { iterable };
-                self.push(comp);
-                let mut end = call_at.expect("matched a call") + 1;
+                let mut end = j + 1 + call_at + 1;
                 if awaited {
                     let aw = next[end..].iter().position(|i| i.op != Op::Nop).map(|k| end + k);
                     match aw {
@@ -758,8 +742,64 @@ impl BlockState<'_, '_> {
             let skip = self.step(op, &next[j + 1..])?;
             j += 1 + skip;
         }
+        // The block ends inside the iterable (`x or ()`, `a if c else b`): the
+        // comprehension stays on the stack, still over `.0`, for the `GET_ITER` and
+        // call after the merge of the iterable's branches ([`Self::pending_comprehension`]).
+        // A `.0` that no call fills fails the code object (`definitions::bind`).
+        if j >= next.len() && !awaited && self.stack.len() > base && matches!(self.stack.get(base), Some(SVal::Expr(e)) if is_pending(e)) {
+            return Ok(j);
+        }
         Err(self.err("a comprehension that is not called with its iterable in the same block"))
     }
+
+    /// `GET_ITER` (`GET_AITER` when `is_async`) of the iterable on top, over a
+    /// comprehension function still iterating `.0` right below it, followed in `rest`
+    /// (`Nop`s skipped) by the call that runs the comprehension: 3.12's and 3.13+'s
+    /// `CALL 0` over `function, iterator` (the iterator in the `self` slot), 3.8-3.10's
+    /// `CALL_FUNCTION 1` (CPython `Python/compile.c`, `compiler_comprehension`). Pops
+    /// both, pushes the comprehension over the iterable and returns the call's index
+    /// in `rest`; `Ok(None)` (nothing changed) when `rest` has no such call.
+    fn fill_comprehension(&mut self, is_async: bool, rest: &[IrInstr]) -> Result<Option<usize>, DecompileError> {
+        let call_at = rest.iter().position(|i| i.op != Op::Nop);
+        let call_ok = matches!(
+            call_at.map(|k| &rest[k].op),
+            Some(Op::Call { argc: 0, kwnames: None, layout: CallLayout::NullFirst | CallLayout::NullSecond })
+                | Some(Op::Call { argc: 1, kwnames: None, layout: CallLayout::NoNull })
+        );
+        if !call_ok {
+            return Ok(None);
+        }
+        let iterable = super::set_display(self.pop_expr()?);
+        let mut comp = self.pop_expr()?;
+        let gens = match &mut comp {
+            Expr::Comp(_, _, g) | Expr::DictComp(_, _, g) => g,
+            _ => return Err(self.err("a comprehension was evaluated before its call")),
+        };
+        if gens[0].iter.async_inner().is_some() != is_async {
+            return Err(self.err("a comprehension whose first loop and iterable disagree on async"));
+        }
+        gens[0].iter = if is_async { Expr::async_mark(iterable) } else { iterable };
+        self.push(comp);
+        Ok(call_at)
+    }
+
+    /// `GET_ITER` in a block after the one that made a comprehension function whose
+    /// iterable has branches (see [`Self::call_comprehension`]): when the value below
+    /// the top is that comprehension, still over `.0`, and the call follows, fills in
+    /// the iterable and returns how many ops of `rest` it used (the call included).
+    pub(super) fn pending_comprehension(&mut self, rest: &[IrInstr]) -> Result<Option<usize>, DecompileError> {
+        let n = self.stack.len();
+        if n < 2 || !matches!(&self.stack[n - 2], SVal::Expr(e) if is_pending(e)) {
+            return Ok(None);
+        }
+        Ok(self.fill_comprehension(false, rest)?.map(|k| k + 1))
+    }
+}
+
+/// A comprehension function value whose first loop still iterates the `.0` parameter
+/// (its call, which passes the iterator, not read yet).
+fn is_pending(e: &Expr) -> bool {
+    matches!(e, Expr::Comp(_, _, g) | Expr::DictComp(_, _, g) if g.first().is_some_and(|g| g.iter.is_name(".0")))
 }
 
 /// The `(name, annotation)` pairs of a 3.14+ `__annotate__` function value (CPython
