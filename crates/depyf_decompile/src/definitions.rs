@@ -21,7 +21,7 @@
 use depyf_bytecode::{CodeObject, Constant};
 use depyf_cfg::{BlockId, Cfg};
 use depyf_ir::{normalize, IrInstr, Op};
-use depyf_source::{CompKind, Comprehension, Expr, Keyword, Stmt};
+use depyf_source::{CompKind, Comprehension, Expr, FPart, FStringSyntax, Keyword, Stmt};
 
 use crate::recover::negate;
 use crate::{recover, structure, DecompileError, Options};
@@ -1032,6 +1032,60 @@ pub(crate) fn fold_negated_tests(code: &CodeObject, body: &mut [Stmt]) {
     }
 }
 
+/// The `'...%s...' % (a, ...)` that CPython 3.11 compiles into the f-string of
+/// `parts` (`Python/ast_opt.c`, `optimize_format`: a `str` constant `%` a tuple
+/// display without starred items, each format `%s`, `%r` or `%a` with optional
+/// width and precision, becomes a `JoinedStr` whose fields have conversion `!s`,
+/// `!r`, `!a` and the spec `>W` (`W` with the `-` flag), `.P` appended, none when
+/// both are missing). Used for an f-string that cannot be written as one before
+/// 3.12 (a field needing a backslash or every kind of quote): the `%` form has no
+/// such limit and recompiles to the same instructions. `None` when a part has no `%`
+/// form (a field without conversion, another spec).
+pub(crate) fn percent_format(parts: &[FPart]) -> Option<Expr> {
+    let mut fmt = String::new();
+    let mut args = Vec::new();
+    for p in parts {
+        match p {
+            FPart::Lit(s) => fmt.push_str(&s.replace('%', "%%")),
+            FPart::Field(v, Some(c @ ('s' | 'r' | 'a')), spec) => {
+                fmt.push('%');
+                if let Some(spec) = spec {
+                    let [FPart::Lit(spec)] = spec.as_slice() else { return None };
+                    fmt.push_str(&percent_spec(spec)?);
+                }
+                fmt.push(*c);
+                args.push((**v).clone());
+            }
+            _ => return None,
+        }
+    }
+    if args.is_empty() {
+        return None;
+    }
+    Some(Expr::BinOp(Box::new(Expr::Const(Constant::Str(fmt))), "%", Box::new(Expr::Tuple(args))))
+}
+
+/// The `%` flags, width and precision that CPython 3.11's `optimize_format` turns
+/// into the format spec `spec`: `>W` from width `W`, `W` from `-W` (left
+/// justified, the default of `str.__format__`), `.P` appended for a precision.
+fn percent_spec(spec: &str) -> Option<String> {
+    let (ljust, rest) = match spec.strip_prefix('>') {
+        Some(r) => (false, r),
+        None => (true, spec),
+    };
+    let (w, p) = match rest.split_once('.') {
+        Some((w, p)) => (w, Some(p)),
+        None => (rest, None),
+    };
+    let digits = |d: &str| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit());
+    let width_ok = if w.is_empty() { ljust && p.is_some() } else { digits(w) && !w.starts_with('0') };
+    if !width_ok || p.is_some_and(|p| !digits(p)) {
+        return None;
+    }
+    let flag = if ljust && !w.is_empty() { "-" } else { "" };
+    Some(format!("{flag}{w}{}", p.map(|p| format!(".{p}")).unwrap_or_default()))
+}
+
 /// Binds definitions, reads annotated assignments (when the body ran
 /// `SETUP_ANNOTATIONS`), tidies building shapes, and fails on any marker left.
 pub(crate) fn bind(body: &mut Vec<Stmt>) -> Result<(), String> {
@@ -1045,6 +1099,15 @@ pub(crate) fn bind(body: &mut Vec<Stmt>) -> Result<(), String> {
     }
     for s in body.iter_mut() {
         stmt_exprs_mut(s, &mut tidy);
+        stmt_exprs_mut(s, &mut |e| {
+            if let Expr::FString(parts, FStringSyntax::Pep498) = e {
+                if depyf_source::fstring(parts, FStringSyntax::Pep498).is_none() {
+                    if let Some(p) = percent_format(parts) {
+                        *e = p;
+                    }
+                }
+            }
+        });
     }
     // Bodies of nested `def`s were checked when they were recovered.
     let mut left = None;
@@ -1070,6 +1133,25 @@ pub(crate) fn bind(body: &mut Vec<Stmt>) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn percent_formats() {
+        let field = |c, spec: Option<&str>| FPart::Field(Box::new(Expr::name("x")), Some(c), spec.map(|s| vec![FPart::Lit(s.into())]));
+        let fmt = |parts: &[FPart]| match percent_format(parts) {
+            Some(Expr::BinOp(l, "%", r)) => match (*l, *r) {
+                (Expr::Const(Constant::Str(s)), Expr::Tuple(a)) => Some((s, a.len())),
+                _ => None,
+            },
+            _ => None,
+        };
+        let parts = [FPart::Lit("a%b '".into()), field('s', None), FPart::Lit("' ".into()), field('r', Some(">5")), field('a', Some("3.2")), field('s', Some(".4"))];
+        assert_eq!(fmt(&parts), Some(("a%%b '%s' %5r%-3.2a%.4s".into(), 4)));
+        // No conversion (a real `{x}` field), another spec, no field at all.
+        assert_eq!(fmt(&[FPart::Field(Box::new(Expr::name("x")), None, None)]), None);
+        assert_eq!(fmt(&[field('s', Some("<5"))]), None);
+        assert_eq!(fmt(&[field('s', Some(">05"))]), None);
+        assert_eq!(fmt(&[FPart::Lit("a".into())]), None);
+    }
 
     #[test]
     fn lambda_bodies() {

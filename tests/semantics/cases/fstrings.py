@@ -76,3 +76,10 @@ line2 {s!r}"""
 @case(("a{b}",),)
 def fstring_braces_and_escapes(s):
     return f"{{}}", f"{s}\t{{x}}", f"\n{s}\\", f"{'{'}"
+
+
+@case(("it's",), ("a\\b",))
+def percent_format_quotes_and_backslashes(s):
+    # 3.11 compiles a `%` of a tuple into an f-string whose fields need every kind of
+    # quote and a backslash: no f-string before 3.12 can spell it (_osx_support).
+    return "'%s' --version %r" % (s.replace("'", "'\"'\"'"), "\n"), "%-4s|%5.2r|%.1a%%" % (s, s, "\\")
