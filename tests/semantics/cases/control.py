@@ -336,3 +336,21 @@ def elif_chain_long(x):
         return 6
     else:
         return 7
+
+
+@case((None, [1]), (1, [1]), (None, [2]))
+def assert_identity_and_membership(x, xs):
+    # 3.8 loads AssertionError with LOAD_GLOBAL; its `is`/`in` tests jump on true.
+    assert x is None, "x must be None"
+    assert 1 in xs
+    assert x is not None or xs, xs
+    return xs
+
+
+@case(([1, None],), ([2, 3],))
+def assert_in_loop_identity(xs):
+    n = 0
+    for x in xs:
+        assert x is not None
+        n += x
+    return n
