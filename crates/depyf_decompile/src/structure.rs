@@ -280,7 +280,9 @@ impl<'a> Structurer<'a> {
                 Terminator::Return | Terminator::Raise => return Ok(()),
                 Terminator::FallThrough(s) | Terminator::Jump(s) => b = s,
                 Terminator::Branch { jump, fall } => {
+                    let test_fall = fall;
                     let cond = code.fall_condition.clone().ok_or_else(|| err("a loop branch outside its loop header"))?;
+                    let own_test = cond.clone();
                     // An `except*` test is never part of an `and`/`or` chain.
                     let (cond, fall, jump, merge) = match self.star_test_follow(&cond, jump) {
                         Some(m) => (cond, fall, jump, Some(m)),
@@ -307,6 +309,14 @@ impl<'a> Structurer<'a> {
                     if self.exit_hits != hits && merge.is_some_and(|m| Some(m) != stop && !ends(m)) {
                         return Err(err("a branch of a try or with body that leaves it before the code after the branch"));
                     }
+                    // `if c: pass` + `else: X`: the then-branch is a block of its own
+                    // that only jumps to the meeting point (the jump that CPython's
+                    // `compiler_if`, `Python/compile.c`, emits after the body); `if not
+                    // c: X` instead jumps on true past `X`. (Not when the tests after
+                    // the pass were folded into the condition: `if a: pass elif b: X`.)
+                    if then_body.is_empty() && !else_body.is_empty() && cond == own_test && merge.is_some_and(|m| fall == m && self.pass_arm(test_fall, m)) {
+                        then_body.push(Stmt::Pass);
+                    }
                     let written = self.written_else(jump).map(|(w, _)| w);
                     // The unreachable jump survives after a `return` only where a jump
                     // lands on it: the one that ends the then-branch of a nested
@@ -327,6 +337,14 @@ impl<'a> Structurer<'a> {
                 }
             }
         }
+    }
+
+    /// Whether block `fall`, where an `if`'s test goes on when true, is the body of a
+    /// written `pass`: reached only from the test, no statements, and ends in a jump
+    /// to `merge`, where the `else` branch meets it. (Either reading runs the same.)
+    fn pass_arm(&self, fall: BlockId, merge: BlockId) -> bool {
+        let block = &self.cfg.blocks[fall.index()];
+        fall != merge && block.preds.len() == 1 && self.rec.blocks[fall.index()].stmts.is_empty() && self.rec.blocks[fall.index()].collapsed_to.is_none() && matches!(block.term, Terminator::Jump(s) if s == merge)
     }
 
     /// Whether the source wrote an `else:` (or `elif`) before the block `jump` that

@@ -354,3 +354,39 @@ def assert_in_loop_identity(xs):
         assert x is not None
         n += x
     return n
+
+
+@case((0, 5), (1, 5), (2, 5), (3, 5))
+def if_pass_elif_chain(whence, offset):
+    # `if c: pass` then `elif`s: the test falls into a block that only jumps past
+    # the chain (_compression.DecompressReader.seek).
+    if whence == 0:
+        pass
+    elif whence == 1:
+        offset = offset + 1
+    elif whence == 2:
+        offset = -offset
+    else:
+        return None
+    return offset
+
+
+@case(("a",), ([1],), ((2,),))
+def if_pass_elif_not(value):
+    # `if a: pass elif not b: X` (distutils.dist._ensure_list).
+    if isinstance(value, str):
+        pass
+    elif not isinstance(value, list):
+        value = list(value)
+    return value
+
+
+@case(([0, 1, None],),)
+def if_pass_else_in_loop(xs):
+    out = []
+    for x in xs:
+        if x is None:
+            pass
+        else:
+            out.append(x)
+    return out
