@@ -19,8 +19,7 @@ def loops(n):
 
 # depyf-function: ternary
 def ternary(a, b):
-    if a is None:
-        raise AssertionError('a is required')
+    assert a is not None, 'a is required'
     if a < b < 10:
         return a
     return b
