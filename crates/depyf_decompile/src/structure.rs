@@ -413,7 +413,14 @@ impl<'a> Structurer<'a> {
         for _ in 0..8 {
             let block = &self.cfg.blocks[b.index()];
             let code = &self.rec.blocks[b.index()];
-            if block.preds.len() != 1 || !code.stmts.is_empty() || !self.latches[b.index()].is_empty() || code.collapsed_to.is_some() {
+            // The clean-up of a chain of three or more comparisons is reached from
+            // each test but the last (CPython 3.8-3.10 `compiler_jump_if`): it
+            // only pops the kept operand.
+            let pops_only = || {
+                let ops = &self.ir[block.start..block.end];
+                ops.iter().any(|i| i.op == depyf_ir::Op::PopTop) && ops.iter().all(|i| matches!(i.op, depyf_ir::Op::PopTop | depyf_ir::Op::Nop | depyf_ir::Op::Jump(_)))
+            };
+            if (block.preds.len() != 1 && !pops_only()) || !code.stmts.is_empty() || !self.latches[b.index()].is_empty() || code.collapsed_to.is_some() {
                 break;
             }
             match block.term {

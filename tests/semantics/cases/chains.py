@@ -90,3 +90,32 @@ def chain_in_loop(a, b, c):
         n += 1
     out = [x for x in range(5) if a <= v(x) < c]
     return n, out, log
+
+
+@case((0, 0, 0), (1, 1, 1), (32767, 0, 1), (2, 3, 4))
+def chain_four_in_if_elif(expon, himant, lomant):
+    # A chain of three comparisons as a test: its first two tests jump to one clean-up
+    # block that pops the kept operand (aifc._read_float, asyncore.poll).
+    if expon == himant == lomant == 0:
+        f = 0.0
+    elif expon == 32767:
+        f = 2.0
+    else:
+        f = 3.0
+    return f
+
+
+@case((1, 2, 3, 4, 5), (1, 3, 2, 4, 5), (0, 0, 0, 0, 0))
+def chain_five_in_if_or(a, b, c, d, e):
+    if a < b < c < d < e or a == b == c:
+        return 1
+    return 2
+
+
+@case((8, 16), (6, 4))
+def chain_while_test(m, n):
+    # _pydecimal._power_exact.
+    while m % 2 == n % 2 == 0:
+        m //= 2
+        n //= 2
+    return m, n
