@@ -1,5 +1,5 @@
 //! CPython 3.8 `try/finally`, `except E as name` and `with` left by `return`, `break`
-//! or `continue` (`CALL_FINALLY`, `POP_FINALLY`; CPython 3.8 `Python/compile.c`,
+//! or `continue`, also from inside a `finally` body (`CALL_FINALLY`, `POP_FINALLY`; CPython 3.8 `Python/compile.c`,
 //! `compiler_unwind_fblock`) decompile to what the same source gives on 3.9, and that
 //! source round-trips: compiled again by 3.8 (`recompiled38.pyc`, committed since Rust
 //! tests run no interpreter) it is identical or equivalent to the original.
@@ -68,7 +68,29 @@ fn decompiles_like_39_and_round_trips() {
     assert_eq!(
         round_trips,
         [
-            "break_continue_in_try", "break_in_try", "break_in_with", "break_in_with_call", "continue_in_try", "continue_in_with", "for_in_finally", "nested_finally", "raise_in_finally", "return_const_in_try", "return_in_except_as", "return_in_try", "return_in_with", "return_in_with_loop", "while_break_in_try"
+            "break_continue_in_try",
+            "break_in_try",
+            "break_in_try_return_in_finally",
+            "break_in_with",
+            "break_in_with_call",
+            "continue_in_finally",
+            "continue_in_try",
+            "continue_in_with",
+            "for_in_finally",
+            "nested_finally",
+            "raise_in_finally",
+            "return_const_in_try",
+            "return_const_in_try_and_finally",
+            "return_in_except_as",
+            "return_in_finally",
+            "return_in_finally_if",
+            "return_in_finally_in_loop",
+            "return_in_try",
+            "return_in_try_and_finally",
+            "return_in_with",
+            "return_in_with_loop",
+            "return_value_in_finally",
+            "while_break_in_try"
         ]
     );
 }

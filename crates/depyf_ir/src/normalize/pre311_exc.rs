@@ -68,9 +68,19 @@
 //! next one ([`copy_offsets`]); [`protected_ranges`] gives the copy the range of
 //! that instruction, as 3.9 does.
 //!
-//! A `finally` body with a block of its own (`try`, `with`), `POP_FINALLY`
-//! elsewhere (return/break/continue inside a `finally` body) and `async with` are
-//! not rewritten: they fail normalization.
+//! - `return`, `break` or `continue` inside a `finally` body: the `try` is wrapped
+//!   in a placeholder value (`LOAD_CONST None` before it, `POP_TOP` after the
+//!   body's `END_FINALLY`; both `Nop`s, see `Facts::try2`) and the exit is
+//!   `POP_FINALLY p; [ROT_TWO;] POP_TOP` (see [`exit38`]): reached by an exception
+//!   it is 3.9's `[ROT_FOUR;] POP_TOP; POP_TOP; POP_TOP; [ROT_FOUR;] POP_EXCEPT`;
+//!   in a copy of the body it pops nothing 3.9 has (a `Nop`), and a `return` in
+//!   the `try` body that puts its value in the placeholder's place
+//!   (`POP_BLOCK; ROT_TWO; POP_TOP; CALL_FINALLY`) is 3.9's value kept below the
+//!   copy.
+//!
+//! A `finally` body with a block of its own (`try`, `with`), an exit from a block
+//! inside a `finally` body and `async with` are not rewritten: they fail
+//! normalization.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -287,10 +297,18 @@ enum Begin38 {
 fn finally_body(ins: &[Instruction], h: usize) -> Option<(usize, bool)> {
     let mut j = h;
     let mut straight = true;
+    // The last instruction of each exit (`return`, `break`, `continue`) of the body.
+    let mut exits: BTreeSet<usize> = BTreeSet::new();
     let e = loop {
         let x = ins.get(j)?;
         if x.opname == "END_FINALLY" {
             break j;
+        }
+        if x.opname == "POP_FINALLY" {
+            let last = exit38(ins, j)?;
+            exits.insert(last);
+            j = last + 1;
+            continue;
         }
         let plain = !x.opname.contains("FINALLY")
             && !x.opname.contains("BLOCK")
@@ -309,15 +327,49 @@ fn finally_body(ins: &[Instruction], h: usize) -> Option<(usize, bool)> {
     for (k, x) in ins.iter().enumerate() {
         let Some(t) = x.jump_target() else { continue };
         if (h..e).contains(&k) {
-            if !inside(t) {
+            if inside(t) {
+                straight = false;
+            } else if !exits.contains(&k) {
                 return None;
             }
-            straight = false;
         } else if inside(t) && t != lo {
             return None;
         }
     }
     Some((e, straight))
+}
+
+/// 3.8: the index of the last instruction of the exit of a `finally` body that
+/// starts with the `POP_FINALLY p` at `j`: `return`, `break` or `continue` inside
+/// the body (CPython 3.8 `Python/compile.c`, `compiler_unwind_fblock`, case
+/// `FINALLY_END`): `POP_FINALLY p` (`p` = 1 when the returned value is above what
+/// it pops), `ROT_TWO` when `p` = 1, `POP_TOP` (the placeholder pushed before the
+/// `try`, see [`Facts::try2`]), then the unwinding of enclosing loops (`ROT_TWO`,
+/// `POP_TOP`), a `LOAD_CONST` of the returned constant, and the `RETURN_VALUE` or
+/// jump that leaves. `None` for any other shape (an enclosing `try` or `with` to
+/// leave as well, ...).
+fn exit38(ins: &[Instruction], j: usize) -> Option<usize> {
+    let p = ins[j].oparg?;
+    let mut k = j + 1;
+    match p {
+        0 => {}
+        1 if ins.get(k)?.opname == "ROT_TWO" => k += 1,
+        _ => return None,
+    }
+    if ins.get(k)?.opname != "POP_TOP" {
+        return None;
+    }
+    k += 1;
+    // Nothing lands inside the exit.
+    let lands = |a: usize, b: usize| ins.iter().any(|y| y.jump_target().is_some_and(|t| ins[a].offset <= t && t <= ins[b].offset));
+    loop {
+        let x = ins.get(k)?;
+        match x.opname {
+            "POP_TOP" | "ROT_TWO" | "LOAD_CONST" => k += 1,
+            "RETURN_VALUE" | "JUMP_ABSOLUTE" | "JUMP_FORWARD" => return (!lands(j + 1, k)).then_some(k),
+            _ => return None,
+        }
+    }
 }
 
 /// The rewrite of the 3.8 `BEGIN_FINALLY` at `k`, or the error for the shapes not
@@ -401,11 +453,17 @@ fn py38_step(code: &CodeObject, ins: &[Instruction], k: usize, st: &mut Vec<Blk>
             Ok(Step38::Through)
         }
         // `POP_FINALLY` of a `with` exit is folded into its `BEGIN_FINALLY` (never
-        // walked); the others leave a finally body by return/break/continue.
+        // walked); the others leave a finally body by return/break/continue: on
+        // this path (the body entered by an exception) it drops the exception and
+        // the handler block (CPython 3.8 `Python/ceval.c`, `POP_FINALLY`).
+        "POP_FINALLY" if exit38(ins, k).is_some() && st.last() == Some(&Blk::Handler(Kind::Finally)) => {
+            st.pop();
+            Ok(Step38::Through)
+        }
         "POP_FINALLY" => Err(IrError::at(
             code,
             i,
-            "POP_FINALLY (return, break or continue inside a 3.8 finally body) is not handled",
+            "POP_FINALLY of an unknown shape (return, break or continue inside a 3.8 finally body nested in another block)",
         )),
         _ => Ok(Step38::Through),
     }
@@ -419,23 +477,22 @@ fn py38_step(code: &CodeObject, ins: &[Instruction], k: usize, st: &mut Vec<Blk>
 /// jumps to the finally body, whose `END_FINALLY` pops that address and jumps back
 /// (CPython 3.8 `Python/ceval.c`, `CALL_FINALLY`, `END_FINALLY`). 3.9 copies the body
 /// there instead; so does the IR: returns the index of the body's `END_FINALLY`
-/// (the body is `target..end`), and the call falls through to the next instruction.
+/// (the body is `target..end`) and what the copy runs above ([`Held`]); the call
+/// falls through to the next instruction.
+///
+/// When the body itself has an exit (a `try` with a placeholder, see
+/// [`Facts::try2`]), the call is `POP_BLOCK; CALL_FINALLY; POP_TOP` (the
+/// placeholder dropped after the call) or, for a returned value, `POP_BLOCK;
+/// ROT_TWO; POP_TOP; CALL_FINALLY` (the value put in the placeholder's place).
 ///
 /// Errors: another shape, a body that cannot be copied (see [`finally_body`]).
-fn call38(code: &CodeObject, ins: &[Instruction], k: usize) -> Result<usize, IrError> {
+fn call38(code: &CodeObject, ins: &[Instruction], k: usize) -> Result<(usize, Held), IrError> {
     let i = &ins[k];
     let err = |m: &str| IrError::at(code, i, m);
     // The instructions before it, its EXTENDED_ARG prefixes left out.
     let p = ins[..k].iter().rposition(|x| x.opname != "EXTENDED_ARG");
     let name = |j: Option<usize>| j.map(|j| ins[j].opname);
-    let after_pop_block = match name(p) {
-        Some("POP_BLOCK") => true,
-        Some("POP_EXCEPT") => name(p.and_then(|p| p.checked_sub(1))) == Some("POP_BLOCK"),
-        _ => false,
-    };
-    if !after_pop_block {
-        return Err(err("CALL_FINALLY not after POP_BLOCK (an unknown 3.8 shape)"));
-    }
+    let back = |n: usize| name(p.and_then(|p| p.checked_sub(n)));
     let index_of = |off: u32| ins.binary_search_by_key(&off, |i| i.offset).ok();
     let t = i.jump_target().and_then(index_of).ok_or_else(|| err("CALL_FINALLY target is not an instruction"))?;
     let mut kinds = Vec::new();
@@ -447,9 +504,49 @@ fn call38(code: &CodeObject, ins: &[Instruction], k: usize) -> Result<usize, IrE
     if kinds.is_empty() || !kinds.iter().all(|&kd| matches!(kd, Kind::Finally | Kind::NameCleanup)) {
         return Err(err("CALL_FINALLY to a handler that is not a finally body"));
     }
-    finally_body(ins, t)
+    let e = finally_body(ins, t)
         .map(|(e, _)| e)
-        .ok_or_else(|| err("CALL_FINALLY into a finally body with a try or with, a return, break or continue, or a yield inside (not handled in 3.8)"))
+        .ok_or_else(|| err("CALL_FINALLY into a finally body with a try or with, or a yield inside (not handled in 3.8)"))?;
+    let held = if has_exit38(ins, t, e) {
+        if back(0) == Some("POP_BLOCK") && ins.get(k + 1).is_some_and(|x| x.opname == "POP_TOP") {
+            Held::Placeholder
+        } else if back(0) == Some("POP_TOP") && back(1) == Some("ROT_TWO") && back(2) == Some("POP_BLOCK") {
+            Held::Value
+        } else {
+            return Err(err("CALL_FINALLY into a finally body with a return, break or continue, of an unknown shape"));
+        }
+    } else {
+        let after_pop_block = match back(0) {
+            Some("POP_BLOCK") => true,
+            Some("POP_EXCEPT") => back(1) == Some("POP_BLOCK"),
+            _ => false,
+        };
+        if !after_pop_block {
+            return Err(err("CALL_FINALLY not after POP_BLOCK (an unknown 3.8 shape)"));
+        }
+        Held::Nothing
+    };
+    Ok((e, held))
+}
+
+/// 3.8: whether the `finally` body `h..e` (see [`finally_body`]) has an exit of its
+/// own (`POP_FINALLY`, see [`exit38`]).
+fn has_exit38(ins: &[Instruction], h: usize, e: usize) -> bool {
+    ins[h..e].iter().any(|x| x.opname == "POP_FINALLY")
+}
+
+/// 3.8: what a copy of a `finally` body runs above, which its exits
+/// (`POP_FINALLY p; [ROT_TWO;] POP_TOP`, see [`exit38`]) drop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Held {
+    /// The body has no exit.
+    Nothing,
+    /// The placeholder `None` pushed before the `try` ([`Facts::try2`]): 3.9 has
+    /// no such value, the exit's three instructions are `Nop`s.
+    Placeholder,
+    /// The value of a `return` in the `try` body, in the placeholder's place: 3.9
+    /// drops it too (`POP_TOP`), only `POP_FINALLY` is a `Nop`.
+    Value,
 }
 
 /// The op of the 3.8 `END_FINALLY` at `k` whose block stack is `st`: a re-raise
@@ -495,8 +592,26 @@ pub(super) struct Facts {
     plan: BTreeMap<usize, Op>,
     /// 3.8: the rewrite of each reached `BEGIN_FINALLY`.
     begin38: BTreeMap<usize, Begin38>,
-    /// 3.8: each reached `CALL_FINALLY` and the `END_FINALLY` of its body ([`call38`]).
-    call38: BTreeMap<usize, usize>,
+    /// 3.8: each reached `CALL_FINALLY`, the `END_FINALLY` of its body and what
+    /// the copy runs above ([`call38`]).
+    call38: BTreeMap<usize, (usize, Held)>,
+    /// 3.8: the handlers (first instruction of the `finally` body) of the
+    /// `try/finally` statements whose `finally` body has a `return`, `break` or
+    /// `continue` of its own: CPython 3.8 `Python/compile.c` (`compiler_try_finally`,
+    /// block `FINALLY_TRY2`) pushes a placeholder `None` before `SETUP_FINALLY`, for
+    /// the value of a `return` in the `try` body, and pops it after the body's
+    /// `END_FINALLY`. 3.9 has none: both are `Nop`s (in `plan`), and so are the
+    /// instructions moving or dropping it ([`call38`], [`exit38`]).
+    try2: BTreeSet<usize>,
+    /// 3.8: the `POP_FINALLY p` starting each exit of such a body ([`exit38`]), with
+    /// `p`. Reached by an exception (the handler itself), it drops the exception and
+    /// the handler like 3.9's `POP_TOP; POP_TOP; POP_TOP; POP_EXCEPT` (with the two
+    /// `ROT_FOUR` around them that keep a returned value on top when `p` = 1).
+    pop38: BTreeMap<usize, u32>,
+    /// 3.8: the last instruction is the `POP_TOP` of a placeholder: unreachable
+    /// (the `finally` body before it never ends normally) and left out of the ops
+    /// ([`drop_last_pop38`]), as 3.9 has no such instruction.
+    last_pop38: bool,
     /// 3.8: 1, or, when a `finally` body with branches is copied, the factor by
     /// which every IR offset is the instruction's byte offset (see [`copy_offsets`]):
     /// instruction offset `o` is IR offset `o * scale`, and the copy entered at
@@ -524,6 +639,50 @@ struct Copy38 {
 }
 
 impl Facts {
+    /// 3.8: finds the `try/finally` statements with a placeholder ([`Facts::try2`])
+    /// and plans their instructions: the placeholder's `LOAD_CONST None` and the
+    /// `POP_TOP` after the `END_FINALLY` are `Nop`s; each exit of the body
+    /// ([`exit38`]) is recorded in `pop38`, its `ROT_TWO` and `POP_TOP` after the
+    /// `POP_FINALLY` are `Nop`s (they move and drop the placeholder).
+    ///
+    /// Errors: a `finally` body with an exit without the placeholder around it.
+    fn scan_try2(&mut self, code: &CodeObject, ins: &[Instruction]) -> Result<(), IrError> {
+        let index_of = |off: u32| ins.binary_search_by_key(&off, |i| i.offset).ok();
+        for (k, i) in ins.iter().enumerate() {
+            if i.opname != "SETUP_FINALLY" {
+                continue;
+            }
+            let (t, kind) = kind_of(code, ins, k, &index_of)?;
+            if kind != Kind::Finally {
+                continue;
+            }
+            let Some((e, _)) = finally_body(ins, t) else { continue };
+            if !has_exit38(ins, t, e) {
+                continue;
+            }
+            let placeholder = k >= 1 && is_none(code, &ins[k - 1]) && ins.get(e + 1).is_some_and(|x| x.opname == "POP_TOP");
+            if !placeholder {
+                return Err(IrError::at(code, i, "a 3.8 finally body with a return, break or continue without the placeholder value around its try"));
+            }
+            self.try2.insert(t);
+            self.plan.insert(k - 1, Op::Nop);
+            self.plan.insert(e + 1, Op::Nop);
+            if e + 2 == ins.len() {
+                self.last_pop38 = true;
+            }
+            for j in t..e {
+                if ins[j].opname == "POP_FINALLY" {
+                    let p = ins[j].oparg.unwrap_or(0);
+                    self.pop38.insert(j, p);
+                    for n in j + 1..=j + 1 + p as usize {
+                        self.plan.insert(n, Op::Nop);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Scans `ins` (3.9-3.10): see the module docs for what is rewritten.
     pub(super) fn scan(code: &CodeObject, ins: &[Instruction]) -> Result<Facts, IrError> {
         let mut f = Facts { scale: 1, ..Facts::default() };
@@ -532,6 +691,9 @@ impl Facts {
         }
         let stacks = simulate(code, ins)?;
         let index_of = |off: u32| ins.binary_search_by_key(&off, |i| i.offset).ok();
+        if code.version.minor == 8 {
+            f.scan_try2(code, ins)?;
+        }
         // Where the exception triple is on top at the start of an except clause (dead
         // code included: 3.9 keeps unreachable copies of handlers, normalized alike).
         let mut clause_starts = BTreeSet::new();
@@ -605,7 +767,21 @@ impl Facts {
                         f.begin38.insert(k, begin38(code, ins, k)?);
                     }
                     "CALL_FINALLY" => {
-                        f.call38.insert(k, call38(code, ins, k)?);
+                        let (e, held) = call38(code, ins, k)?;
+                        f.call38.insert(k, (e, held));
+                        // The placeholder: dropped after the call, or replaced by
+                        // the returned value before it.
+                        match held {
+                            Held::Placeholder => {
+                                f.plan.insert(k + 1, Op::Nop);
+                            }
+                            Held::Value => {
+                                let p = ins[..k].iter().rposition(|x| x.opname != "EXTENDED_ARG").expect("checked by call38");
+                                f.plan.insert(p, Op::Nop);
+                                f.plan.insert(p - 1, Op::Nop);
+                            }
+                            Held::Nothing => {}
+                        }
                     }
                     _ => {}
                 }
@@ -664,6 +840,19 @@ pub(super) fn op(cx: &mut Cx<'_>, k: usize, facts: &Facts) -> Result<bool, IrErr
     if facts.entries.contains(&k) {
         cx.emit(k, Op::PushExcInfo);
     }
+    // 3.8, an exit of a finally body reached by an exception: 3.9's `[ROT_FOUR;]
+    // POP_TOP; POP_TOP; POP_TOP; [ROT_FOUR;] POP_EXCEPT`.
+    if let Some(&p) = facts.pop38.get(&k) {
+        if p == 1 {
+            cx.emit(k, Op::Swap(2));
+        }
+        cx.emit(k, Op::PopTop);
+        if p == 1 {
+            cx.emit(k, Op::Swap(2));
+        }
+        cx.emit(k, Op::PopExcept);
+        return Ok(true);
+    }
     if let Some(op) = facts.plan.get(&k) {
         cx.emit(k, op.clone());
         return Ok(true);
@@ -697,14 +886,21 @@ pub(super) fn op(cx: &mut Cx<'_>, k: usize, facts: &Facts) -> Result<bool, IrErr
                 }
                 Op::Jump(ins[t].offset)
             }
-            Some(&Begin38::Finally(e)) if facts.scale > 1 => {
-                cx.emit(k, Op::Nop);
-                copy_finally(cx, k, k + 1, e, Some(facts))?;
-                return Ok(true);
-            }
             Some(&Begin38::Finally(e)) => {
-                copy_finally(cx, k, k + 1, e, None)?;
-                Op::Jump(threaded(ins, e + 1))
+                let held = if facts.try2.contains(&(k + 1)) { Held::Placeholder } else { Held::Nothing };
+                if facts.scale > 1 {
+                    cx.emit(k, Op::Nop);
+                    copy_finally(cx, k, k + 1, e, facts, held)?;
+                    return Ok(true);
+                }
+                copy_finally(cx, k, k + 1, e, facts, held)?;
+                // A body ending with a `return` goes nowhere after it.
+                if cx.out.iter().rev().find(|o| o.op != Op::Nop).is_some_and(|o| o.op.is_terminator()) {
+                    Op::Nop
+                } else {
+                    let a = after_end(ins, facts, k + 1, e).ok_or_else(|| cx.err(k, "a finally body that falls off the end of the code"))?;
+                    Op::Jump(threaded(ins, a))
+                }
             }
             Some(Begin38::WithPop) => {
                 cx.skip_more = 3;
@@ -715,10 +911,10 @@ pub(super) fn op(cx: &mut Cx<'_>, k: usize, facts: &Facts) -> Result<bool, IrErr
             None => Op::Nop,
         },
         "CALL_FINALLY" => match facts.call38.get(&k) {
-            Some(&e) => {
+            Some(&(e, held)) => {
                 cx.emit(k, Op::Nop);
                 let t = cx.at_offset(cx.target(k)).ok_or_else(|| cx.err(k, "CALL_FINALLY target is not an instruction"))?;
-                copy_finally(cx, k, t, e, (facts.scale > 1).then_some(facts))?;
+                copy_finally(cx, k, t, e, facts, held)?;
                 return Ok(true);
             }
             None => return Ok(false),
@@ -783,12 +979,27 @@ fn threaded(ins: &[Instruction], j: usize) -> u32 {
 /// handler (entered by `BEGIN_FINALLY`) or a `Nop` falling through to the
 /// instruction after `k` (`CALL_FINALLY`), and the copy is recorded for
 /// [`copy_offsets`], which gives it offsets of its own.
-fn copy_finally(cx: &mut Cx<'_>, k: usize, from: usize, end: usize, scaled: Option<&Facts>) -> Result<(), IrError> {
+fn copy_finally(cx: &mut Cx<'_>, k: usize, from: usize, end: usize, facts: &Facts, held: Held) -> Result<(), IrError> {
+    let scaled = facts.scale > 1;
     // The body's ops emitted with their own offsets first (folds look back by
     // offset), then moved to k's.
     let n = cx.out.len();
     let mut j = from;
     while j < end {
+        // An exit of the body: on a normal path `POP_FINALLY` pops nothing 3.9 has;
+        // the `ROT_TWO; POP_TOP` after it drop the placeholder (a `Nop` too) or the
+        // returned value of the try body (kept).
+        if let Some(&p) = facts.pop38.get(&j) {
+            cx.emit(j, Op::Nop);
+            j += 1;
+            if held == Held::Placeholder {
+                for _ in 0..=p {
+                    cx.emit(j, Op::Nop);
+                    j += 1;
+                }
+            }
+            continue;
+        }
         super::py38::op(cx, j)?;
         j += 1;
         while cx.skip_more > 0 || cx.skip_next {
@@ -803,9 +1014,16 @@ fn copy_finally(cx: &mut Cx<'_>, k: usize, from: usize, end: usize, scaled: Opti
     if j != end || cx.drop_more > 0 {
         return Err(cx.err(k, "a finally body folded past its END_FINALLY"));
     }
-    if let Some(facts) = scaled {
+    if held != Held::Nothing && !facts.pop38.keys().any(|j| (from..end).contains(j)) {
+        return Err(cx.err(k, "a copy of a finally body with a placeholder but no exit"));
+    }
+    if scaled {
         let begin = cx.ins[k].opname == "BEGIN_FINALLY";
-        let last = if begin { Op::Jump(threaded(cx.ins, end + 1)) } else { Op::Nop };
+        // Past the end of the code: the body never reaches its END_FINALLY.
+        let last = match after_end(cx.ins, facts, from, end) {
+            Some(a) if begin => Op::Jump(threaded(cx.ins, a)),
+            _ => Op::Nop,
+        };
         cx.emit(end, last);
         facts.copies.borrow_mut().push(Copy38 { start: n, end: cx.out.len(), at: k, from, to: end, begin });
         return Ok(());
@@ -817,6 +1035,15 @@ fn copy_finally(cx: &mut Cx<'_>, k: usize, from: usize, end: usize, scaled: Opti
         o.opname = i.opname;
     }
     Ok(())
+}
+
+/// 3.8: the index of the instruction after the `finally` body `from..=end` (its
+/// `END_FINALLY` at `end`): `end + 1`, or `end + 2` past the `POP_TOP` of the
+/// placeholder ([`Facts::try2`], a `Nop`); `None` past the end of the code (the
+/// body never ends normally).
+fn after_end(ins: &[Instruction], facts: &Facts, from: usize, end: usize) -> Option<usize> {
+    let a = if facts.try2.contains(&from) { end + 2 } else { end + 1 };
+    (a < ins.len()).then_some(a)
 }
 
 /// 3.8, when a `finally` body with branches was copied (`facts.scale > 1`): gives
@@ -861,10 +1088,12 @@ pub(super) fn copy_offsets(code: &CodeObject, ins: &[Instruction], facts: &Facts
         x.offset = slot(x.offset).ok_or_else(bad)?;
         if let Some(t) = x.op.jump_target() {
             // After a CALL_FINALLY: what its copy falls into.
-            let after = &ins[at + 1];
+            // (past the `POP_TOP` of a placeholder, a `Nop`).
+            let placeholder = facts.call38.get(&at).is_some_and(|&(_, h)| h == Held::Placeholder);
+            let after = ins.get(if placeholder { at + 2 } else { at + 1 }).ok_or_else(bad)?;
             let threads = t == hi && !matches!(x.op, Op::ForIter(_));
             let nt = if threads && begin {
-                ins[to + 1].offset * s
+                ins[after_end(ins, facts, from, to).ok_or_else(bad)?].offset * s
             } else if threads && matches!(after.opname, "JUMP_ABSOLUTE" | "JUMP_FORWARD") {
                 after.jump_target().ok_or_else(bad)? * s
             } else if threads && after.opname == "RETURN_VALUE" && matches!(x.op, Op::Jump(_)) {
@@ -879,6 +1108,21 @@ pub(super) fn copy_offsets(code: &CodeObject, ins: &[Instruction], facts: &Facts
         }
     }
     Ok(())
+}
+
+/// 3.8: removes the `Nop` of the last instruction when it is the `POP_TOP` of a
+/// placeholder ([`Facts::try2`]) and nothing jumps to it: it is dead code after the
+/// `finally` body's `END_FINALLY` (which only re-raises on that path) and would fall
+/// off the end of the code.
+pub(super) fn drop_last_pop38(ins: &[Instruction], facts: &Facts, ir: &mut Vec<IrInstr>) {
+    let Some(last) = ins.last() else { return };
+    if !facts.last_pop38 || ir.last().is_none_or(|x| x.op != Op::Nop || x.opname != "POP_TOP") {
+        return;
+    }
+    let off = ir.last().expect("checked").offset;
+    if last.offset * facts.scale == off && !ir.iter().any(|x| x.op.jump_target() == Some(off)) {
+        ir.pop();
+    }
 }
 
 /// Sets the jump target of a jump op (nothing for other ops).

@@ -28,6 +28,7 @@ pub(super) fn normalize(code: &CodeObject, ins: &[Instruction], lenient: bool) -
     let (mut ir, errors) = Cx::new(code, ins, lenient).run(|cx, k| if pre311_exc::op(cx, k, &facts)? { Ok(()) } else { op(cx, k) })?;
     // Copies of finally bodies with branches get offsets of their own.
     pre311_exc::copy_offsets(code, ins, &facts, &mut ir)?;
+    pre311_exc::drop_last_pop38(ins, &facts, &mut ir);
     Ok((ir, errors))
 }
 

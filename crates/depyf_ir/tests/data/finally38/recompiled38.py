@@ -117,3 +117,65 @@ def raise_in_finally(g, x):
         if x:
             raise ValueError(x)
     return 0
+
+def return_in_finally(g):
+    try:
+        g()
+        return 1
+    except:
+        return 1
+
+def return_value_in_finally(g, x):
+    try:
+        g()
+    except:
+        return x
+    return x
+
+def return_in_finally_if(g, h):
+    try:
+        g()
+    finally:
+        if g:
+            return 1
+        h()
+
+def continue_in_finally(a, g, h):
+    for x in a:
+        try:
+            g(x)
+        finally:
+            if x:
+                continue
+            h()
+
+def return_in_try_and_finally(g, h):
+    try:
+        __temp_0__ = g()
+    except:
+        return h
+    return h
+
+def return_const_in_try_and_finally(g):
+    if g:
+        return 2
+    return 1
+
+def break_in_try_return_in_finally(a, g):
+    for x in a:
+        try:
+            if x:
+                break
+            g(x)
+        finally:
+            if g:
+                return x
+    return 3
+
+def return_in_finally_in_loop(a, g):
+    for x in a:
+        try:
+            g(x)
+        except:
+            return x
+        return x

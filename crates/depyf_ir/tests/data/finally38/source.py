@@ -228,3 +228,82 @@ def return_in_try_if_else_in_finally(g, x, h, k):
             h()
         else:
             k()
+
+
+def return_in_finally(g):
+    try:
+        g()
+    finally:
+        return 1
+
+
+def return_value_in_finally(g, x):
+    try:
+        g()
+    finally:
+        return x
+
+
+def return_in_finally_if(g, h):
+    try:
+        g()
+    finally:
+        if g:
+            return 1
+        h()
+
+
+def break_in_finally(a, g, h):
+    for x in a:
+        try:
+            g()
+        finally:
+            if x:
+                break
+            h()
+    return 2
+
+
+def continue_in_finally(a, g, h):
+    for x in a:
+        try:
+            g(x)
+        finally:
+            if x:
+                continue
+            h()
+
+
+def return_in_try_and_finally(g, h):
+    try:
+        return g()
+    finally:
+        return h
+
+
+def return_const_in_try_and_finally(g):
+    try:
+        return 1
+    finally:
+        if g:
+            return 2
+
+
+def break_in_try_return_in_finally(a, g):
+    for x in a:
+        try:
+            if x:
+                break
+            g(x)
+        finally:
+            if g:
+                return x
+    return 3
+
+
+def return_in_finally_in_loop(a, g):
+    for x in a:
+        try:
+            g(x)
+        finally:
+            return x
