@@ -77,6 +77,7 @@ fn decompiles_like_39_and_round_trips() {
             "continue_in_try",
             "continue_in_with",
             "for_in_finally",
+            "long_loop_in_finally",
             "nested_finally",
             "raise_in_finally",
             "return_const_in_try",

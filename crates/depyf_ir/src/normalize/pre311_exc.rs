@@ -288,8 +288,8 @@ enum Begin38 {
 ///
 /// A body can be copied when it has no block op (no `try`, `with`, `except` or
 /// exit by `return`/`break`/`continue` inside it: `SETUP_*`, `POP_BLOCK`,
-/// `*FINALLY*`, `*EXCEPT*`, `WITH_*`), no `return`, no yield and no
-/// `EXTENDED_ARG`, every jump in it lands inside it (its `END_FINALLY` included)
+/// `*FINALLY*`, `*EXCEPT*`, `WITH_*`) but the exits of [`exit38`], no `return`
+/// outside them, no yield, every jump in it lands inside it (its `END_FINALLY` included)
 /// and nothing outside it lands inside it past its first instruction.
 /// Straight-line code (no jump, no `raise`) is copied into the offset of the
 /// instruction that enters it; a body with branches (`if`, loops, `raise`) needs
@@ -315,7 +315,7 @@ fn finally_body(ins: &[Instruction], h: usize) -> Option<(usize, bool)> {
             && !x.opname.contains("EXCEPT")
             && !x.opname.starts_with("SETUP_")
             && !x.opname.starts_with("WITH_")
-            && !matches!(x.opname, "RETURN_VALUE" | "YIELD_VALUE" | "YIELD_FROM" | "EXTENDED_ARG");
+            && !matches!(x.opname, "RETURN_VALUE" | "YIELD_VALUE" | "YIELD_FROM");
         if !plain {
             return None;
         }
@@ -365,7 +365,7 @@ fn exit38(ins: &[Instruction], j: usize) -> Option<usize> {
     loop {
         let x = ins.get(k)?;
         match x.opname {
-            "POP_TOP" | "ROT_TWO" | "LOAD_CONST" => k += 1,
+            "POP_TOP" | "ROT_TWO" | "LOAD_CONST" | "EXTENDED_ARG" => k += 1,
             "RETURN_VALUE" | "JUMP_ABSOLUTE" | "JUMP_FORWARD" => return (!lands(j + 1, k)).then_some(k),
             _ => return None,
         }

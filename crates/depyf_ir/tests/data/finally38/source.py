@@ -307,3 +307,51 @@ def return_in_finally_in_loop(a, g):
             g(x)
         finally:
             return x
+
+
+def long_loop_in_finally(items, g):
+    try:
+        g()
+    finally:
+        for x in items:
+            g(x, 0)
+            g(x, 1)
+            g(x, 2)
+            g(x, 3)
+            g(x, 4)
+            g(x, 5)
+            g(x, 6)
+            g(x, 7)
+            g(x, 8)
+            g(x, 9)
+            g(x, 10)
+            g(x, 11)
+            g(x, 12)
+            g(x, 13)
+            g(x, 14)
+            g(x, 15)
+            g(x, 16)
+            g(x, 17)
+            g(x, 18)
+            g(x, 19)
+            g(x, 20)
+            g(x, 21)
+            g(x, 22)
+            g(x, 23)
+            g(x, 24)
+            g(x, 25)
+            g(x, 26)
+            g(x, 27)
+            g(x, 28)
+            g(x, 29)
+            g(x, 30)
+            g(x, 31)
+            g(x, 32)
+            g(x, 33)
+            g(x, 34)
+            g(x, 35)
+            g(x, 36)
+            g(x, 37)
+            g(x, 38)
+            g(x, 39)
+    return 4
