@@ -71,6 +71,7 @@ fn decompiles_like_39_and_round_trips() {
             "break_continue_in_try",
             "break_in_try",
             "break_in_try_return_in_finally",
+            "break_in_try_with_in_finally",
             "break_in_with",
             "break_in_with_call",
             "continue_in_finally",
@@ -91,7 +92,11 @@ fn decompiles_like_39_and_round_trips() {
             "return_in_with",
             "return_in_with_loop",
             "return_value_in_finally",
-            "while_break_in_try"
+            "try_except_else_in_finally",
+            "try_except_in_finally",
+            "while_break_in_try",
+            "with_in_finally",
+            "with_try_in_finally_return_in_finally"
         ]
     );
 }

@@ -74,7 +74,7 @@ fn ranges(code: &CodeObject, ir: &[IrInstr]) -> Vec<(String, u32)> {
 fn same_ops_and_ranges_as_39() {
     let f38 = functions("py38.pyc");
     let f39 = functions("py39.pyc");
-    assert_eq!(f38.len(), 33);
+    assert_eq!(f38.len(), 39);
     let mut compared = 0;
     for (name, c38) in &f38 {
         let c39 = &f39[name];
@@ -84,7 +84,7 @@ fn same_ops_and_ranges_as_39() {
         assert_eq!(ranges(c38, &ir38), ranges(c39, &ir39), "{name}");
         compared += 1;
     }
-    assert_eq!(compared, 33);
+    assert_eq!(compared, 39);
 }
 
 #[test]
@@ -172,4 +172,24 @@ fn exits_of_a_finally_body_are_rewritten() {
     // The dead POP_TOP of the placeholder at the end of the code is left out.
     let ir = normalize(&f38["return_in_finally"]).unwrap();
     assert_eq!(ir.last().unwrap().op, Op::Reraise);
+}
+
+#[test]
+fn blocks_inside_a_finally_body_are_copied_with_their_handlers() {
+    let f38 = functions("py38.pyc");
+    for (name, targets) in [("with_in_finally", 3), ("try_except_in_finally", 3), ("with_try_in_finally_return_in_finally", 5)] {
+        let c = &f38[name];
+        let ir = normalize(c).unwrap();
+        // The try body's handler (the finally body), the blocks inside the finally
+        // body on the exception path and in the copy on the normal path.
+        let mut t: Vec<u32> = protected_ranges(c).unwrap().iter().map(|r| r.target).collect();
+        t.sort();
+        t.dedup();
+        assert_eq!(t.len(), targets, "{name}: {t:?}");
+        // Every handler starts with PushExcInfo, the copies' too.
+        for off in t {
+            let first = ir.iter().find(|i| i.offset >= off).unwrap();
+            assert_eq!((first.offset, &first.op), (off, &Op::PushExcInfo), "{name}");
+        }
+    }
 }

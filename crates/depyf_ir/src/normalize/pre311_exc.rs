@@ -78,9 +78,14 @@
 //!   (`POP_BLOCK; ROT_TWO; POP_TOP; CALL_FINALLY`) is 3.9's value kept below the
 //!   copy.
 //!
-//! A `finally` body with a block of its own (`try`, `with`), an exit from a block
-//! inside a `finally` body and `async with` are not rewritten: they fail
-//! normalization.
+//! - a `finally` body with blocks of its own (`try/except`, `with`, `except E as
+//!   name`) is copied with them: each copy has offsets of its own, and the
+//!   instructions inside a copied block are protected by the copy of its handler,
+//!   at the depth its copied `SETUP_*` records ([`protected_ranges`]).
+//!
+//! A `try/finally` inside a `finally` body (copies would nest), an exit from a
+//! block inside a `finally` body, a yield in it and `async with` are not
+//! rewritten: they fail normalization.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -286,40 +291,65 @@ enum Begin38 {
 /// when that body can be copied, and whether it is straight-line code; `None` when
 /// it cannot.
 ///
-/// A body can be copied when it has no block op (no `try`, `with`, `except` or
-/// exit by `return`/`break`/`continue` inside it: `SETUP_*`, `POP_BLOCK`,
-/// `*FINALLY*`, `*EXCEPT*`, `WITH_*`) but the exits of [`exit38`], no `return`
-/// outside them, no yield, every jump in it lands inside it (its `END_FINALLY` included)
-/// and nothing outside it lands inside it past its first instruction.
-/// Straight-line code (no jump, no `raise`) is copied into the offset of the
-/// instruction that enters it; a body with branches (`if`, loops, `raise`) needs
-/// offsets of its own for its copies (see [`Facts::scale`]).
+/// A body can be copied when its block ops (`SETUP_*`, `POP_BLOCK`, `*FINALLY*`,
+/// `*EXCEPT*`, `WITH_*`) are the exits of [`exit38`] at its top level and the
+/// `try/except`, `with` and `except E as name` blocks inside it (no `try/finally`,
+/// whose copies would nest, and no exit from inside a block), it has no `return`
+/// but in those exits, no yield, every jump in it lands inside it (its
+/// `END_FINALLY` included) but the exits', and nothing outside it lands inside it
+/// past its first instruction. Straight-line code (no jump, no `raise`, no block)
+/// is copied into the offset of the instruction that enters it; a body with
+/// branches (`if`, loops, `raise`, blocks) needs offsets of its own for its copies
+/// (see [`Facts::scale`]).
 fn finally_body(ins: &[Instruction], h: usize) -> Option<(usize, bool)> {
     let mut j = h;
     let mut straight = true;
     // The last instruction of each exit (`return`, `break`, `continue`) of the body.
     let mut exits: BTreeSet<usize> = BTreeSet::new();
+    // Blocks opened inside the body (`try/except`, `with`, `except E as name`),
+    // each closed by its own END_FINALLY (CPython 3.8 `Python/compile.c`,
+    // `compiler_try_except`, `compiler_with`); checked against the block stack by
+    // `Facts::scan` (`check_body_end`).
+    let mut open = 0usize;
     let e = loop {
         let x = ins.get(j)?;
-        if x.opname == "END_FINALLY" {
-            break j;
+        match x.opname {
+            "END_FINALLY" if open == 0 => break j,
+            "END_FINALLY" => open -= 1,
+            "POP_FINALLY" if open == 0 => {
+                let last = exit38(ins, j)?;
+                exits.insert(last);
+                j = last + 1;
+                continue;
+            }
+            "SETUP_FINALLY" | "SETUP_WITH" => {
+                open += 1;
+                straight = false;
+            }
+            // The normal exit of a `with` or of an `except E as name` clause (not
+            // of a `try/finally`: copies do not nest).
+            "BEGIN_FINALLY" => {
+                let n = names(ins, j + 1, 4);
+                let with = n.len() >= 3 && n[..3] == ["WITH_CLEANUP_START", "WITH_CLEANUP_FINISH", "END_FINALLY"];
+                let unbind = n.len() == 4 && n[0] == "LOAD_CONST" && is_store(n[1]) && n[2].starts_with("DELETE_") && n[3] == "END_FINALLY";
+                if open == 0 || !(with || unbind) {
+                    return None;
+                }
+            }
+            "POP_BLOCK" | "POP_EXCEPT" | "WITH_CLEANUP_START" | "WITH_CLEANUP_FINISH" if open > 0 => {}
+            _ => {
+                let plain = !x.opname.contains("FINALLY")
+                    && !x.opname.contains("BLOCK")
+                    && !x.opname.contains("EXCEPT")
+                    && !x.opname.starts_with("SETUP_")
+                    && !x.opname.starts_with("WITH_")
+                    && !matches!(x.opname, "RETURN_VALUE" | "YIELD_VALUE" | "YIELD_FROM");
+                if !plain {
+                    return None;
+                }
+                straight &= x.opname != "RAISE_VARARGS";
+            }
         }
-        if x.opname == "POP_FINALLY" {
-            let last = exit38(ins, j)?;
-            exits.insert(last);
-            j = last + 1;
-            continue;
-        }
-        let plain = !x.opname.contains("FINALLY")
-            && !x.opname.contains("BLOCK")
-            && !x.opname.contains("EXCEPT")
-            && !x.opname.starts_with("SETUP_")
-            && !x.opname.starts_with("WITH_")
-            && !matches!(x.opname, "RETURN_VALUE" | "YIELD_VALUE" | "YIELD_FROM");
-        if !plain {
-            return None;
-        }
-        straight &= x.opname != "RAISE_VARARGS";
         j += 1;
     };
     let (lo, hi) = (ins[h].offset, ins[e].offset);
@@ -527,6 +557,41 @@ fn call38(code: &CodeObject, ins: &[Instruction], k: usize) -> Result<(usize, He
         Held::Nothing
     };
     Ok((e, held))
+}
+
+/// 3.8: whether the `finally` body `h..e` (see [`finally_body`]) has blocks of its
+/// own (`try/except`, `with`).
+fn nested38(ins: &[Instruction], h: usize, e: usize) -> bool {
+    ins[h..e].iter().any(|x| x.opname.starts_with("SETUP_"))
+}
+
+/// 3.8: checks the `finally` body `h..=e` (see [`finally_body`], which pairs the
+/// blocks inside it with their `END_FINALLY` by position) against the block stack
+/// `stacks` ([`simulate`]): every instruction reached in it runs inside the
+/// handler (the stack of its `SETUP_FINALLY`, the handler entered on top) but
+/// those after the `POP_FINALLY` of an exit, and `e` closes it.
+///
+/// Errors: an instruction of the body outside the handler.
+fn check_body_end(code: &CodeObject, ins: &[Instruction], stacks: &[Option<Vec<Blk>>], h: usize, e: usize) -> Result<(), IrError> {
+    let Some(s) = ins.iter().position(|x| x.opname == "SETUP_FINALLY" && x.jump_target() == Some(ins[h].offset)) else {
+        return Err(IrError::at(code, &ins[h], "a finally body without its SETUP_FINALLY"));
+    };
+    let Some(st) = &stacks[s] else { return Ok(()) };
+    let mut want = st.clone();
+    let Some(Blk::Setup { kind, .. }) = want.pop() else { return Err(IrError::at(code, &ins[s], "SETUP_FINALLY without its block")) };
+    want.push(Blk::Handler(kind));
+    let mut exit_until = None;
+    for j in h..=e {
+        if ins[j].opname == "POP_FINALLY" {
+            exit_until = exit38(ins, j);
+        }
+        let Some(got) = &stacks[j] else { continue };
+        let leaving = exit_until.is_some_and(|l| j <= l);
+        if !leaving && !got.starts_with(&want) || j == e && *got != want {
+            return Err(IrError::at(code, &ins[j], "a 3.8 finally body whose blocks do not close where expected"));
+        }
+    }
+    Ok(())
 }
 
 /// 3.8: whether the `finally` body `h..e` (see [`finally_body`]) has an exit of its
@@ -806,6 +871,16 @@ impl Facts {
                 _ => {}
             }
         }
+        // 3.8: the bodies copied close where expected.
+        for (&k, b) in &f.begin38 {
+            if let Begin38::Finally(e) = *b {
+                check_body_end(code, ins, &stacks, k + 1, e)?;
+            }
+        }
+        for (&k, &(e, _)) in &f.call38 {
+            let t = ins[k].jump_target().and_then(index_of).ok_or_else(|| IrError::at(code, &ins[k], "CALL_FINALLY target is not an instruction"))?;
+            check_body_end(code, ins, &stacks, t, e)?;
+        }
         // 3.8: a body with branches entered on a normal path needs offsets of its own.
         let branchy = |h: usize| finally_body(ins, h).is_some_and(|(_, straight)| !straight);
         let needs = f.begin38.iter().any(|(&k, b)| matches!(b, Begin38::Finally(_)) && branchy(k + 1))
@@ -837,7 +912,13 @@ fn exc_match_jump(ins: &[Instruction], k: usize) -> Option<usize> {
 /// The op of instruction `k` when it belongs to the block stack or an exception
 /// handler (emitting it); `Ok(false)` for the rest.
 pub(super) fn op(cx: &mut Cx<'_>, k: usize, facts: &Facts) -> Result<bool, IrError> {
-    if facts.entries.contains(&k) {
+    op_at(cx, k, facts, true)
+}
+
+/// [`op`]; without `entry`, a handler starting at `k` is not entered there (no
+/// [`Op::PushExcInfo`]): the first instruction of a copy of a `finally` body.
+fn op_at(cx: &mut Cx<'_>, k: usize, facts: &Facts, entry: bool) -> Result<bool, IrError> {
+    if entry && facts.entries.contains(&k) {
         cx.emit(k, Op::PushExcInfo);
     }
     // 3.8, an exit of a finally body reached by an exception: 3.9's `[ROT_FOUR;]
@@ -981,6 +1062,10 @@ fn threaded(ins: &[Instruction], j: usize) -> u32 {
 /// [`copy_offsets`], which gives it offsets of its own.
 fn copy_finally(cx: &mut Cx<'_>, k: usize, from: usize, end: usize, facts: &Facts, held: Held) -> Result<(), IrError> {
     let scaled = facts.scale > 1;
+    let nested = nested38(cx.ins, from, end);
+    if nested && !scaled {
+        return Err(cx.err(k, "a finally body with blocks of its own copied without offsets of its own"));
+    }
     // The body's ops emitted with their own offsets first (folds look back by
     // offset), then moved to k's.
     let n = cx.out.len();
@@ -1000,7 +1085,10 @@ fn copy_finally(cx: &mut Cx<'_>, k: usize, from: usize, end: usize, facts: &Fact
             }
             continue;
         }
-        super::py38::op(cx, j)?;
+        // A body with blocks of its own: their ops as on the exception path.
+        if !nested || !op_at(cx, j, facts, j != from)? {
+            super::py38::op(cx, j)?;
+        }
         j += 1;
         while cx.skip_more > 0 || cx.skip_next {
             if cx.skip_more > 0 {
@@ -1227,13 +1315,18 @@ fn reach_with_depth(depth: &mut [Option<i64>], work: &mut Vec<usize>, s: usize, 
 /// a jump landing on the first op at or after its target; the ops of instruction
 /// `k` are those at offset `ins[k].offset * scale`, the copies' ops lie between.
 ///
+/// A `SETUP_*` copied with a `finally` body (see [`nested38`]) records its level
+/// too, in the second map, by the IR offset of its copy, and enters the copy of
+/// its handler.
+///
 /// Errors: an op reached with two depths, a stack underflow.
-fn levels_by_ops(code: &CodeObject, ins: &[Instruction], ir: &[IrInstr], scale: u32) -> Result<BTreeMap<usize, u32>, IrError> {
+fn levels_by_ops(code: &CodeObject, ins: &[Instruction], ir: &[IrInstr], scale: u32) -> Result<(BTreeMap<usize, u32>, BTreeMap<u32, u32>), IrError> {
     let index_of = |off: u32| ins.binary_search_by_key(&off, |i| i.offset).ok();
     let bad = |p: usize, m: String| IrError::at(code, &ins[index_of(ir[p].offset / scale).unwrap_or(0)], m);
     let pos = |t: u32| ir.partition_point(|x| x.offset < t);
     let mut depth: Vec<Option<i64>> = vec![None; ir.len()];
     let mut level: BTreeMap<usize, u32> = BTreeMap::new();
+    let mut copy_level: BTreeMap<u32, u32> = BTreeMap::new();
     let mut work = Vec::new();
     if !ir.is_empty() {
         depth[0] = Some(0);
@@ -1266,6 +1359,16 @@ fn levels_by_ops(code: &CodeObject, ins: &[Instruction], ir: &[IrInstr], scale: 
                 succ.push((pos(t * scale), i64::from(lv) + 1));
             }
             ends |= ends_flow(i.opname);
+        } else if let Some((base, j, from)) = copied(ins, x.offset, scale).filter(|_| ir.get(p + 1).is_none_or(|n| n.offset != x.offset)) {
+            // The last op of a copied SETUP_*: enters the copy of its handler.
+            let i = &ins[j];
+            if i.opname.starts_with("SETUP_") {
+                let lv = if i.opname == "SETUP_FINALLY" { d2 } else { d2 - 1 };
+                let lv = u32::try_from(lv).map_err(|_| bad(p, "negative handler depth".into()))?;
+                copy_level.insert(x.offset, lv);
+                let h = i.jump_target().and_then(index_of).filter(|&h| h > from).ok_or_else(|| bad(p, "handler target is not in the finally body".into()))?;
+                succ.push((pos(base + 1 + (h - from) as u32), i64::from(lv) + 1));
+            }
         }
         if !ends && p + 1 < ir.len() {
             succ.push((p + 1, d2));
@@ -1274,9 +1377,37 @@ fn levels_by_ops(code: &CodeObject, ins: &[Instruction], ir: &[IrInstr], scale: 
             reach_with_depth(&mut depth, &mut work, q, dq).map_err(|old| bad(q, format!("reached with stack depths {old} and {dq}")))?;
         }
     }
-    Ok(level)
+    Ok((level, copy_level))
 }
 
+/// 3.8 with scaled offsets ([`copy_offsets`]): for the IR offset `off` of an op of
+/// a copy of a `finally` body, the IR offset of the instruction entering the copy
+/// (`BEGIN_FINALLY` or `CALL_FINALLY`), the index of the body instruction copied
+/// and that of the body's first instruction. `None` for the offset of an
+/// instruction of the code.
+fn copied(ins: &[Instruction], off: u32, scale: u32) -> Option<(u32, usize, usize)> {
+    if off.is_multiple_of(scale) {
+        return None;
+    }
+    let base = off / scale * scale;
+    let index_of = |o: u32| ins.binary_search_by_key(&o, |i| i.offset).ok();
+    let at = index_of(base / scale)?;
+    let from = match ins[at].opname {
+        "BEGIN_FINALLY" => at + 1,
+        "CALL_FINALLY" => index_of(ins[at].jump_target()?)?,
+        _ => return None,
+    };
+    Some((base, from + (off - base - 1) as usize, from))
+}
+
+/// The protected ranges of a 3.8-3.10 code object (see the module docs), from its
+/// instructions and its normalized ops `ir`; empty without `SETUP_*`. In 3.8 a
+/// copy of a `finally` body lies in the range of the instruction entering it, but
+/// for the instructions inside the blocks of the body, protected by the copies of
+/// their handlers.
+///
+/// Errors: those of [`simulate`] and of the depth walks, a copied block whose depth
+/// is unknown.
 pub(super) fn protected_ranges(code: &CodeObject, ins: &[Instruction], ir: &[IrInstr]) -> Result<Vec<ExceptionTableEntry>, IrError> {
     if !uses_block_stack(ins) {
         return Ok(Vec::new());
@@ -1285,8 +1416,9 @@ pub(super) fn protected_ranges(code: &CodeObject, ins: &[Instruction], ir: &[IrI
     let index_of = |off: u32| ins.binary_search_by_key(&off, |i| i.offset).ok();
     let bad = |k: usize, m: String| IrError::at(code, &ins[k], m);
     // 3.8 with copies of finally bodies with branches: IR offsets are scaled.
-    let scale = if code.version.minor == 8 { Facts::scan(code, ins)?.scale } else { 1 };
-    let level = if scale > 1 { levels_by_ops(code, ins, ir, scale)? } else { levels(code, ins, ir)? };
+    let facts = if code.version.minor == 8 { Some(Facts::scan(code, ins)?) } else { None };
+    let scale = facts.as_ref().map_or(1, |f| f.scale);
+    let (level, copy_level) = if scale > 1 { levels_by_ops(code, ins, ir, scale)? } else { (levels(code, ins, ir)?, BTreeMap::new()) };
     // Each reached instruction is protected by the innermost SETUP block on its
     // stack; the SETUP instruction recording that block gives the depth.
     let mut setup_of: BTreeMap<usize, usize> = BTreeMap::new();
@@ -1296,23 +1428,61 @@ pub(super) fn protected_ranges(code: &CodeObject, ins: &[Instruction], ir: &[IrI
             setup_of.insert(t, k);
         }
     }
+    // A SETUP_* instruction lies outside its own range, as 3.11's `BEFORE_WITH`
+    // (and the NOP of `try:`) does.
+    let trimmed = |k: usize| stacks[k].as_ref().map(|st| if ins[k].opname.starts_with("SETUP_") { &st[..st.len() - 1] } else { &st[..] });
     let mut out: Vec<ExceptionTableEntry> = Vec::new();
+    let mut push = |start: u32, end: u32, r: Option<(u32, u32)>| {
+        let Some((target, depth)) = r else { return };
+        match out.last_mut() {
+            Some(x) if x.end == start && x.target == target && x.depth == depth => x.end = end,
+            _ => out.push(ExceptionTableEntry { start, end, target, depth, lasti: false }),
+        }
+    };
     for (k, i) in ins.iter().enumerate() {
-        let Some(st) = &stacks[k] else { continue };
-        // A SETUP_* instruction lies outside its own range, as 3.11's
-        // `BEFORE_WITH` (and the NOP of `try:`) does.
-        let st = if i.opname.starts_with("SETUP_") { &st[..st.len() - 1] } else { &st[..] };
-        let Some((h, _)) = innermost(st) else { continue };
-        let s = setup_of[&h];
-        let dep = *level.get(&s).ok_or_else(|| bad(s, "a SETUP block whose stack depth is unknown".into()))?;
-        // With scaled offsets, the copies entered at k lie inside k's range.
+        let Some(st) = trimmed(k) else { continue };
+        let own = match innermost(st) {
+            Some((h, _)) => {
+                let s = setup_of[&h];
+                Some((ins[h].offset * scale, *level.get(&s).ok_or_else(|| bad(s, "a SETUP block whose stack depth is unknown".into()))?))
+            }
+            None => None,
+        };
+        // With scaled offsets, the copies entered at k lie inside k's range...
         let start = i.offset * scale;
         let end = ins.get(k + 1).map_or(i.offset + 2, |n| n.offset) * scale;
-        let target = ins[h].offset * scale;
-        match out.last_mut() {
-            Some(r) if r.end == start && r.target == target && r.depth == dep => r.end = end,
-            _ => out.push(ExceptionTableEntry { start, end, target, depth: dep, lasti: false }),
+        let body = facts.as_ref().filter(|_| scale > 1).and_then(|f| match (f.begin38.get(&k), f.call38.get(&k)) {
+            (Some(&Begin38::Finally(e)), _) => Some((k + 1, e)),
+            (_, Some(&(e, _))) => i.jump_target().and_then(index_of).map(|t| (t, e)),
+            _ => None,
+        });
+        let Some((from, to)) = body.filter(|&(from, to)| nested38(ins, from, to)) else {
+            push(start, end, own);
+            continue;
+        };
+        // ...but in a copy of a body with blocks of its own, the instructions
+        // inside those blocks are protected by the copies of their handlers.
+        let entry = ins
+            .iter()
+            .position(|x| x.opname == "SETUP_FINALLY" && x.jump_target() == Some(ins[from].offset))
+            .and_then(|s| stacks[s].as_ref())
+            .map(Vec::len)
+            .ok_or_else(|| bad(from, "a finally body without its SETUP_FINALLY".into()))?;
+        push(start, start + 1, own);
+        for j in from..=to {
+            let slot = start + 1 + (j - from) as u32;
+            let inner = trimmed(j).and_then(|sj| innermost(sj.get(entry..).unwrap_or(&[])));
+            let r = match inner {
+                Some((h, _)) => {
+                    let s = setup_of[&h];
+                    let lv = copy_level.get(&(start + 1 + (s - from) as u32)).ok_or_else(|| bad(s, "a copied SETUP block whose stack depth is unknown".into()))?;
+                    Some((start + 1 + (h - from) as u32, *lv))
+                }
+                None => own,
+            };
+            push(slot, slot + 1, r);
         }
+        push(start + 2 + (to - from) as u32, end, own);
     }
     Ok(out)
 }

@@ -226,3 +226,56 @@ def long_loop_in_finally(items, g):
             g(x, 38)
             g(x, 39)
     return 4
+
+def try_except_in_finally(g, h):
+    try:
+        g()
+    finally:
+        try:
+            h()
+        except ValueError:
+            g(1)
+
+def with_in_finally(g, m):
+    try:
+        g()
+    finally:
+        with m:
+            g(2)
+
+def break_in_try_with_in_finally(items, m):
+    for x in items:
+        try:
+            if x:
+                break
+            x()
+        finally:
+            with m as y:
+                y(x)
+
+def try_except_else_in_finally(g, h):
+    try:
+        g()
+    finally:
+        try:
+            h()
+        except (KeyError, ValueError):
+            pass
+        except:
+            g(3)
+            raise
+        else:
+            g(4)
+    return 5
+
+def with_try_in_finally_return_in_finally(g, m):
+    try:
+        g()
+    finally:
+        with m:
+            try:
+                g(6)
+            except OSError:
+                pass
+        if g:
+            return 7
