@@ -11,9 +11,6 @@ KNOWN_FAILURES = {
     'comp_inline.inline_async': {
         '3.8 3.9 3.10': 'GET_AITER: not supported by the decompiler yet',
     },
-    'exceptions.return_in_finally': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
     'lang2_async.async_comprehensions': {
         '3.8 3.9 3.10': 'GET_AITER: not supported by the decompiler yet',
     },
@@ -134,20 +131,8 @@ KNOWN_FAILURES = {
     'part2_async.coro_try_finally_await': {
         '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
-    'part2_exceptions.break_in_finally_swallows': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.continue_in_finally_swallows': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.finally_return_overrides_exception': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'part2_exceptions.finally_return_overrides_return': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
     'part2_exceptions.nested_try_in_finally': {
-        '3.8 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_exceptions.reraise_after_inner_handler': {
         '3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -165,9 +150,6 @@ KNOWN_FAILURES = {
         '3.12 3.13 3.14': 'control flow too tangled to structure (duplication limit reached)',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
-    'part2_flow.try_in_loop_with_finally_return': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
     'part2_flow.while_true_break_continue': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.11 3.12 3.13 3.14 3.15': 'control flow too tangled to structure (duplication limit reached)',
@@ -181,9 +163,6 @@ KNOWN_FAILURES = {
     },
     'part2_with.try_in_with': {
         '3.10': 'SETUP_WITH: not supported by the decompiler yet',
-    },
-    'part2_with.with_in_finally': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_with.with_in_while': {
         '3.10': 'SETUP_WITH: not supported by the decompiler yet',
