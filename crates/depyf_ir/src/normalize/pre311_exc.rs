@@ -735,9 +735,9 @@ impl Facts {
             if e + 2 == ins.len() {
                 self.last_pop38 = true;
             }
-            for j in t..e {
-                if ins[j].opname == "POP_FINALLY" {
-                    let p = ins[j].oparg.unwrap_or(0);
+            for (j, x) in ins.iter().enumerate().take(e).skip(t) {
+                if x.opname == "POP_FINALLY" {
+                    let p = x.oparg.unwrap_or(0);
                     self.pop38.insert(j, p);
                     for n in j + 1..=j + 1 + p as usize {
                         self.plan.insert(n, Op::Nop);
@@ -1310,6 +1310,10 @@ fn reach_with_depth(depth: &mut [Option<i64>], work: &mut Vec<usize>, s: usize, 
     }
 }
 
+/// The depth recorded by each reached `SETUP_*` instruction (by index) and by each
+/// copy of one in a `finally` body (by IR offset), see [`levels_by_ops`].
+type Levels = (BTreeMap<usize, u32>, BTreeMap<u32, u32>);
+
 /// [`levels`] for 3.8 code whose IR offsets are scaled by `scale` (copies of
 /// `finally` bodies with branches, see [`copy_offsets`]): the walk goes op by op,
 /// a jump landing on the first op at or after its target; the ops of instruction
@@ -1320,7 +1324,7 @@ fn reach_with_depth(depth: &mut [Option<i64>], work: &mut Vec<usize>, s: usize, 
 /// its handler.
 ///
 /// Errors: an op reached with two depths, a stack underflow.
-fn levels_by_ops(code: &CodeObject, ins: &[Instruction], ir: &[IrInstr], scale: u32) -> Result<(BTreeMap<usize, u32>, BTreeMap<u32, u32>), IrError> {
+fn levels_by_ops(code: &CodeObject, ins: &[Instruction], ir: &[IrInstr], scale: u32) -> Result<Levels, IrError> {
     let index_of = |off: u32| ins.binary_search_by_key(&off, |i| i.offset).ok();
     let bad = |p: usize, m: String| IrError::at(code, &ins[index_of(ir[p].offset / scale).unwrap_or(0)], m);
     let pos = |t: u32| ir.partition_point(|x| x.offset < t);
