@@ -89,6 +89,7 @@ fn decompiles_like_39_and_round_trips() {
             "return_in_finally_in_loop",
             "return_in_try",
             "return_in_try_and_finally",
+            "return_in_try_and_finally_with_try",
             "return_in_with",
             "return_in_with_loop",
             "return_value_in_finally",

@@ -1077,11 +1077,14 @@ fn copy_finally(cx: &mut Cx<'_>, k: usize, from: usize, end: usize, facts: &Fact
         if let Some(&p) = facts.pop38.get(&j) {
             cx.emit(j, Op::Nop);
             j += 1;
-            if held == Held::Placeholder {
-                for _ in 0..=p {
+            for _ in 0..=p {
+                // Not as planned for the exception path (`Nop`s): they drop the value.
+                if held == Held::Placeholder {
                     cx.emit(j, Op::Nop);
-                    j += 1;
+                } else {
+                    super::py38::op(cx, j)?;
                 }
+                j += 1;
             }
             continue;
         }

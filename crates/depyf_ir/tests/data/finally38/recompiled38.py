@@ -279,3 +279,18 @@ def with_try_in_finally_return_in_finally(g, m):
                 pass
         if g:
             return 7
+
+def return_in_try_and_finally_with_try(g, h):
+    try:
+        __temp_0__ = g()
+    except:
+        try:
+            h()
+        except OSError:
+            pass
+        return h
+    try:
+        h()
+    except OSError:
+        pass
+    return h

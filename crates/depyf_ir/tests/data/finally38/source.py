@@ -423,3 +423,14 @@ def with_try_in_finally_return_in_finally(g, m):
                 pass
         if g:
             return 7
+
+
+def return_in_try_and_finally_with_try(g, h):
+    try:
+        return g()
+    finally:
+        try:
+            h()
+        except OSError:
+            pass
+        return h
