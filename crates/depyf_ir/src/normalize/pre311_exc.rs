@@ -435,7 +435,7 @@ fn begin38(code: &CodeObject, ins: &[Instruction], k: usize) -> Result<Begin38, 
         if let Some((e, _)) = finally_body(ins, k + 1).filter(|&(e, _)| e + 1 < ins.len()) {
             return Ok(Begin38::Finally(e));
         }
-        return Err(IrError::at(code, &ins[k], "BEGIN_FINALLY into a finally body with a try or with, a return, break or continue, or a yield inside (not handled in 3.8)"));
+        return Err(IrError::at(code, &ins[k], "BEGIN_FINALLY into a finally body with a try/finally, a yield, a return, break or continue inside one of its blocks, or a jump across its bounds (not handled in 3.8)"));
     }
     if h.first() == Some(&"WITH_CLEANUP_START") {
         return Err(IrError::at(code, &ins[k], "BEGIN_FINALLY into the exit of an async with (3.8 async with is not handled)"));
@@ -536,7 +536,7 @@ fn call38(code: &CodeObject, ins: &[Instruction], k: usize) -> Result<(usize, He
     }
     let e = finally_body(ins, t)
         .map(|(e, _)| e)
-        .ok_or_else(|| err("CALL_FINALLY into a finally body with a try or with, or a yield inside (not handled in 3.8)"))?;
+        .ok_or_else(|| err("CALL_FINALLY into a finally body with a try/finally, a yield, a return, break or continue inside one of its blocks, or a jump across its bounds (not handled in 3.8)"))?;
     let held = if has_exit38(ins, t, e) {
         if back(0) == Some("POP_BLOCK") && ins.get(k + 1).is_some_and(|x| x.opname == "POP_TOP") {
             Held::Placeholder
