@@ -45,15 +45,9 @@ KNOWN_FAILURES = {
     'lang2_async.async_with_suppress_and_plain': {
         '3.8 3.9 3.10': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
     },
-    'part2_async.agen_aclose_finally': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
     'part2_async.agen_async_with_inside': {
         '3.8 3.9': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
-    },
-    'part2_async.agen_athrow_uncaught': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_async.agen_delegates_with_async_for': {
         '3.8 3.9': 'GET_AITER: not supported by the decompiler yet',
@@ -128,9 +122,6 @@ KNOWN_FAILURES = {
         '3.8 3.9': 'GET_AITER: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
-    'part2_async.coro_try_finally_await': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
     'part2_exceptions.nested_try_in_finally': {
         '3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
@@ -157,9 +148,6 @@ KNOWN_FAILURES = {
     'part2_generators.gen_throw_in_loop': {
         '3.10': 'a copy of the finally body before code that leaves the try',
         '3.11 3.12 3.13': 'the code after an except clause is not the code after its try',
-    },
-    'part2_generators.gen_try_finally_yields': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'part2_with.try_in_with': {
         '3.10': 'SETUP_WITH: not supported by the decompiler yet',

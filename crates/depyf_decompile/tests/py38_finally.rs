@@ -21,12 +21,12 @@ fn functions(file: &str) -> BTreeMap<String, CodeObject> {
     pyc.code.nested_code().map(|c| (c.co_name.clone(), c.clone())).collect()
 }
 
-/// `def` blocks of a source file by name.
+/// `def` and `async def` blocks of a source file by name.
 fn defs(text: &str) -> BTreeMap<String, String> {
     let mut out: BTreeMap<String, String> = BTreeMap::new();
     let mut cur: Option<String> = None;
     for line in text.lines() {
-        if let Some(rest) = line.strip_prefix("def ") {
+        if let Some(rest) = line.strip_prefix("def ").or_else(|| line.strip_prefix("async def ")) {
             cur = Some(rest.split('(').next().unwrap().to_string());
         } else if !line.starts_with(' ') && !line.is_empty() {
             cur = None;
@@ -68,6 +68,7 @@ fn decompiles_like_39_and_round_trips() {
     assert_eq!(
         round_trips,
         [
+            "await_in_finally",
             "break_continue_in_try",
             "break_in_try",
             "break_in_try_return_in_finally",
@@ -97,7 +98,9 @@ fn decompiles_like_39_and_round_trips() {
             "try_except_in_finally",
             "while_break_in_try",
             "with_in_finally",
-            "with_try_in_finally_return_in_finally"
+            "with_try_in_finally_return_in_finally",
+            "yield_from_in_finally_return_in_try",
+            "yield_in_finally"
         ]
     );
 }

@@ -74,7 +74,7 @@ fn ranges(code: &CodeObject, ir: &[IrInstr]) -> Vec<(String, u32)> {
 fn same_ops_and_ranges_as_39() {
     let f38 = functions("py38.pyc");
     let f39 = functions("py39.pyc");
-    assert_eq!(f38.len(), 40);
+    assert_eq!(f38.len(), 43);
     let mut compared = 0;
     for (name, c38) in &f38 {
         let c39 = &f39[name];
@@ -84,7 +84,7 @@ fn same_ops_and_ranges_as_39() {
         assert_eq!(ranges(c38, &ir38), ranges(c39, &ir39), "{name}");
         compared += 1;
     }
-    assert_eq!(compared, 40);
+    assert_eq!(compared, 43);
 }
 
 #[test]
@@ -168,7 +168,8 @@ fn exits_of_a_finally_body_are_rewritten() {
     // `return g()` in the try body, `return h` in the finally body: g()'s value is
     // kept below the copy of the body, which drops it (3.9's POP_VALUE unwinding).
     let o = ops("return_in_try_and_finally");
-    assert_eq!(o[..7], [Op::LoadFast(0), Op::Call { argc: 0, kwnames: None, layout: depyf_ir::CallLayout::NoNull }, Op::LoadFast(1), Op::Swap(2), Op::PopTop, Op::Return, Op::Return], "{o:?}");
+    let call = Op::Call { argc: 0, kwnames: None, layout: depyf_ir::CallLayout::NoNull };
+    assert_eq!(o[..7], [Op::LoadFast(0), call, Op::LoadFast(1), Op::Swap(2), Op::PopTop, Op::Return, Op::Return], "{o:?}");
     // The dead POP_TOP of the placeholder at the end of the code is left out.
     let ir = normalize(&f38["return_in_finally"]).unwrap();
     assert_eq!(ir.last().unwrap().op, Op::Reraise);

@@ -84,8 +84,8 @@
 //!   at the depth its copied `SETUP_*` records ([`protected_ranges`]).
 //!
 //! A `try/finally` inside a `finally` body (copies would nest), an exit from a
-//! block inside a `finally` body, a yield in it and `async with` are not
-//! rewritten: they fail normalization.
+//! block inside a `finally` body and `async with` are not rewritten: they fail
+//! normalization.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -295,12 +295,12 @@ enum Begin38 {
 /// `*EXCEPT*`, `WITH_*`) are the exits of [`exit38`] at its top level and the
 /// `try/except`, `with` and `except E as name` blocks inside it (no `try/finally`,
 /// whose copies would nest, and no exit from inside a block), it has no `return`
-/// but in those exits, no yield, every jump in it lands inside it (its
-/// `END_FINALLY` included) but the exits', and nothing outside it lands inside it
-/// past its first instruction. Straight-line code (no jump, no `raise`, no block)
-/// is copied into the offset of the instruction that enters it; a body with
-/// branches (`if`, loops, `raise`, blocks) needs offsets of its own for its copies
-/// (see [`Facts::scale`]).
+/// but in those exits (a yield or `await` is copied like any op), every jump in
+/// it lands inside it (its `END_FINALLY` included) but the exits', and nothing
+/// outside it lands inside it past its first instruction. Straight-line code (no
+/// jump, no `raise`, no block) is copied into the offset of the instruction that
+/// enters it; a body with branches (`if`, loops, `raise`, blocks) needs offsets of
+/// its own for its copies (see [`Facts::scale`]).
 fn finally_body(ins: &[Instruction], h: usize) -> Option<(usize, bool)> {
     let mut j = h;
     let mut straight = true;
@@ -343,7 +343,7 @@ fn finally_body(ins: &[Instruction], h: usize) -> Option<(usize, bool)> {
                     && !x.opname.contains("EXCEPT")
                     && !x.opname.starts_with("SETUP_")
                     && !x.opname.starts_with("WITH_")
-                    && !matches!(x.opname, "RETURN_VALUE" | "YIELD_VALUE" | "YIELD_FROM");
+                    && x.opname != "RETURN_VALUE";
                 if !plain {
                     return None;
                 }
@@ -435,7 +435,11 @@ fn begin38(code: &CodeObject, ins: &[Instruction], k: usize) -> Result<Begin38, 
         if let Some((e, _)) = finally_body(ins, k + 1).filter(|&(e, _)| e + 1 < ins.len()) {
             return Ok(Begin38::Finally(e));
         }
-        return Err(IrError::at(code, &ins[k], "BEGIN_FINALLY into a finally body with a try/finally, a yield, a return, break or continue inside one of its blocks, or a jump across its bounds (not handled in 3.8)"));
+        return Err(IrError::at(
+            code,
+            &ins[k],
+            "BEGIN_FINALLY into a finally body with a try/finally, a return, break or continue inside one of its blocks, or a jump across its bounds (not handled in 3.8)",
+        ));
     }
     if h.first() == Some(&"WITH_CLEANUP_START") {
         return Err(IrError::at(code, &ins[k], "BEGIN_FINALLY into the exit of an async with (3.8 async with is not handled)"));
@@ -534,9 +538,8 @@ fn call38(code: &CodeObject, ins: &[Instruction], k: usize) -> Result<(usize, He
     if kinds.is_empty() || !kinds.iter().all(|&kd| matches!(kd, Kind::Finally | Kind::NameCleanup)) {
         return Err(err("CALL_FINALLY to a handler that is not a finally body"));
     }
-    let e = finally_body(ins, t)
-        .map(|(e, _)| e)
-        .ok_or_else(|| err("CALL_FINALLY into a finally body with a try/finally, a yield, a return, break or continue inside one of its blocks, or a jump across its bounds (not handled in 3.8)"))?;
+    const REFUSED: &str = "CALL_FINALLY into a finally body with a try/finally, a return, break or continue inside one of its blocks, or a jump across its bounds (not handled in 3.8)";
+    let e = finally_body(ins, t).map(|(e, _)| e).ok_or_else(|| err(REFUSED))?;
     let held = if has_exit38(ins, t, e) {
         if back(0) == Some("POP_BLOCK") && ins.get(k + 1).is_some_and(|x| x.opname == "POP_TOP") {
             Held::Placeholder

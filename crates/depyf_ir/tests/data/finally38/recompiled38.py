@@ -294,3 +294,24 @@ def return_in_try_and_finally_with_try(g, h):
     except OSError:
         pass
     return h
+
+def yield_in_finally(g):
+    try:
+        yield g()
+    finally:
+        yield 8
+        g()
+
+def yield_from_in_finally_return_in_try(g, it):
+    try:
+        __temp_0__ = g()
+    finally:
+        yield from it
+    return __temp_0__
+
+async def await_in_finally(g, h):
+    try:
+        __temp_0__ = await g()
+    finally:
+        await h()
+    return __temp_0__

@@ -434,3 +434,25 @@ def return_in_try_and_finally_with_try(g, h):
         except OSError:
             pass
         return h
+
+
+def yield_in_finally(g):
+    try:
+        yield g()
+    finally:
+        yield 8
+        g()
+
+
+def yield_from_in_finally_return_in_try(g, it):
+    try:
+        return g()
+    finally:
+        yield from it
+
+
+async def await_in_finally(g, h):
+    try:
+        return await g()
+    finally:
+        await h()
