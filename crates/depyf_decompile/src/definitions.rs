@@ -268,6 +268,7 @@ pub(crate) fn comprehension_of(code: &CodeObject, ir: &[IrInstr], kind: &str, op
     let on_new_line = ifs_on_new_line(code, ir);
     let mut st = structure::Structurer::new(&cfg, &rec, ir);
     st.dead_jumps_kept = code.version <= depyf_bytecode::PythonVersion::PY39;
+    st.else_before_handlers = code.version == depyf_bytecode::PythonVersion::PY311;
     let at = |m: &str| DecompileError::new(code, 0, "", m);
     let body = st.region(BlockId(0), None, &at)?;
     let shape = || err("a comprehension body of an unknown shape");

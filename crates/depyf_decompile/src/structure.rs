@@ -85,6 +85,13 @@ pub(crate) struct Structurer<'a> {
     /// an `else:` written in the source from statements after the `if` (see
     /// [`Self::written_else`]). Set by the caller; false by default.
     pub dead_jumps_kept: bool,
+    /// Whether the `else` of a `try` lies between its body and its handlers, apart
+    /// from the code after the `try` (CPython 3.11 `Python/compile.c`
+    /// `compiler_try_except` lays out body, `else`, then the handlers, and keeps the
+    /// `JUMP_FORWARD` over them at the end of a body without `else`; 3.9-3.10 give
+    /// the same bytecode for both forms when no handler falls through, and 3.12+
+    /// move handlers after all other code). Set by the caller; false by default.
+    pub else_before_handlers: bool,
 }
 
 impl<'a> Structurer<'a> {
@@ -132,6 +139,7 @@ impl<'a> Structurer<'a> {
             words,
             idom: cfg.immediate_dominators(),
             dead_jumps_kept: false,
+            else_before_handlers: false,
         }
     }
 
@@ -736,6 +744,9 @@ impl<'a> Structurer<'a> {
             if let Some(x) = exits.iter().find(|x| !lone_raise(x) && !lone_return(x)) {
                 follow = Some(*x);
             }
+        }
+        if follow.is_none() {
+            follow = self.handler_break_target(h, &body_set);
         }
         // An unrotated `while c:` (CPython 3.8-3.9) leaves at its header's test: that
         // exit is the block after the loop; other exits (a `return` in the body) are

@@ -25,6 +25,7 @@
 //!
 //! Shapes not recognized fail with a `DecompileError` naming them.
 
+use std::collections::BTreeSet;
 use depyf_cfg::{BlockId, Terminator};
 use depyf_ir::Op;
 use depyf_source::{print_body, ExceptHandler, Expr, Stmt};
@@ -488,6 +489,18 @@ impl Structurer<'_> {
             out.extend(p.iter().cloned());
             return Ok(());
         }
+        if let (Some(e), None) = (e1, after) {
+            if let Some(end) = self.written_try_else(e, h, stop) {
+                // No clause falls through: the code laid out between the body and
+                // the handlers is the `else` (the same flow as code after the `try`).
+                let orelse = self.region(e, end.or(stop), err)?;
+                out.push(Stmt::Try(body, handlers, orelse, Vec::new()));
+                return match end {
+                    Some(a) if Some(a) != stop => self.region_into(out, a, stop, false, err),
+                    _ => Ok(()),
+                };
+            }
+        }
         match (e1, after) {
             (Some(e), Some(a)) if e != a && !self.loop_edge(e) => {
                 let orelse = self.region(e, Some(a), err)?;
@@ -507,6 +520,102 @@ impl Structurer<'_> {
                 Ok(())
             }
         }
+    }
+
+    /// For a `try` whose `except` clauses never fall through, body exit `e` and
+    /// handler `h`: whether an `else` was written (see
+    /// [`Structurer::else_before_handlers`]: `e` lies between the body and `h` in
+    /// layout order), and where it ends: `Some(None)` when it never goes on (every
+    /// path returns, raises or leaves the loop), `Some(Some(a))` when it goes on at
+    /// `a` alone, laid out after the handlers (the code after the `try`). `None`:
+    /// no `else`, or one that goes on at several places.
+    fn written_try_else(&self, e: BlockId, h: BlockId, stop: Option<BlockId>) -> Option<Option<BlockId>> {
+        // A body that never completes has as its one exit the unwinding of a
+        // `return` (popping an enclosing handler's exception, or running a copy of
+        // an enclosing `finally` body), not an `else`.
+        if !self.else_before_handlers || e >= h || Some(e) == stop || self.loop_edge(e) || self.pops_next(e) || self.runs_final_first(e) {
+            return None;
+        }
+        let mut seen = vec![false; self.cfg.blocks.len()];
+        let mut work = vec![e];
+        seen[e.index()] = true;
+        let mut end = None;
+        // Unwinding of enclosing statements on the way out of the `else` (the
+        // `POP_EXCEPT` of a `return` inside an `except` clause, an `__exit__` call
+        // of an enclosing `with`) is read where the code after the `try` is.
+        let (mut enters, mut exits) = (false, false);
+        while let Some(x) = work.pop() {
+            let text = print_body(&self.rec.blocks[x.index()].stmts, 0);
+            if text.contains(markers::POP_EXCEPT) {
+                return None;
+            }
+            enters |= text.contains(markers::WITH_ENTER);
+            exits |= text.contains(markers::WITH_EXIT);
+            for s in self.cfg.blocks[x.index()].succs() {
+                if self.loop_edge(s) || seen[s.index()] {
+                    continue;
+                }
+                if Some(s) == stop || s > h {
+                    match end {
+                        None => end = Some(s),
+                        Some(a) if a == s => {}
+                        Some(_) => return None,
+                    }
+                    continue;
+                }
+                seen[s.index()] = true;
+                work.push(s);
+            }
+        }
+        if exits && !enters {
+            return None;
+        }
+        Some(end)
+    }
+
+    /// Where a `while True:` loop with header `header` and blocks `body`, which no
+    /// normal edge leaves, goes on after a `break` in an `except` clause of a `try`
+    /// inside it: CPython (`Python/compile.c` `compiler_break`) unwinds the handler
+    /// (`POP_EXCEPT`, and `name = None; del name` for `except E as name`) in a
+    /// block of its own that jumps to the block after the loop. The handlers walked
+    /// are those of the body that do not protect the header (an enclosing `try`'s
+    /// exits are not the loop's), of CPython 3.11+ (3.9-3.10 handlers without a
+    /// clean-up handler are structured from where their exits meet). `None` when no such block leaves the loop, or
+    /// when such blocks go to different places.
+    pub(super) fn handler_break_target(&self, header: BlockId, body: &BTreeSet<BlockId>) -> Option<BlockId> {
+        let mut seen = vec![false; self.cfg.blocks.len()];
+        let mut work = Vec::new();
+        for b in body {
+            if let Some(e) = self.cfg.blocks[b.index()].handler {
+                if !body.contains(&e.target) && !seen[e.target.index()] && !self.protected_by(header, e.target) && self.has_cleanup(e.target) {
+                    seen[e.target.index()] = true;
+                    work.push(e.target);
+                }
+            }
+        }
+        let mut found = None;
+        while let Some(x) = work.pop() {
+            for s in self.cfg.blocks[x.index()].succs() {
+                if body.contains(&s) || seen[s.index()] {
+                    continue;
+                }
+                seen[s.index()] = true;
+                let code = &self.rec.blocks[s.index()];
+                if code.collapsed_to.is_none() && code.error.is_none() && only_pops_exception(&code.stmts) {
+                    if let Terminator::Jump(t) | Terminator::FallThrough(t) = self.cfg.blocks[s.index()].term {
+                        if !body.contains(&t) {
+                            if found.is_some_and(|f| f != t) {
+                                return None;
+                            }
+                            found = Some(t);
+                        }
+                    }
+                    continue;
+                }
+                work.push(s);
+            }
+        }
+        found
     }
 
     /// Whether the straight-line code from block `x` (an exit of a `try`/`with`

@@ -1,0 +1,183 @@
+"""try/except whose clauses never fall through (return, raise, break, continue), with
+and without `else`: CPython 3.11 lays out an `else` between the body and the handlers
+and code after the `try` after them. Also `break` in an `except` clause of a `try`
+inside `while True:`, the loop's only way out. Each case runs every exit."""
+
+from _sem import case
+
+X = ((1,), (0,), ("k",), ("v",), (None,), (3,))
+
+
+def check(x):
+    """Raises an exception chosen by `x`, else returns `x * 2`."""
+    if x is None:
+        raise TypeError("none")
+    if x == 0:
+        raise ZeroDivisionError("zero")
+    if x == "k":
+        raise KeyError("k")
+    if x == "v":
+        raise ValueError("v")
+    return x * 2
+
+
+@case(*X)
+def else_returns(x):
+    try:
+        v = check(x)
+    except KeyError:
+        return False
+    else:
+        return v == 2 or v is None
+
+
+@case(*X)
+def no_else_returns_after(x):
+    try:
+        v = check(x)
+    except KeyError:
+        return False
+    return v == 2 or v is None
+
+
+@case(*X)
+def else_then_code_after(x):
+    log = []
+    try:
+        v = check(x)
+    except (KeyError, ValueError) as e:
+        raise RuntimeError(str(e))
+    else:
+        log.append(v)
+        if v > 2:
+            log.append("big")
+    log.append("after")
+    return log
+
+
+@case(*X)
+def else_with_branch_exits(x):
+    try:
+        v = check(x)
+    except KeyError:
+        return "k"
+    except ValueError:
+        raise
+    else:
+        if v > 4:
+            return "big"
+        v += 1
+    return v
+
+
+@case(*X)
+def else_in_for_loop(x):
+    log = []
+    for i in (x, 1, "k", 2):
+        try:
+            v = check(i)
+        except KeyError:
+            continue
+        except ValueError:
+            break
+        else:
+            log.append(v)
+            if v == 4:
+                continue
+            log.append("tail")
+    return log
+
+
+@case(*X)
+def no_else_in_for_loop(x):
+    log = []
+    for i in (x, 1, "k", 2):
+        try:
+            v = check(i)
+        except KeyError:
+            continue
+        log.append(v)
+    return log
+
+
+@case(*X)
+def while_true_break_in_except(x):
+    items = [1, 2, x, 3]
+    out = []
+    i = 0
+    while True:
+        try:
+            v = check(items[i])
+        except (KeyError, ValueError, IndexError):
+            break
+        out.append(v)
+        i += 1
+    return out, i
+
+
+@case(*X)
+def while_true_break_as_name(x):
+    items = [2, x, 1]
+    out = []
+    while True:
+        try:
+            v = check(items.pop())
+        except (KeyError, IndexError) as e:
+            out.append(type(e).__name__)
+            break
+        out.append(v)
+    out.append("done")
+    return out
+
+
+@case(*X)
+def else_in_nested_handler(x):
+    try:
+        return check(x)
+    except (KeyError, ValueError):
+        try:
+            v = check(1)
+        except KeyError:
+            return "inner"
+        else:
+            return v + 1
+
+
+@case(*X)
+def else_inside_finally(x):
+    log = []
+    try:
+        try:
+            v = check(x)
+        except KeyError:
+            return "k", log
+        else:
+            log.append(v)
+    finally:
+        log.append("fin")
+    return v, log
+
+
+@case(*X)
+def else_in_with(x):
+    class M(object):
+        def __init__(self, log):
+            self.log = log
+
+        def __enter__(self):
+            self.log.append("enter")
+            return self
+
+        def __exit__(self, *a):
+            self.log.append("exit")
+            return False
+
+    log = []
+    with M(log):
+        try:
+            v = check(x)
+        except KeyError:
+            return "k", log
+        else:
+            log.append(v)
+    return v, log
