@@ -338,6 +338,65 @@ pub(crate) fn kept_test_returns(body: &mut Vec<Stmt>) {
         });
     }
     fold_kept_tests(body, &reads);
+    fold_returned_temps(body, &reads);
+}
+
+/// Folds `t = E; return t` into `return E`, also where `t = E` ends the body of a
+/// `with` or of a `try` that has only a `finally` (nested ones too) and `return t`
+/// follows that statement, for a temporary `t` that the function names nowhere else.
+/// Recovery reads so a `return E` whose value waits on the stack while the code
+/// that leaves a `try`/`with` runs: the `finally` body or `__exit__` call copied
+/// before the `RETURN_VALUE` (CPython 3.11+ `Python/compile.c`
+/// `compiler_unwind_fblock_stack`), or the `POP_EXCEPT` and unbinding of an
+/// `except E as name` clause. `return E` inside the statement evaluates `E`, then
+/// runs the same exit code, then returns it (a `return`, `break` or exception of
+/// the `finally` body or `__exit__` wins in both forms), so the fold changes nothing
+/// that runs. A `try` with `except` clauses is left alone: a clause that falls
+/// through would reach the `return t`, not the code after the `try`.
+fn fold_returned_temps(body: &mut Vec<Stmt>, reads: &std::collections::BTreeMap<String, usize>) {
+    for s in body.iter_mut() {
+        match s {
+            Stmt::If(_, a, b) | Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => {
+                fold_returned_temps(a, reads);
+                fold_returned_temps(b, reads);
+            }
+            s @ (Stmt::Try(..) | Stmt::With(..)) => {
+                for b in s.bodies_mut() {
+                    fold_returned_temps(b, reads);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut i = 0;
+    while i + 1 < body.len() {
+        let t = match &body[i + 1] {
+            Stmt::Return(Some(Expr::Name(t))) if t.starts_with("__temp_") && reads.get(t.as_str()) == Some(&2) => t.clone(),
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        if set_last_return(&mut body[i], &t) {
+            body.remove(i + 1);
+        }
+        i += 1;
+    }
+}
+
+/// Turns `t = E`, the statement `s` or the last statement of the body of `s` (a
+/// `with`, or a `try` with only a `finally`, nested), into `return E`; whether it did.
+fn set_last_return(s: &mut Stmt, t: &str) -> bool {
+    match s {
+        Stmt::Assign(targets, e) if matches!(targets.as_slice(), [Expr::Name(n)] if n == t) => {
+            let e = std::mem::replace(e, Expr::Const(Constant::None));
+            *s = Stmt::Return(Some(e));
+            true
+        }
+        Stmt::With(_, b) => b.last_mut().is_some_and(|l| set_last_return(l, t)),
+        Stmt::Try(b, hs, orelse, fin) if hs.is_empty() && orelse.is_empty() && !fin.is_empty() => b.last_mut().is_some_and(|l| set_last_return(l, t)),
+        _ => false,
+    }
 }
 
 fn fold_kept_tests(body: &mut Vec<Stmt>, reads: &std::collections::BTreeMap<String, usize>) {

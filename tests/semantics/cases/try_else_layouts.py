@@ -181,3 +181,90 @@ def else_in_with(x):
         else:
             log.append(v)
     return v, log
+
+
+class Manager(object):
+    """A context manager that logs, and swallows the exception when `swallow`."""
+
+    def __init__(self, log, swallow=False):
+        self.log = log
+        self.swallow = swallow
+
+    def __enter__(self):
+        self.log.append("enter")
+        return self
+
+    def __exit__(self, typ, value, tb):
+        self.log.append("exit %s" % (typ.__name__ if typ else None))
+        return self.swallow
+
+
+@case(*X)
+def return_call_in_try_finally(x):
+    log = []
+    try:
+        log.append("body")
+        return check(x), log
+    finally:
+        log.append("fin")
+
+
+@case(*X)
+def return_in_finally_that_raises(x):
+    log = []
+    try:
+        return check(x if x != 3 else 1) + 1
+    finally:
+        log.append("fin")
+        if x == 3:
+            raise LookupError(len(log))
+
+
+@case(*X)
+def return_in_with(x):
+    log = []
+    with Manager(log):
+        return check(x), log
+
+
+@case(*X)
+def return_in_swallowing_with(x):
+    log = []
+    with Manager(log, swallow=True):
+        return check(x), log
+    return "swallowed", log
+
+
+@case(*X)
+def return_in_nested_with_and_finally(x):
+    log = []
+    try:
+        with Manager(log):
+            with Manager(log):
+                return [check(x), len(log)]
+    finally:
+        log.append("fin")
+
+
+@case(*X)
+def return_from_except_as(x):
+    try:
+        v = check(x)
+    except (KeyError, ValueError) as err:
+        return str(err) + "!"
+    return v
+
+
+@case(*X)
+def return_in_finally_inside_loop(x):
+    out = []
+    for i in (1, x, 2):
+        try:
+            if i == 2:
+                return out + [check(i)]
+            out.append(check(i))
+        except ZeroDivisionError:
+            out.append("zero")
+        finally:
+            out.append("fin")
+    return out

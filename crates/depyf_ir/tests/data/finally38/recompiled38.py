@@ -2,10 +2,9 @@
 
 def return_in_try(g, h):
     try:
-        __temp_0__ = g()
+        return g()
     finally:
         h()
-    return __temp_0__
 
 def return_const_in_try(g, h):
     try:
@@ -28,8 +27,7 @@ def return_in_except_as(g):
     try:
         g()
     except ValueError as e:
-        __temp_0__ = e.args
-        return __temp_0__
+        return e.args
 
 def return_in_with(a):
     with a as b:
@@ -45,12 +43,11 @@ def break_in_with(items, a):
 def nested_finally(g, h, k):
     try:
         try:
-            __temp_0__ = g()
+            return g()
         finally:
             h()
     finally:
         k()
-    return __temp_0__
 
 def break_in_try(items, h):
     for x in items:
