@@ -170,11 +170,13 @@ KNOWN_FAILURES = {
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'try_else_layouts.else_in_with': {
-        'all': "a construct that recovery could not shape (`__with_exit__` left in the output)",
+        'all': 'a construct that recovery could not shape (`__with_exit__` left in the output)',
+    },
+    'try_else_layouts.if_in_finally_with_return_in_body': {
+        'all': 'a try or with body with several exits',
     },
     'try_else_layouts.return_in_finally_inside_loop': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.9 3.10 3.11 3.12 3.13 3.14 3.15': 'a try or with body with several exits',
+        'all': 'a try or with body with several exits',
     },
     'try_else_layouts.return_in_nested_with_and_finally': {
         '3.8 3.9 3.10': 'the code after a with differs on its normal and suppressed exits',

@@ -169,12 +169,60 @@ impl<'a> Structurer<'a> {
         if self.loops.last().is_some_and(|l| l.header == fall || l.header == jump) {
             return None;
         }
+        if self.rpo_index[b.index()] == usize::MAX {
+            return self.handler_follow(b, fall, jump);
+        }
         (0..self.cfg.blocks.len() as u32)
             .map(BlockId)
             .filter(|&c| c != b && self.rpo_index[c.index()] != usize::MAX)
             .filter(|&c| self.reaches(fall, c) && self.reaches(jump, c))
             .filter(|&c| self.dominates(b, c) && self.in_current_loop(c))
             .min_by_key(|c| self.rpo_index[c.index()])
+    }
+
+    /// [`Self::follow`] for a branch in handler code: blocks that only exception
+    /// edges reach, outside the reverse postorder, reach sets and dominators that
+    /// `follow` reads. The earliest block (in layout order) of handler code that
+    /// both arms reach along normal edges (not past the current loop's header or
+    /// follow) and that no handler entry reaches without passing `b`. Without it the
+    /// code after an `if` in an `except` clause or `finally` body was copied into
+    /// both arms (correct, but the `RERAISE` that ends a `finally` body then ends
+    /// both arms, which no longer reads as a `finally`).
+    fn handler_follow(&self, b: BlockId, fall: BlockId, jump: BlockId) -> Option<BlockId> {
+        let n = self.cfg.blocks.len();
+        let walk = |roots: &[BlockId], avoid: Option<BlockId>| {
+            let mut seen = vec![false; n];
+            let mut work = Vec::new();
+            for &r in roots {
+                if Some(r) != avoid && !seen[r.index()] {
+                    seen[r.index()] = true;
+                    work.push(r);
+                }
+            }
+            while let Some(x) = work.pop() {
+                if self.loops.last().is_some_and(|l| l.header == x || l.follow == Some(x)) {
+                    continue;
+                }
+                for s in self.cfg.blocks[x.index()].succs() {
+                    if Some(s) != avoid && !seen[s.index()] {
+                        seen[s.index()] = true;
+                        work.push(s);
+                    }
+                }
+            }
+            seen
+        };
+        let (rf, rj) = (walk(&[fall], None), walk(&[jump], None));
+        let entries: Vec<BlockId> = (0..n as u32)
+            .map(BlockId)
+            .filter(|&x| self.rpo_index[x.index()] == usize::MAX && self.cfg.blocks[x.index()].preds.is_empty())
+            .collect();
+        let around = walk(&entries, Some(b));
+        (0..n as u32)
+            .map(BlockId)
+            .filter(|&c| c != b && self.rpo_index[c.index()] == usize::MAX && rf[c.index()] && rj[c.index()] && !around[c.index()])
+            .filter(|&c| !self.loops.last().is_some_and(|l| l.header == c || l.follow == Some(c)))
+            .min()
     }
 
     /// The blocks of the natural loop of `header`.

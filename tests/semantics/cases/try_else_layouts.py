@@ -268,3 +268,81 @@ def return_in_finally_inside_loop(x):
         finally:
             out.append("fin")
     return out
+
+
+@case(*X)
+def if_in_finally(x):
+    log = []
+    try:
+        log.append(check(x))
+    finally:
+        if x == 1 or x is None:
+            log.append("one")
+        log.append("fin")
+    return log
+
+
+@case(*X)
+def if_else_in_finally_after_early_return(x):
+    log = []
+    if x == 3:
+        return "early"
+    try:
+        log.append(check(x))
+    finally:
+        if x == "k":
+            log.append("k")
+        elif x == 0:
+            log.append("zero")
+        else:
+            log.append("other")
+        log.append(len(log))
+    return log
+
+
+@case(*X)
+def if_in_finally_with_return_in_body(x):
+    log = []
+    try:
+        if x == 1:
+            return check(x), log
+        log.append(check(x))
+    finally:
+        if log:
+            log.append("nonempty")
+        log.append("fin")
+    return log
+
+
+@case(*X)
+def if_merge_in_except_clause(x):
+    log = []
+    try:
+        log.append(check(x))
+    except (KeyError, ValueError) as e:
+        if isinstance(e, KeyError):
+            log.append("key")
+        else:
+            log.append("value")
+        log.append("handled")
+    except Exception:
+        if x is None:
+            log.append("none")
+        log.append("other")
+    log.append("after")
+    return log
+
+
+@case(*X)
+def loop_and_if_in_finally(x):
+    log = []
+    try:
+        log.append(check(x))
+    finally:
+        for i in range(2):
+            if i == 1 and x == 1:
+                log.append("skip")
+                continue
+            log.append(i)
+        log.append("fin")
+    return log
