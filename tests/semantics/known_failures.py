@@ -172,6 +172,9 @@ KNOWN_FAILURES = {
     'try_else_layouts.else_in_with': {
         'all': 'a construct that recovery could not shape (`__with_exit__` left in the output)',
     },
+    'try_else_layouts.finally_ends_in_if_then_return_value': {
+        '3.12': 'the normal exit of a try/finally does not run the finally body',
+    },
     'try_else_layouts.if_in_finally_with_return_in_body': {
         'all': 'a try or with body with several exits',
     },

@@ -346,3 +346,65 @@ def loop_and_if_in_finally(x):
             log.append(i)
         log.append("fin")
     return log
+
+
+class Holder(object):
+    """Attributes that finally bodies test and reset."""
+
+    def __init__(self, b=1, c=True):
+        self.b = b
+        self.c = c
+
+
+@case(*X)
+def finally_ends_in_if(x):
+    h = Holder(None if x == 3 else 1, x == 1)
+    log = []
+    try:
+        log.append(check(x))
+    finally:
+        if h.b is not None:
+            log.append("b")
+            if h.c:
+                log.append("c")
+            h.b = None
+    return log, h.b
+
+
+@case(*X)
+def finally_ends_in_if_else(x):
+    log = []
+    try:
+        log.append(check(x))
+    finally:
+        if x == 1:
+            log.append("one")
+        elif x == "k":
+            log.append("k")
+        else:
+            log.append("other")
+
+
+@case(*X)
+def finally_ends_in_if_then_return_value(x):
+    log = []
+    try:
+        log.append(check(x))
+    finally:
+        if len(log) > 0:
+            log.append("fin")
+    return len(log)
+
+
+@case(*X)
+def finally_ends_in_if_in_loop(x):
+    log = []
+    for i in (1, x):
+        try:
+            log.append(check(i))
+        except KeyError:
+            log.append("k")
+        finally:
+            if i == 1:
+                log.append("one")
+    return log

@@ -382,6 +382,7 @@ impl Structurer<'_> {
         // The handler first: a `finally` body is needed to recognise its copies
         // after the end of the `except` clauses inside the body.
         let (after, hstmts) = if with { (None, Vec::new()) } else { self.handler_body(h, e1, stop, err)? };
+        let hstmts = if with { hstmts } else { hoist_reraise(hstmts) };
         let is_finally = !with && is_finally_handler(&hstmts);
         let hstmts = if is_finally { drop_exit_pops(&hstmts) } else { hstmts };
         if is_finally {
@@ -423,6 +424,23 @@ impl Structurer<'_> {
                 // Every way out of the body is a copy read as its statement.
                 None if !stubs.is_empty() => rest = fbody.clone(),
                 None => return Err(err("a try/finally body that never exits normally")),
+            }
+            if rest.len() == n && n > 0 {
+                // CPython 3.12+ copies the small exit block after the `try` into
+                // every end of a copy that ends in an `if` (see `is_copy_before`):
+                // that exit is the code after the `try` when every end has it.
+                if let Some(t) = first_tail(&rest[n - 1]).filter(|t| matches!(t, Stmt::Return(None | Some(Expr::Const(_))) | Stmt::Break | Stmt::Continue)).cloned() {
+                    if all_tails_leave(&rest[n - 1], &t) && !is_copy_before(&rest, &[], &fbody) && is_copy_before(&rest, std::slice::from_ref(&t), &fbody) {
+                        rest.push(t);
+                    }
+                }
+            }
+            if rest.len() > n && !is_copy_before(&rest[..n], &rest[n..], &fbody) {
+                // A copy whose `if`/`else` arms each end in a copy of the exit after
+                // it reads as guarding `if`s (`if c: A; return` then the rest).
+                if let Some(u) = unguard(&rest).filter(|u| u.len() == n + 1 && is_copy_before(&u[..n], &u[n..], &fbody)) {
+                    rest = u;
+                }
             }
             if rest.len() < n || !is_copy_before(&rest[..n], &rest[n..], &fbody) {
                 return Err(err("the normal exit of a try/finally does not run the finally body"));
@@ -992,6 +1010,59 @@ fn is_finally_handler(hs: &[Stmt]) -> bool {
     !top_pop && hs.last().is_some_and(|s| is_marker(s, markers::RERAISE)) && !matches!(hs.first(), Some(Stmt::If(c, ..)) if marker_call(c, markers::EXC_MATCH).is_some())
 }
 
+/// A handler body that ends in an `if` each of whose arms ends by re-raising (a
+/// `finally` body that ends in an `if`: CPython 3.12+ copies the `RERAISE` block,
+/// which has no line number, into both ends of the branch, `Python/flowgraph.c`
+/// `duplicate_exits_without_lineno`), with the re-raise taken out of the arms
+/// (nested `if`s that end the arms too) and put once after the `if`: the same flow.
+/// Other bodies (an `except` clause chain, whose `if` tests the exception) are
+/// returned as they are.
+fn hoist_reraise(mut hs: Vec<Stmt>) -> Vec<Stmt> {
+    fn ends_in(s: &[Stmt], r: &Stmt) -> bool {
+        match s.last() {
+            Some(Stmt::If(_, a, b)) => ends_in(a, r) && ends_in(b, r),
+            Some(l) => l == r,
+            None => false,
+        }
+    }
+    fn strip(s: &mut Vec<Stmt>) {
+        match s.last_mut() {
+            Some(Stmt::If(_, a, b)) => {
+                strip(a);
+                strip(b);
+                if matches!(b.as_slice(), [Stmt::Pass]) {
+                    b.clear();
+                }
+            }
+            _ => {
+                s.pop();
+            }
+        }
+        if s.is_empty() {
+            s.push(Stmt::Pass);
+        }
+    }
+    let Some(Stmt::If(c, a, _)) = hs.last() else { return hs };
+    if marker_call(c, markers::EXC_MATCH).is_some() || marker_call(c, markers::EG_MATCH).is_some() || hs.iter().any(|s| is_marker(s, markers::POP_EXCEPT)) {
+        return hs;
+    }
+    // The re-raise at the end of the first arm (through nested `if`s).
+    let mut first = a.as_slice();
+    let r = loop {
+        match first.last() {
+            Some(Stmt::If(_, x, _)) => first = x,
+            Some(l) if is_marker(l, markers::RERAISE) => break l.clone(),
+            _ => return hs,
+        }
+    };
+    if !ends_in(&hs, &r) {
+        return hs;
+    }
+    strip(&mut hs);
+    hs.push(r);
+    hs
+}
+
 /// `stmts` without the pops of the exception (`POP_EXCEPT` markers) that come right
 /// before a `return`, `break` or `continue`, nested statements included: in the
 /// handler copy of a `finally` body such an exit first drops the exception being
@@ -1392,6 +1463,52 @@ fn is_copy_before(copy: &[Stmt], after: &[Stmt], fbody: &[Stmt]) -> bool {
     let mut c = init.to_vec();
     c.push(last);
     print_body(&c, 0) == text
+}
+
+/// `stmts`, which end in an exit `t` (`return` of a constant, `break`, `continue`),
+/// with each `if c: A; t` (no `else`) followed by more code read as
+/// `if c: A else: <the rest>`, then `t` once at the end: the same flow (`A` falls
+/// into `t`, which leaves, so the rest runs only when `c` fails). `None` when
+/// `stmts` has no such `if` or does not end in such an exit.
+fn unguard(stmts: &[Stmt]) -> Option<Vec<Stmt>> {
+    let (t, body) = stmts.split_last()?;
+    if !matches!(t, Stmt::Return(None | Some(Expr::Const(_))) | Stmt::Break | Stmt::Continue) {
+        return None;
+    }
+    let i = body.iter().position(|s| matches!(s, Stmt::If(_, a, b) if b.is_empty() && a.len() > 1 && a.last() == Some(t)))?;
+    let Stmt::If(c, a, _) = &body[i] else { return None };
+    let rest = &stmts[i + 1..];
+    let inner = match unguard(rest) {
+        Some(mut u) => {
+            u.pop();
+            u
+        }
+        None => rest[..rest.len() - 1].to_vec(),
+    };
+    if inner.is_empty() {
+        return None;
+    }
+    let mut out = body[..i].to_vec();
+    out.push(Stmt::If(c.clone(), a[..a.len() - 1].to_vec(), inner));
+    out.push(t.clone());
+    Some(out)
+}
+
+/// The statement that ends the first arm of `s` (through nested `if`s), or `s`.
+fn first_tail(s: &Stmt) -> Option<&Stmt> {
+    match s {
+        Stmt::If(_, a, _) => a.last().and_then(first_tail),
+        s => Some(s),
+    }
+}
+
+/// Whether every way through the end of `s` (both arms of `if`s, nested) ends in
+/// `t` or in a `return`/`raise`: no flow falls off its end.
+fn all_tails_leave(s: &Stmt, t: &Stmt) -> bool {
+    match s {
+        Stmt::If(_, a, b) => [a, b].iter().all(|x| x.last().is_some_and(|l| all_tails_leave(l, t))),
+        s => s == t || matches!(s, Stmt::Return(_) | Stmt::Raise(..)),
+    }
 }
 
 /// Removes exit `t` where it ends a tail position of `s` (see [`is_copy_before`]):
