@@ -112,12 +112,6 @@ KNOWN_FAILURES = {
         '3.8 3.9': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',
     },
-    'part2_async.coro_drives_nested_async_generator': {
-        '3.8 3.9 3.15': 'GET_AWAITABLE: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
-        '3.11': 'ASYNC_GEN_WRAP: not supported by the decompiler yet',
-        '3.12 3.13 3.14': 'CALL_INTRINSIC_1: not supported by the decompiler yet',
-    },
     'part2_async.coro_nested_async_comprehension': {
         '3.8 3.9': 'GET_AITER: not supported by the decompiler yet',
         '3.10': 'GEN_START: not supported by the decompiler yet',

@@ -408,3 +408,50 @@ def finally_ends_in_if_in_loop(x):
             if i == 1:
                 log.append("one")
     return log
+
+
+@case(*X)
+def finally_after_body_that_always_raises(x):
+    log = []
+    if x == 3:
+        try:
+            raise LookupError(x)
+        finally:
+            log.append("fin")
+            x = None
+    else:
+        try:
+            check(x)
+            raise LookupError("after")
+        finally:
+            log.append(x)
+    return log
+
+
+@case(*X)
+def finally_after_raise_caught_outside(x):
+    log = []
+    try:
+        try:
+            if x == 1:
+                raise KeyError("one")
+            raise ValueError(check(x))
+        finally:
+            log.append("fin")
+    except (KeyError, ValueError, TypeError, ZeroDivisionError) as e:
+        log.append(type(e).__name__)
+    return log
+
+
+@case(*X)
+def finally_after_raise_in_loop(x):
+    log = []
+    for i in (1, x):
+        try:
+            try:
+                raise KeyError(i)
+            finally:
+                log.append(i)
+        except KeyError:
+            continue
+    return log

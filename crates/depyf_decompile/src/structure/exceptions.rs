@@ -421,9 +421,10 @@ impl Structurer<'_> {
             let mut rest = Vec::new();
             match e1 {
                 Some(e1) => self.region_into(&mut rest, e1, stop, false, err)?,
-                // Every way out of the body is a copy read as its statement.
-                None if !stubs.is_empty() => rest = fbody.clone(),
-                None => return Err(err("a try/finally body that never exits normally")),
+                // Every way out of the body is a copy read as its statement, or
+                // there is none: the body always raises (or loops for ever), and
+                // the finally body runs in the handler only.
+                None => rest = fbody.clone(),
             }
             if rest.len() == n && n > 0 {
                 // CPython 3.12+ copies the small exit block after the `try` into
