@@ -301,14 +301,48 @@ def yield_in_finally(g):
 
 def yield_from_in_finally_return_in_try(g, it):
     try:
-        __temp_0__ = g()
+        return g()
     finally:
         yield from it
-    return __temp_0__
 
 async def await_in_finally(g, h):
     try:
-        __temp_0__ = await g()
+        return await g()
     finally:
         await h()
-    return __temp_0__
+
+def finally_if_else(g, x, h, k):
+    try:
+        g()
+    finally:
+        if x:
+            h()
+        else:
+            k()
+    return 0
+
+def finally_if_in_try_finally(g, x, h):
+    try:
+        try:
+            return g()
+        finally:
+            if x:
+                h()
+    finally:
+        h()
+
+def if_at_end_of_finally(g, x, h):
+    try:
+        g()
+    finally:
+        g()
+        if x:
+            h()
+    return x
+
+def return_in_try_if_in_finally(g, x, h):
+    try:
+        return g()
+    finally:
+        if x:
+            h()
