@@ -254,8 +254,9 @@ fn dispatch_version(code: &CodeObject, ins: &[depyf_bytecode::Instruction], leni
 /// depths in IR values and `lasti` false; this needs the code object to normalize
 /// (its error otherwise).
 ///
-/// From 3.14 on the depths leave out the hidden slots (see `post314`), like the ops,
-/// two ranges that only a `NOT_TAKEN` separates are one ([`join_over_not_taken`]), and a
+/// From 3.14 on the depths leave out the hidden slots (see `post314`), like the ops;
+/// from 3.12 on two ranges that only instructions that cannot raise (`NOT_TAKEN`, the
+/// jumps of a loop's test) separate are one ([`join_over_not_taken`]); from 3.15 on a
 /// range takes in the `return <constant>` that follows it ([`extend_over_constant_returns`]).
 ///
 /// From 3.12 on, the handlers the compiler adds on its own (a generator's
@@ -323,7 +324,7 @@ fn protected_ranges_in(
             &owned[..]
         }
     };
-    if code.version.minor >= 14 {
+    if code.version.minor >= 12 {
         ranges = join_over_not_taken(&ins, ranges);
     }
     if code.version.minor >= 15 {
@@ -366,16 +367,33 @@ fn protected_ranges_in(
 
 /// 3.14+ leaves `NOT_TAKEN` (a marker that cannot raise, normalized to a `Nop`) out of
 /// the exception table, so a conditional jump inside a `try` body splits its range in
-/// two around it. Joins consecutive ranges with the same handler, depth and `lasti`
-/// when only `NOT_TAKEN`s lie between them. `ins` is the decoded code, `ranges` in
-/// table order.
+/// two around it. CPython 3.12-3.14 (not 3.15) also leave out the `JUMP_BACKWARD`
+/// (3.12), `POP_JUMP_IF_*; JUMP_BACKWARD` (3.13) or `POP_JUMP_IF_*; NOT_TAKEN;
+/// JUMP_BACKWARD` (3.14) that the flow-graph pass writes for a conditional jump back
+/// to a loop header (`while c:` or `if c:` at the end of a loop body inside a
+/// `with`/`try` body; `Python/flowgraph.c`, `normalize_jumps_in_block`, runs after
+/// the handlers are labelled). Joins
+/// consecutive ranges with the same handler, depth and `lasti` when only such
+/// instructions lie between them and every jump among them lands where that handler
+/// protects too (inside the joined range or another range of it: a jump that leaves
+/// the body is never joined over). Recompiling the
+/// decompiled loop gives the same gap again, so reading it as protected changes
+/// nothing. `ins` is the decoded code, `ranges` in table order.
 fn join_over_not_taken(ins: &[Instruction], ranges: Vec<depyf_bytecode::ExceptionTableEntry>) -> Vec<depyf_bytecode::ExceptionTableEntry> {
+    let all = ranges.clone();
     let mut out: Vec<depyf_bytecode::ExceptionTableEntry> = Vec::with_capacity(ranges.len());
     for r in ranges {
         if let Some(last) = out.last_mut() {
             let same = last.target == r.target && last.depth == r.depth && last.lasti == r.lasti;
+            let (start, end) = (last.start, r.end);
+            // A jump target protected by the same handler: inside the joined range,
+            // or in another range of it (a loop header before a nested `try`).
+            let inside = |t: u32| (start <= t && t < end) || all.iter().any(|o| o.target == r.target && o.depth == r.depth && o.lasti == r.lasti && o.start <= t && t < o.end);
             let gap_not_taken = last.end <= r.start
-                && ins.iter().filter(|i| last.end <= i.offset && i.offset < r.start).all(|i| i.opname == "NOT_TAKEN");
+                && ins.iter().filter(|i| last.end <= i.offset && i.offset < r.start).all(|i| {
+                    matches!(i.opname, "NOT_TAKEN" | "POP_JUMP_IF_FALSE" | "POP_JUMP_IF_TRUE" | "POP_JUMP_IF_NONE" | "POP_JUMP_IF_NOT_NONE" | "JUMP_BACKWARD")
+                        && i.jump_target().is_none_or(inside)
+                });
             if same && gap_not_taken {
                 last.end = r.end;
                 continue;
@@ -496,7 +514,29 @@ mod tests {
         assert_eq!(joined, vec![range(0, 10, 20)]);
         // Another handler, or a gap with an instruction that can raise: kept apart.
         assert_eq!(join_over_not_taken(&ins, vec![range(0, 4, 20), range(6, 10, 22)]).len(), 2);
-        assert_eq!(join_over_not_taken(&ins, vec![range(0, 2, 20), range(6, 10, 20)]).len(), 2);
+        assert_eq!(join_over_not_taken(&ins, vec![range(0, 6, 20), range(8, 10, 20)]).len(), 2);
+    }
+
+    #[test]
+    fn ranges_split_by_a_backward_conditional_jump_are_joined_314() {
+        // `with m: for x in s: while x: f()` (3.14): 0 FOR_ITER 14; 2 LOAD_FAST;
+        // 4 POP_JUMP_IF_TRUE 10; 6 NOT_TAKEN; 8 JUMP_BACKWARD 0; 10 CALL;
+        // 12 JUMP_BACKWARD 2; 14 END_FOR. The table leaves 4..10 out.
+        let ins = code(&[
+            ("FOR_ITER", Some(14)),
+            ("LOAD_FAST", None),
+            ("POP_JUMP_IF_TRUE", Some(10)),
+            ("NOT_TAKEN", None),
+            ("JUMP_BACKWARD", Some(0)),
+            ("CALL", None),
+            ("JUMP_BACKWARD", Some(2)),
+            ("END_FOR", None),
+        ]);
+        assert_eq!(join_over_not_taken(&ins, vec![range(0, 4, 20), range(10, 16, 20)]), vec![range(0, 16, 20)]);
+        // A jump in the gap that leaves the joined range: kept apart.
+        assert_eq!(join_over_not_taken(&ins, vec![range(2, 4, 20), range(10, 16, 20)]).len(), 2);
+        // A gap with a `CALL` (the `__exit__` of a `continue`): kept apart.
+        assert_eq!(join_over_not_taken(&ins, vec![range(0, 4, 20), range(12, 16, 20)]).len(), 2);
     }
 
     #[test]
