@@ -68,6 +68,22 @@
 //! next one ([`copy_offsets`]); [`protected_ranges`] gives the copy the range of
 //! that instruction, as 3.9 does.
 //!
+//! **`async for` (3.8-3.10) and `async with` (3.9-3.10)** (CPython 3.10 `Python/compile.c`,
+//! `compiler_async_for`, `compiler_async_with`), in 3.11's ops (see `post311_async`):
+//!
+//! - the loop head `SETUP_FINALLY end; GET_ANEXT; LOAD_CONST None; YIELD_FROM;
+//!   POP_BLOCK`, whose handler `end` is the `END_ASYNC_FOR` that ends the loop on
+//!   `StopAsyncIteration` ([`Kind::AsyncFor`]), is one [`Op::ForIter`] jumping to that
+//!   `END_ASYNC_FOR` (a `Nop`, entered with the iterator popped like the jump of
+//!   `FOR_ITER`), its `IrInstr::opname` `GET_ANEXT`; the handler is no protected range
+//!   (the instructions of the head belong to the enclosing one);
+//! - `BEFORE_ASYNC_WITH; GET_AWAITABLE; LOAD_CONST None; YIELD_FROM` is
+//!   [`Op::BeforeAsyncWith`] and the `SETUP_ASYNC_WITH` after it a `Nop`; the exits
+//!   await `__aexit__`: `LOAD_CONST None; DUP_TOP; DUP_TOP; CALL_FUNCTION 3;
+//!   GET_AWAITABLE; LOAD_CONST None; YIELD_FROM; POP_TOP` is [`Op::WithExit`] and
+//!   `WITH_EXCEPT_START; GET_AWAITABLE; LOAD_CONST None; YIELD_FROM`
+//!   [`Op::WithExceptStart`].
+//!
 //! - `return`, `break` or `continue` inside a `finally` body: the `try` is wrapped
 //!   in a placeholder value (`LOAD_CONST None` before it, `POP_TOP` after the
 //!   body's `END_FINALLY`; both `Nop`s, see `Facts::try2`) and the exit is
@@ -84,7 +100,7 @@
 //!   at the depth its copied `SETUP_*` records ([`protected_ranges`]).
 //!
 //! A `try/finally` inside a `finally` body (copies would nest), an exit from a
-//! block inside a `finally` body and `async with` are not rewritten: they fail
+//! block inside a `finally` body and 3.8's `async with` are not rewritten: they fail
 //! normalization.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -106,6 +122,9 @@ pub(super) enum Kind {
     With,
     /// The implicit `try/finally` that unbinds `except E as name`.
     NameCleanup,
+    /// The `END_ASYNC_FOR` that ends an `async for` (see [`async_for_head`]): no
+    /// handler of the IR.
+    AsyncFor,
 }
 
 /// One entry of the static block stack.
@@ -129,6 +148,29 @@ fn names(ins: &[Instruction], from: usize, n: usize) -> Vec<&'static str> {
     ins.get(from..).unwrap_or(&[]).iter().take(n).map(|x| x.opname).collect()
 }
 
+/// When instruction `k` is the head of an `async for` (`SETUP_FINALLY end;
+/// GET_ANEXT; LOAD_CONST None; YIELD_FROM; POP_BLOCK` with `END_ASYNC_FOR` at `end`;
+/// CPython 3.8-3.10 `Python/compile.c`, `compiler_async_for`), the index of that
+/// `END_ASYNC_FOR`.
+pub(super) fn async_for_head(code: &CodeObject, ins: &[Instruction], k: usize) -> Option<usize> {
+    if ins[k].opname != "SETUP_FINALLY" || names(ins, k + 1, 4) != ["GET_ANEXT", "LOAD_CONST", "YIELD_FROM", "POP_BLOCK"] || !is_none(code, &ins[k + 2]) {
+        return None;
+    }
+    let t = ins.binary_search_by_key(&ins[k].jump_target()?, |i| i.offset).ok()?;
+    (ins[t].opname == "END_ASYNC_FOR").then_some(t)
+}
+
+/// Whether instruction `k` is an `END_ASYNC_FOR` that ends an `async for` of the
+/// shape of [`async_for_head`].
+fn ends_async_for(code: &CodeObject, ins: &[Instruction], k: usize) -> bool {
+    ins[k].opname == "END_ASYNC_FOR" && (0..ins.len()).any(|h| ins[h].jump_target() == Some(ins[k].offset) && async_for_head(code, ins, h) == Some(k))
+}
+
+/// Whether the `await` of `GET_AWAITABLE; LOAD_CONST None; YIELD_FROM` starts at `k`.
+fn awaits_at(code: &CodeObject, ins: &[Instruction], k: usize) -> bool {
+    names(ins, k, 3) == ["GET_AWAITABLE", "LOAD_CONST", "YIELD_FROM"] && is_none(code, &ins[k + 1])
+}
+
 /// Whether the instructions use the block stack (3.9-3.10 `SETUP_*`).
 pub(super) fn uses_block_stack(ins: &[Instruction]) -> bool {
     ins.iter().any(|i| matches!(i.opname, "SETUP_FINALLY" | "SETUP_WITH" | "SETUP_ASYNC_WITH"))
@@ -141,6 +183,12 @@ fn kind_of(code: &CodeObject, ins: &[Instruction], k: usize, index_of: &dyn Fn(u
     let t = i.jump_target().and_then(index_of).ok_or_else(|| err("handler target is not an instruction"))?;
     if i.opname != "SETUP_FINALLY" {
         return Ok((t, Kind::With));
+    }
+    if ins[t].opname == "END_ASYNC_FOR" {
+        return match async_for_head(code, ins, k) {
+            Some(_) => Ok((t, Kind::AsyncFor)),
+            None => Err(err("an async for head of an unknown shape")),
+        };
     }
     // `POP_TOP; STORE name; POP_TOP; SETUP_FINALLY` binds the exception to a name and
     // protects the clause with `name = None; del name; RERAISE`.
@@ -637,7 +685,9 @@ fn end_finally38(code: &CodeObject, ins: &[Instruction], k: usize, st: &[Blk]) -
 /// The innermost handler block of a stack (entered handlers above it are unwound
 /// first).
 fn innermost(st: &[Blk]) -> Option<(usize, Kind)> {
+    // The head of an `async for` is one op protected by the enclosing handler.
     st.iter().rev().find_map(|b| match *b {
+        Blk::Setup { kind: Kind::AsyncFor, .. } => None,
         Blk::Setup { handler, kind } => Some((handler, kind)),
         Blk::Handler(_) => None,
     })
@@ -768,7 +818,7 @@ impl Facts {
         for (k, i) in ins.iter().enumerate() {
             if i.opname.starts_with("SETUP_") {
                 let (t, kind) = kind_of(code, ins, k, &index_of)?;
-                if kind != Kind::NameCleanup {
+                if !matches!(kind, Kind::NameCleanup | Kind::AsyncFor) {
                     f.entries.insert(t);
                 }
                 if kind == Kind::Except {
@@ -945,7 +995,26 @@ fn op_at(cx: &mut Cx<'_>, k: usize, facts: &Facts, entry: bool) -> Result<bool, 
     let code = cx.code;
     let i = &ins[k];
     let op = match i.opname {
-        "SETUP_FINALLY" | "POP_BLOCK" => Op::Nop,
+        // See the module docs (`async for`, `async with`).
+        "SETUP_FINALLY" => match async_for_head(code, ins, k) {
+            Some(t) => {
+                cx.out.push(IrInstr { offset: i.offset, op: Op::ForIter(ins[t].offset), line: ins[k + 1].line_number, opname: ins[k + 1].opname });
+                cx.drop_more = 4;
+                return Ok(true);
+            }
+            None => Op::Nop,
+        },
+        "END_ASYNC_FOR" if ends_async_for(code, ins, k) => Op::Nop,
+        "BEFORE_ASYNC_WITH" if code.version.minor >= 9 && awaits_at(code, ins, k + 1) && names(ins, k + 4, 1) == ["SETUP_ASYNC_WITH"] => {
+            cx.skip_more = 3;
+            Op::BeforeAsyncWith
+        }
+        "SETUP_ASYNC_WITH" if code.version.minor >= 9 && k >= 4 && ins[k - 4].opname == "BEFORE_ASYNC_WITH" => Op::Nop,
+        "WITH_EXCEPT_START" if awaits_at(code, ins, k + 1) => {
+            cx.skip_more = 3;
+            Op::WithExceptStart
+        }
+        "POP_BLOCK" => Op::Nop,
         "SETUP_WITH" => Op::BeforeWith,
         "POP_EXCEPT" => Op::PopExcept,
         "RERAISE" => Op::Reraise,
@@ -1033,6 +1102,17 @@ fn op_at(cx: &mut Cx<'_>, k: usize, facts: &Facts, entry: bool) -> Result<bool, 
                 && ins[k + 3].oparg == Some(3) =>
         {
             cx.skip_more = 4;
+            Op::WithExit
+        }
+        // `await exit(None, None, None)`: the normal exit of an `async with`.
+        "LOAD_CONST"
+            if is_none(code, i)
+                && names(ins, k + 1, 3) == ["DUP_TOP", "DUP_TOP", "CALL_FUNCTION"]
+                && ins[k + 3].oparg == Some(3)
+                && awaits_at(code, ins, k + 4)
+                && names(ins, k + 7, 1) == ["POP_TOP"] =>
+        {
+            cx.skip_more = 7;
             Op::WithExit
         }
         _ => return Ok(false),
@@ -1278,7 +1358,10 @@ fn levels(code: &CodeObject, ins: &[Instruction], ir: &[IrInstr]) -> Result<BTre
             let lv = u32::try_from(lv).map_err(|_| bad(k, "negative handler depth".into()))?;
             level.insert(k, lv);
             let t = i.jump_target().and_then(index_of).ok_or_else(|| bad(k, "handler target is not an instruction".into()))?;
-            succ.push((t, i64::from(lv) + 1));
+            // The `END_ASYNC_FOR` of an `async for` head is reached by its `ForIter`.
+            if async_for_head(code, ins, k).is_none() {
+                succ.push((t, i64::from(lv) + 1));
+            }
         }
         let last = ops[k].iter().rev().find(|o| !matches!(o, Op::Nop));
         if let (Some(j), Some(t)) = (jump, ops[k].iter().find_map(|o| o.jump_target())) {
@@ -1366,7 +1449,10 @@ fn levels_by_ops(code: &CodeObject, ins: &[Instruction], ir: &[IrInstr], scale: 
                 let lv = u32::try_from(lv).map_err(|_| bad(p, "negative handler depth".into()))?;
                 level.insert(k, lv);
                 let t = i.jump_target().ok_or_else(|| bad(p, "handler target is not an instruction".into()))?;
-                succ.push((pos(t * scale), i64::from(lv) + 1));
+                // The `END_ASYNC_FOR` of an `async for` head is reached by its `ForIter`.
+                if async_for_head(code, ins, k).is_none() {
+                    succ.push((pos(t * scale), i64::from(lv) + 1));
+                }
             }
             ends |= ends_flow(i.opname);
         } else if let Some((base, j, from)) = copied(ins, x.offset, scale).filter(|_| ir.get(p + 1).is_none_or(|n| n.offset != x.offset)) {

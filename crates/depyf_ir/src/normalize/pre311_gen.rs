@@ -9,8 +9,9 @@
 //!   is `GET_AWAITABLE; LOAD_CONST None; YIELD_FROM`: `YIELD_FROM` re-runs itself (by
 //!   moving the frame's `f_lasti` back) until the delegated-to iterator is exhausted, so
 //!   there is no loop in the bytecode, and the three are one [`Op::YieldFrom`] /
-//!   [`Op::Await`]. Any other use of `YIELD_FROM` (the `async with`/`async for` shapes of
-//!   the block stack) takes the error path.
+//!   [`Op::Await`]. The `async with`/`async for` shapes of the block stack are read
+//!   in `pre311_exc` (`GET_AITER` here is [`Op::GetAIter`]); any other use of
+//!   `YIELD_FROM` takes the error path.
 
 use depyf_bytecode::{Argval, Constant};
 
@@ -25,6 +26,8 @@ pub(super) fn op(cx: &mut Cx<'_>, k: usize) -> Result<bool, IrError> {
     let i = &ins[k];
     let op = match i.opname {
         "YIELD_VALUE" => Op::Yield,
+        // `aiter(x)` of an `async for`; its head is read in `pre311_exc`.
+        "GET_AITER" => Op::GetAIter,
         "GEN_START" => Op::Nop,
         "GET_YIELD_FROM_ITER" | "GET_AWAITABLE" => {
             let none = ins.get(k + 1).is_some_and(|n| {
