@@ -179,4 +179,26 @@ KNOWN_FAILURES = {
         '3.8 3.9 3.10': 'the code after a with differs on its normal and suppressed exits',
         '3.11 3.12 3.13 3.14 3.15': 'a with statement whose handler goes on elsewhere than its normal exit',
     },
+    's5_async_loops_with.agen_async_with_and_async_for': {
+        '3.8': 'BEGIN_FINALLY into the exit of an async with (3.8 async with is not handled)',
+    },
+    's5_async_loops_with.agen_athrow_inside_async_with': {
+        '3.8': 'BEGIN_FINALLY into the exit of an async with (3.8 async with is not handled)',
+    },
+    's5_async_loops_with.coro_async_for_with_return_inside_async_with': {
+        '3.8': '3.8 async with is not handled',
+    },
+    's5_async_loops_with.coro_async_genexp_filter': {
+        '3.8': 'a generator expression with await or yield from',
+        '3.15': 'a comprehension body of an unknown shape',
+    },
+    's5_async_loops_with.coro_async_with_in_while_suppressing': {
+        '3.8': '3.8 async with is not handled',
+    },
+    's5_async_loops_with.coro_return_await_in_async_with': {
+        '3.8': '3.8 async with is not handled',
+    },
+    's5_async_loops_with.with_while_try_break': {
+        '3.11 3.12 3.13': 'a with body that does not start by entering its manager',
+    },
 }
