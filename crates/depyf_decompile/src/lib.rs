@@ -466,6 +466,7 @@ fn structured(
     let mut body = st.region(depyf_cfg::BlockId(0), None, &at)?;
     if !cases.is_empty() {
         patterns::fold(&mut body, &cases).map_err(|m| at(&format!("match statement: {m}")))?;
+        patterns::inline_subject_temps(&mut body);
     }
     Ok((body, ir, rec))
 }

@@ -920,6 +920,19 @@ fn chain(mut seq: Vec<Stmt>, subject: &mut Option<Expr>, cases: &mut Vec<MatchCa
         }
     }
     let Stmt::If(cond, then, els) = seq.remove(0) else { return Err("a case that is not a test".into()) };
+    // The last tested case, a literal, value or `None`/`True`/`False` pattern after
+    // cases on copies, tests the subject itself: `if subject == 1:` (see
+    // [`last_literal_case`]).
+    if let (Some(s), false) = (subject.as_ref(), cases.is_empty()) {
+        if let Some((pattern, guard, negated)) = last_literal_case(&cond, s) {
+            let (then, els) = if negated { (els, then) } else { (then, els) };
+            cases.push(MatchCase { pattern, guard, body: then });
+            if !els.is_empty() {
+                cases.push(MatchCase { pattern: Pattern::Wildcard, guard: None, body: els });
+            }
+            return Ok(seq);
+        }
+    }
     let (s, id, guard, negated) = read_cond(&cond).ok_or("an unexpected case test")?;
     if guard.as_ref().is_some_and(mentions_mark) {
         return Err("a case test inside a guard".into());
@@ -953,6 +966,103 @@ fn chain(mut seq: Vec<Stmt>, subject: &mut Option<Expr>, cases: &mut Vec<MatchCa
         return Ok(Vec::new());
     }
     Ok(seq)
+}
+
+/// `(pattern, guard, negated)` when `cond` is how recovery reads the test of the last
+/// tested case of a `match` on `subject` whose pattern is a literal, a value or a
+/// singleton: that case works on the subject itself (no `COPY 1`, so [`rewrite`]
+/// leaves its test alone), `LOAD_CONST c; COMPARE_OP ==` (`IS_OP` / `POP_JUMP_IF_NONE`
+/// for `None`, `True`, `False`) and a jump to the next case (CPython 3.10-3.13
+/// `Python/compile.c`, `compiler_pattern_value` / `compiler_pattern_singleton`; 3.14+
+/// `Python/codegen.c`). `subject == c` is what `case c:` tests and `subject is None`
+/// what `case None:` tests, so the case runs exactly when the `if` does. Only
+/// constants that print as a literal pattern (ints, finite floats, str, bytes) and
+/// dotted names (`Color.RED`; a bare name would be a capture) are read; `not` and
+/// `!=` / `is not` flip the branches; `test and guard` gives the guard.
+fn last_literal_case(cond: &Expr, subject: &Expr) -> Option<(Pattern, Option<Expr>, bool)> {
+    fn dotted(e: &Expr) -> bool {
+        match e {
+            Expr::Attribute(b, _) => matches!(**b, Expr::Name(_)) || dotted(b),
+            _ => false,
+        }
+    }
+    let test = |e: &Expr| -> Option<(Pattern, bool)> {
+        let Expr::Compare(l, ops) = e else { return None };
+        let [(op, r)] = ops.as_slice() else { return None };
+        if **l != *subject {
+            return None;
+        }
+        match (*op, r) {
+            ("is" | "is not", Expr::Const(Constant::None | Constant::Bool(_))) => Some((Pattern::Singleton(r.clone()), *op == "is not")),
+            ("==" | "!=", Expr::Const(Constant::Int(_) | Constant::BigInt(_) | Constant::Str(_) | Constant::Bytes(_))) => Some((Pattern::Value(r.clone()), *op == "!=")),
+            ("==" | "!=", Expr::Const(Constant::Float(f))) if f.is_finite() => Some((Pattern::Value(r.clone()), *op == "!=")),
+            ("==" | "!=", _) if dotted(r) => Some((Pattern::Value(r.clone()), *op == "!=")),
+            _ => None,
+        }
+    };
+    match cond {
+        Expr::UnaryOp("not", inner) => test(inner).map(|(p, n)| (p, None, !n)),
+        Expr::BoolOp(true, items) if items.len() >= 2 => {
+            let (p, n) = test(&items[0])?;
+            if n || items[1..].iter().any(mentions_mark) {
+                return None;
+            }
+            let guard = if items.len() == 2 { items[1].clone() } else { Expr::BoolOp(true, items[1..].to_vec()) };
+            Some((p, Some(guard), false))
+        }
+        e => test(e).map(|(p, n)| (p, None, n)),
+    }
+}
+
+/// `t = E` right before `match t:`, where `t` is a temporary of recovery that the
+/// function reads nowhere else, becomes `match E:`: how recovery reads a subject
+/// that is not a plain name (`match d.get(k):`), which stays on the stack under the
+/// copies that the cases test (the value lives across blocks, so recovery names it).
+/// Both forms evaluate `E` once, before the first case. Everywhere in `body`, the
+/// body of one function.
+pub(crate) fn inline_subject_temps(body: &mut Vec<Stmt>) {
+    let mut reads = std::collections::BTreeMap::<String, usize>::new();
+    for s in body.iter() {
+        s.walk_scope_exprs(&mut |e| {
+            if let Expr::Name(n) = e {
+                if n.starts_with("__temp_") {
+                    *reads.entry(n.clone()).or_default() += 1;
+                }
+            }
+        });
+    }
+    if !reads.is_empty() {
+        inline_subjects_in(body, &reads);
+    }
+}
+
+fn inline_subjects_in(body: &mut Vec<Stmt>, reads: &std::collections::BTreeMap<String, usize>) {
+    let mut k = 0;
+    while k < body.len() {
+        if k + 1 < body.len() {
+            if let (Stmt::Assign(ts, _), Stmt::Match(Expr::Name(subject), _)) = (&body[k], &body[k + 1]) {
+                let temp = matches!(ts.as_slice(), [Expr::Name(t)] if t == subject && t.starts_with("__temp_"));
+                if temp && reads.get(subject) == Some(&2) {
+                    let Stmt::Assign(_, value) = body.remove(k) else { unreachable!("matched above") };
+                    if let Stmt::Match(s, _) = &mut body[k] {
+                        *s = value;
+                    }
+                }
+            }
+        }
+        match &mut body[k] {
+            Stmt::If(_, a, b) | Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => {
+                inline_subjects_in(a, reads);
+                inline_subjects_in(b, reads);
+            }
+            other => {
+                for b in other.bodies_mut() {
+                    inline_subjects_in(b, reads);
+                }
+            }
+        }
+        k += 1;
+    }
 }
 
 fn is_match_if(s: &Stmt) -> bool {
