@@ -92,6 +92,45 @@ fn tested_while(s: &mut Stmt) {
     *s = Stmt::While(cond, new_body, orelse);
 }
 
+/// CPython 3.14+: folds `while True: [if c: break; rest]` into `while not c: rest`,
+/// everywhere in `body`. 3.14 compiles a `while c:` whose exit goes back to the header
+/// of an enclosing loop (the `while` ends that loop's body) with its test at the top
+/// only, `POP_JUMP_IF_TRUE body; NOT_TAKEN; JUMP_BACKWARD outer`, the shape
+/// structuring reads as that `while True:`; written `while True:` it would compile
+/// with a `NOP` for the `while True:` line more (CPython 3.14 `Python/codegen.c`,
+/// `codegen_while`). Both forms test the condition before each iteration and
+/// leave when it fails (`break` and `continue` in `rest` mean the same loop in both);
+/// only its truth is used (`negate_test`).
+pub(crate) fn top_tested_while(body: &mut [Stmt]) {
+    for s in body.iter_mut() {
+        match s {
+            Stmt::If(_, a, b) | Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => {
+                top_tested_while(a);
+                top_tested_while(b);
+            }
+            _ => {
+                for b in s.bodies_mut() {
+                    top_tested_while(b);
+                }
+            }
+        }
+        let Stmt::While(Expr::Const(Constant::Bool(true)), loop_body, orelse) = s else { continue };
+        if !orelse.is_empty() {
+            continue;
+        }
+        let Some(Stmt::If(cond, brk, els)) = loop_body.first() else { continue };
+        if brk.as_slice() != [Stmt::Break] || !els.is_empty() {
+            continue;
+        }
+        let cond = crate::recover::negate_test(cond.clone());
+        let mut rest = loop_body[1..].to_vec();
+        if rest.is_empty() {
+            rest.push(Stmt::Pass);
+        }
+        *s = Stmt::While(cond, rest, Vec::new());
+    }
+}
+
 /// Whether `body` has a `break` or `continue` outside the loops nested in it.
 fn loop_exits(body: &[Stmt]) -> bool {
     body.iter().any(|s| match s {

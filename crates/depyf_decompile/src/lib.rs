@@ -375,6 +375,9 @@ pub(crate) fn recover_body_with(
     let recover::Recovered { blocks, globals_stored, nonlocals_stored } = rec;
     drop(blocks);
     idioms::rotated_while(&mut body);
+    if code.version >= depyf_bytecode::PythonVersion::PY314 {
+        idioms::top_tested_while(&mut body);
+    }
     idioms::asserts(&mut body);
     idioms::kept_test_returns(&mut body);
     definitions::bind(&mut body).map_err(|m| at(&m))?;

@@ -216,3 +216,36 @@ def gen_with_for_while_send_throw(xs):
                 log.append(got)
                 x -= 1
     yield log
+
+
+@driven_case(drive(("next",), ("send", "s"), ("throw", KeyError, "k"), ("next",), ("close",)), ([[1, 2], [], [3]],), ([],))
+def gen_for_last_while_pops(lists):
+    log = []
+    for element in lists:
+        element.reverse()
+        while element:
+            try:
+                got = yield element.pop()
+            except KeyError as e:
+                log.append(("caught", str(e)))
+                continue
+            log.append(got)
+    yield log
+
+
+@case((3, [2, 0, 1]), (0, [1]), (2, []))
+def while_last_in_while_and_if(n, ks):
+    out = []
+    while n:
+        n -= 1
+        k = list(ks)
+        if n % 2:
+            while k:
+                v = k.pop()
+                if v == 0:
+                    break
+                out.append((n, v))
+        else:
+            while k and k[-1]:
+                out.append(k.pop())
+    return out
