@@ -278,7 +278,10 @@ fn folds(v: PythonVersion, ins: &[Instruction], ops: &HashMap<u32, Vec<&Op>>) ->
         // The normal exit of a `with` (3.9-3.10 and 3.12+): `exit(None, None, None)`
         // is one `WithExit` at the first `LOAD_CONST`.
         if ins[k].opname == "LOAD_CONST" && ops.get(&ins[k].offset).is_some_and(|o| o.as_slice() == [&Op::WithExit]) {
-            for (j, x) in ins.iter().enumerate().skip(k + 1).take(4) {
+            // 3.9-3.10 `async with`: `GET_AWAITABLE; LOAD_CONST None; YIELD_FROM;
+            // POP_TOP` after the call too.
+            let awaited = v < PythonVersion::PY311 && ins.get(k + 4).is_some_and(|i| i.opname == "GET_AWAITABLE");
+            for (j, x) in ins.iter().enumerate().skip(k + 1).take(if awaited { 7 } else { 4 }) {
                 if all_nop(j) && x.opname != "NOP" {
                     m.insert(j, k);
                 }
@@ -304,6 +307,36 @@ fn folds(v: PythonVersion, ins: &[Instruction], ops: &HashMap<u32, Vec<&Op>>) ->
             let j = (k + 1..ins.len()).find(|&j| ins[j].opname != "EXTENDED_ARG");
             if let Some(j) = j.filter(|&j| ins[j].opname == "POP_JUMP_IF_FALSE" && all_nop(j)) {
                 m.insert(j, k);
+            }
+        }
+        // 3.8-3.10 `async for` head (`normalize/pre311_exc.rs`): `SETUP_FINALLY` is the
+        // `ForIter`, `GET_ANEXT; LOAD_CONST None; YIELD_FROM; POP_BLOCK` go with it on
+        // its fall-through edge, the `END_ASYNC_FOR` it jumps to (a `Nop`) on its jump
+        // edge (see `check`). 3.9-3.10 `async with`: `BEFORE_ASYNC_WITH` and the
+        // `await` after it (through `SETUP_ASYNC_WITH`) are one `BeforeAsyncWith`, and
+        // `WITH_EXCEPT_START` and its `await` one `WithExceptStart`.
+        if v < PythonVersion::PY311 {
+            let own = |k: usize| ops.get(&ins[k].offset).map(Vec::as_slice);
+            match (ins[k].opname, own(k)) {
+                ("SETUP_FINALLY", Some([Op::ForIter(t)])) => {
+                    for j in k + 1..(k + 5).min(ins.len()) {
+                        m.insert(j, k);
+                    }
+                    if let Some(e) = ins.iter().position(|i| i.offset == *t).filter(|&e| ins[e].opname == "END_ASYNC_FOR") {
+                        m.insert(e, k);
+                    }
+                }
+                ("BEFORE_ASYNC_WITH", Some([Op::BeforeAsyncWith])) => {
+                    for j in k + 1..(k + 5).min(ins.len()) {
+                        m.insert(j, k);
+                    }
+                }
+                ("WITH_EXCEPT_START", Some([Op::WithExceptStart])) if ins.get(k + 1).is_some_and(|i| i.opname == "GET_AWAITABLE") => {
+                    for j in k + 1..(k + 4).min(ins.len()) {
+                        m.insert(j, k);
+                    }
+                }
+                _ => {}
             }
         }
         if v < PythonVersion::PY311 {
@@ -449,9 +482,20 @@ fn check(v: PythonVersion, codes: &[CodeObject], eff: &Effects, fig: &mut Figure
             // entered at the depth before `GET_ANEXT` with the exception pushed (+1),
             // and `END_ASYNC_FOR`, which pops it and the async iterator.
             let anext = i.opname == "GET_ANEXT" && !partners.is_empty();
+            // 3.8-3.10 `async for` head: the jump edge enters the `END_ASYNC_FOR`
+            // handler (`SETUP_FINALLY`'s jump effect) and `END_ASYNC_FOR` pops the
+            // exception and the async iterator; the fall-through edge runs the step.
+            let head38 = v < PythonVersion::PY311 && i.opname == "SETUP_FINALLY" && matches!(mine.as_slice(), [Op::ForIter(_)]);
             let theirs_on = |jump: bool| {
                 if anext {
                     return if jump { partners.iter().map(|&p| dis(p, false)).sum::<Option<i64>>().map(|d| d + 1) } else { dis(k, false) };
+                }
+                if head38 {
+                    let mut theirs = dis(k, jump);
+                    for &p in partners.iter().filter(|&&p| (ins[p].opname == "END_ASYNC_FOR") == jump) {
+                        theirs = theirs.and_then(|t| dis(p, false).map(|d| t + d));
+                    }
+                    return theirs;
                 }
                 let mut theirs = dis(k, jump);
                 for &p in &partners {
