@@ -92,27 +92,43 @@ fn tested_while(s: &mut Stmt) {
     *s = Stmt::While(cond, new_body, orelse);
 }
 
-/// CPython 3.14+: folds `while True: [if c: break; rest]` into `while not c: rest`,
-/// everywhere in `body`. 3.14 compiles a `while c:` whose exit goes back to the header
-/// of an enclosing loop (the `while` ends that loop's body) with its test at the top
-/// only, `POP_JUMP_IF_TRUE body; NOT_TAKEN; JUMP_BACKWARD outer`, the shape
+/// CPython 3.14+: folds `while True: [if c: break; rest]` into `while not c: rest`
+/// where that `while` ends the body of an enclosing loop (directly or as the last
+/// statement of an `if` branch that ends it), everywhere in `body`. 3.14 compiles such
+/// a `while c:`, whose exit goes back to the enclosing loop's header, with its test
+/// at the top only, `POP_JUMP_IF_TRUE body; NOT_TAKEN; JUMP_BACKWARD outer`, the shape
 /// structuring reads as that `while True:`; written `while True:` it would compile
 /// with a `NOP` for the `while True:` line more (CPython 3.14 `Python/codegen.c`,
-/// `codegen_while`). Both forms test the condition before each iteration and
-/// leave when it fails (`break` and `continue` in `rest` mean the same loop in both);
-/// only its truth is used (`negate_test`).
+/// `codegen_while`). Elsewhere the exit jumps forward and `while c:` would compile
+/// otherwise. Both forms test the condition before each iteration and leave when it
+/// fails (`break` and `continue` in `rest` mean the same loop in both); only its
+/// truth is used (`negate_test`).
 pub(crate) fn top_tested_while(body: &mut [Stmt]) {
-    for s in body.iter_mut() {
+    top_tested_while_in(body, false);
+}
+
+/// [`top_tested_while`] on `body`; `loop_tail`: `body` ends the body of a loop.
+fn top_tested_while_in(body: &mut [Stmt], loop_tail: bool) {
+    let n = body.len();
+    for (k, s) in body.iter_mut().enumerate() {
+        let tail = loop_tail && k + 1 == n;
         match s {
-            Stmt::If(_, a, b) | Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => {
-                top_tested_while(a);
-                top_tested_while(b);
+            Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => {
+                top_tested_while_in(a, true);
+                top_tested_while_in(b, false);
+            }
+            Stmt::If(_, a, b) => {
+                top_tested_while_in(a, tail);
+                top_tested_while_in(b, tail);
             }
             _ => {
                 for b in s.bodies_mut() {
-                    top_tested_while(b);
+                    top_tested_while_in(b, false);
                 }
             }
+        }
+        if !tail {
+            continue;
         }
         let Stmt::While(Expr::Const(Constant::Bool(true)), loop_body, orelse) = s else { continue };
         if !orelse.is_empty() {
