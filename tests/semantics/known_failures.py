@@ -201,7 +201,4 @@ KNOWN_FAILURES = {
     's5_async_loops_with.while_last_in_while_and_if': {
         '3.13': 'control flow too tangled to structure (duplication limit reached)',
     },
-    's5_async_loops_with.with_while_try_break': {
-        '3.11 3.12 3.13': 'a with body that does not start by entering its manager',
-    },
 }

@@ -324,6 +324,7 @@ fn protected_ranges_in(
             &owned[..]
         }
     };
+    extend_over_nops(&ins, &mut ranges);
     if code.version.minor >= 12 {
         ranges = join_over_not_taken(&ins, ranges);
     }
@@ -404,6 +405,36 @@ fn join_over_not_taken(ins: &[Instruction], ranges: Vec<depyf_bytecode::Exceptio
     out
 }
 
+/// CPython 3.11+ leaves the `NOP` of a `try:` (and of a `while True:` before it) out
+/// of the exception table when it is a loop header inside a `with` or `try` body
+/// (`with m: ... while True: try: ...`): nothing of the enclosing statement covers
+/// it, so the loop seems to start outside that body. Extends a range over a run of
+/// uncovered `NOP`s right after it when the instruction after the run starts a range
+/// of another handler (the nested `try`) and a later range has the first range's
+/// handler, depth and `lasti` (the enclosing body goes on past the run). A `NOP`
+/// cannot raise, so protecting it changes nothing. `ins` is the decoded code,
+/// `ranges` in table order (by start).
+fn extend_over_nops(ins: &[Instruction], ranges: &mut [depyf_bytecode::ExceptionTableEntry]) {
+    let covered = |ranges: &[depyf_bytecode::ExceptionTableEntry], off: u32| ranges.iter().any(|r| r.start <= off && off < r.end);
+    for k in 0..ranges.len() {
+        let Ok(mut j) = ins.binary_search_by_key(&ranges[k].end, |i| i.offset) else { continue };
+        let first = j;
+        while j < ins.len() && ins[j].opname == "NOP" && !covered(ranges, ins[j].offset) {
+            j += 1;
+        }
+        if j == first || j >= ins.len() {
+            continue;
+        }
+        let r = ranges[k];
+        let at = ins[j].offset;
+        let nested = ranges.iter().any(|o| o.start == at && o.target != r.target);
+        let goes_on = ranges.iter().any(|o| o.start > at && o.target == r.target && o.depth == r.depth && o.lasti == r.lasti);
+        if nested && goes_on {
+            ranges[k].end = at;
+        }
+    }
+}
+
 /// 3.15 leaves a `return <constant>` at the end of a `try` body (`LOAD_COMMON_CONSTANT`
 /// or `LOAD_SMALL_INT`, `RETURN_VALUE`: nothing there can raise) out of the range, so
 /// the body seems to leave it twice. Extends a range over such a run right after it
@@ -439,7 +470,7 @@ fn extend_over_constant_returns(ins: &[Instruction], ranges: &mut [depyf_bytecod
 mod tests {
     use depyf_bytecode::{Argval, ExceptionTableEntry, Instruction};
 
-    use super::{extend_over_constant_returns, fuse_jump_or_pop, join_over_not_taken, post314, unthread_pop_jumps, IrInstr};
+    use super::{extend_over_constant_returns, extend_over_nops, fuse_jump_or_pop, join_over_not_taken, post314, unthread_pop_jumps, IrInstr};
     use crate::Op;
 
     /// Ops at offsets 0, 2, 4, ...
@@ -537,6 +568,20 @@ mod tests {
         assert_eq!(join_over_not_taken(&ins, vec![range(2, 4, 20), range(10, 16, 20)]).len(), 2);
         // A gap with a `CALL` (the `__exit__` of a `continue`): kept apart.
         assert_eq!(join_over_not_taken(&ins, vec![range(0, 4, 20), range(12, 16, 20)]).len(), 2);
+    }
+
+    #[test]
+    fn a_with_body_takes_in_the_nop_of_a_try_at_a_loop_header() {
+        // `with m: while True: try: a() except E: break` (3.12): 0 CALL (with body);
+        // 2 NOP (`try:`, loop header, uncovered); 4 CALL (try body); 6 JUMP_BACKWARD 2.
+        let ins = code(&[("CALL", None), ("NOP", None), ("CALL", None), ("JUMP_BACKWARD", Some(2)), ("RETURN_VALUE", None)]);
+        let mut ranges = vec![range(0, 2, 20), range(4, 6, 30), range(6, 8, 20)];
+        extend_over_nops(&ins, &mut ranges);
+        assert_eq!(ranges, vec![range(0, 4, 20), range(4, 6, 30), range(6, 8, 20)]);
+        // Not when the enclosing body does not go on after the nested range.
+        let mut ranges = vec![range(0, 2, 20), range(4, 6, 30)];
+        extend_over_nops(&ins, &mut ranges);
+        assert_eq!(ranges, vec![range(0, 2, 20), range(4, 6, 30)]);
     }
 
     #[test]
