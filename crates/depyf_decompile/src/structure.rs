@@ -675,6 +675,53 @@ impl<'a> Structurer<'a> {
         out
     }
 
+    /// Exits of the rotated `while` loop with header `h` and body `body` that are
+    /// copies of `follow` (the block after the loop, where the last part of its
+    /// bottom test leaves) made for the earlier parts of a bottom test of several
+    /// operands (`while a and b:`): CPython 3.12+ copies a small exit block (a
+    /// `return`) into each jump to it (`Python/flowgraph.c`
+    /// `inline_small_exit_blocks`, `duplicate_exits_without_lineno`), so each
+    /// operand of the bottom test that fails leaves for a copy of its own. The
+    /// bottom test is followed backwards from the back edge's branch through blocks
+    /// that branch either to the next part of the test or to such a copy (reached
+    /// from that block only). Reaching a copy is `break`: it runs the same
+    /// statements as `follow` (see [`Structurer::same_exit`]).
+    fn bottom_test_copies(&self, h: BlockId, follow: BlockId, body: &BTreeSet<BlockId>) -> Vec<BlockId> {
+        if !matches!(self.cfg.blocks[follow.index()].term, Terminator::Return) {
+            return Vec::new();
+        }
+        let mut chain: Vec<BlockId> = self.latches[h.index()]
+            .iter()
+            .copied()
+            .filter(|l| matches!(self.cfg.blocks[l.index()].term, Terminator::Branch { jump, fall } if jump == h || fall == h))
+            .collect();
+        let mut copies = Vec::new();
+        let mut i = 0;
+        while i < chain.len() {
+            let c = chain[i];
+            i += 1;
+            // The part of the test before `c`: its only predecessor, when that
+            // branches to `c` or to a copy.
+            let [p] = self.cfg.blocks[c.index()].preds.as_slice() else { continue };
+            let p = *p;
+            if chain.contains(&p) || !body.contains(&p) || self.rec.blocks[p.index()].fall_condition.is_none() {
+                continue;
+            }
+            let Terminator::Branch { jump, fall } = self.cfg.blocks[p.index()].term else { continue };
+            let other = if jump == c { fall } else if fall == c { jump } else { continue };
+            let blk = &self.cfg.blocks[other.index()];
+            if other == follow || body.contains(&other) || blk.preds.len() != 1 || self.rpo_index[other.index()] == usize::MAX || !self.same_exit(other, follow) {
+                continue;
+            }
+            copies.push(other);
+            // Earlier parts only when `p` holds nothing but the test.
+            if p != h && self.rec.blocks[p.index()].stmts.is_empty() {
+                chain.push(p);
+            }
+        }
+        copies
+    }
+
     /// Follows blocks without statements (that only drop stack values) that have one
     /// predecessor and jump on, to where they lead, possibly a loop header.
     fn skip_empty(&self, mut b: BlockId) -> BlockId {
@@ -830,9 +877,11 @@ impl<'a> Structurer<'a> {
             })
             .filter(|x| exits.contains(x))
             .collect();
+        let mut copies = Vec::new();
         if let [first, rest @ ..] = bottom.as_slice() {
             if rest.iter().all(|x| x == first) {
                 follow = Some(*first);
+                copies = self.bottom_test_copies(h, *first, &body_set);
             }
         }
         // `while c: ... else: E` (CPython 3.8-3.9, unrotated): the header's test leaves
@@ -846,7 +895,7 @@ impl<'a> Structurer<'a> {
                 }
             }
         }
-        self.loops.push(LoopCtx { header: h, follow, body: body_set, copies: Vec::new() });
+        self.loops.push(LoopCtx { header: h, follow, body: body_set, copies });
         let mut body = Vec::new();
         let r = self.region_into(&mut body, h, None, true, err);
         self.loops.pop();
