@@ -38,6 +38,7 @@ pub(crate) fn rotated_while(body: &mut Vec<Stmt>) {
         if !loop_else.is_empty() {
             continue;
         }
+        let loop_body = &continue_else_break(loop_body);
         let Some(Stmt::If(exit_cond, brk, exit_else)) = loop_body.last() else { continue };
         if !(brk.as_slice() == [Stmt::Break] && exit_else.is_empty() && same_condition(exit_cond, &negate(cond.clone()))) {
             continue;
@@ -53,6 +54,22 @@ pub(crate) fn rotated_while(body: &mut Vec<Stmt>) {
         }
         *s = Stmt::While(cond.clone(), new_body, Vec::new());
     }
+}
+
+/// `body` (of a `while True:` loop) with an ending `if c: continue` then `break`
+/// written `if not c: break`: both go round again when `c` holds and leave the
+/// loop otherwise. Structuring writes the bottom test of a rotated `while c:` that
+/// way when the test is reached from several arms of an `if`/`elif` chain; the
+/// second form is the one [`rotated_while`] folds.
+fn continue_else_break(body: &[Stmt]) -> Vec<Stmt> {
+    let mut out = body.to_vec();
+    if let [.., Stmt::If(c, then_body, else_body), Stmt::Break] = body {
+        if then_body.as_slice() == [Stmt::Continue] && else_body.is_empty() {
+            out.truncate(body.len() - 2);
+            out.push(Stmt::If(negate(c.clone()), vec![Stmt::Break], Vec::new()));
+        }
+    }
+    out
 }
 
 /// Folds `while True: [if c: [...; continue]; break]` into `while c: [...]`: how

@@ -233,3 +233,60 @@ def while_break_at_function_end(flags):
             waiter.set_result(None)
             break
     return list(map(vars, ws)), len(waiters)
+
+
+class _Node:
+    def __init__(self, n):
+        self.n = n
+
+    @property
+    def back(self):
+        return _Node(self.n - 1) if self.n > 0 else None
+
+
+@case((_Node(3), None, []), (_Node(3), 1, []), (None, 0, []), (_Node(0), None, []))
+def while_and_at_function_end(frame, stop, seen):
+    while frame and frame.n != stop:
+        seen.append(frame.n)
+        frame = frame.back
+
+
+@case((5, 3, 4), (5, 0, 1), (0, 3, 1), (9, 2, 7))
+def while_and_and_return(a, b, c):
+    out = []
+    while a and b and c:
+        out.append((a, b, c))
+        a, b, c = a - 1, b - 1, c - 1
+    return out
+
+
+@case((5, 0, False), (5, 2, True), (0, 0, True), (3, 9, False))
+def while_and_not_return_in_body(a, b, stop):
+    out = []
+    while a and not b > a:
+        out.append(a)
+        a -= 1
+        if stop:
+            return out
+    return
+
+
+@case(("ab (c) d;e",), ("",), (";",), ("  x",))
+def while_elif_chain_break(s):
+    out = []
+    i = 0
+    while i < len(s):
+        if s[i] == " ":
+            i += 1
+        elif s[i] == "(":
+            out.append("comment")
+            i += 1
+        elif s[i] == ")":
+            out.append("end")
+            i += 1
+        elif s[i] == ";":
+            break
+        else:
+            out.append(s[i])
+            i += 1
+    return out
