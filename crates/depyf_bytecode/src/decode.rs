@@ -2,7 +2,7 @@
 //! entries, jump targets and argument resolution. Rules follow each version's
 //! `Lib/dis.py` (`_get_instructions_bytes`, `_get_jump_target`, `ArgResolver`).
 
-use crate::opcodes::{op_flags, table_for, OpcodeTable};
+use crate::opcodes::{op_flags, table_for, OpcodeTable, Opname};
 use crate::{line_table, BytecodeError, BytecodeErrorKind, CodeObject, PythonVersion};
 
 /// The resolved meaning of an oparg.
@@ -36,6 +36,8 @@ pub struct Instruction {
     pub opcode: u8,
     /// CPython's opname.
     pub opname: &'static str,
+    /// The same opname as an [`Opname`], for matching without comparing strings.
+    pub id: Opname,
     /// The oparg after EXTENDED_ARG, `None` for opcodes without argument.
     pub oparg: Option<u32>,
     /// What the oparg refers to.
@@ -83,6 +85,7 @@ pub fn table_of(code: &CodeObject) -> Result<&'static OpcodeTable, BytecodeError
 /// the byte offset of the instruction.
 pub fn decode(code: &CodeObject) -> Result<Vec<Instruction>, BytecodeError> {
     let table = table_of(code)?;
+    let ids = table.ids();
     let bytes = &code.co_code;
     if bytes.len() % 2 != 0 {
         return Err(err(code, bytes.len() - 1, BytecodeErrorKind::Truncated));
@@ -112,7 +115,7 @@ pub fn decode(code: &CodeObject) -> Result<Vec<Instruction>, BytecodeError> {
         let argval = if op == table.extended_arg {
             Argval::Plain
         } else {
-            resolve(code, table, op, name, oparg, i as u32, caches)?
+            resolve(code, table, op, name, ids[op as usize], oparg, i as u32, caches)?
         };
         let line = lines.get(i / 2).copied().flatten();
         while next_start < starts.len() && starts[next_start] < i as u32 {
@@ -124,6 +127,7 @@ pub fn decode(code: &CodeObject) -> Result<Vec<Instruction>, BytecodeError> {
             start_offset: start as u32,
             opcode: op,
             opname: name,
+            id: ids[op as usize],
             oparg,
             argval,
             cache_units: caches,
@@ -158,6 +162,7 @@ fn resolve(
     table: &OpcodeTable,
     op: u8,
     name: &str,
+    id: Opname,
     oparg: Option<u32>,
     offset: u32,
     caches: u8,
@@ -198,19 +203,19 @@ fn resolve(
         return Ok(Argval::Const(check(a, code.co_consts.len(), "co_consts")?));
     }
     if table.has(op, op_flags::HAS_NAME) {
-        let idx = match name {
-            "LOAD_GLOBAL" if v >= PythonVersion::PY311 => a >> 1,
-            "LOAD_ATTR" if v >= PythonVersion::PY312 => a >> 1,
-            "LOAD_SUPER_ATTR" => a >> 2,
+        let idx = match id {
+            Opname::LOAD_GLOBAL if v >= PythonVersion::PY311 => a >> 1,
+            Opname::LOAD_ATTR if v >= PythonVersion::PY312 => a >> 1,
+            Opname::LOAD_SUPER_ATTR => a >> 2,
             // 3.15 packs the lazy/eager import flags into the low two bits.
-            "IMPORT_NAME" if v >= PythonVersion::PY315 => a >> 2,
+            Opname::IMPORT_NAME if v >= PythonVersion::PY315 => a >> 2,
             _ => a,
         };
         return Ok(Argval::Name(check(idx, code.co_names.len(), "co_names")?));
     }
     let nlocalsplus = code.co_localsplusnames.len();
     if table.has(op, op_flags::HAS_LOCAL) {
-        if v >= PythonVersion::PY313 && name.contains("_FAST_") && name.matches("FAST").count() == 2 {
+        if v >= PythonVersion::PY313 && matches!(id, Opname::LOAD_FAST_LOAD_FAST | Opname::LOAD_FAST_BORROW_LOAD_FAST_BORROW | Opname::STORE_FAST_LOAD_FAST | Opname::STORE_FAST_STORE_FAST) {
             let hi = check(a >> 4, nlocalsplus, "co_localsplusnames")?;
             let lo = check(a & 15, nlocalsplus, "co_localsplusnames")?;
             return Ok(Argval::LocalPair(hi, lo));

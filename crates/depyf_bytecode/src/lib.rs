@@ -51,5 +51,5 @@ pub use error::{BytecodeError, BytecodeErrorKind};
 pub use marshal::{MarshalError, MarshalErrorKind};
 pub use pyc::{read_pyc, Pyc};
 pub use exception_table::{parse_exception_table, ExceptionTableEntry};
-pub use opcodes::{op_flags, table_for, OpcodeTable};
+pub use opcodes::{op_flags, table_for, OpcodeTable, Opname};
 pub use version::PythonVersion;

@@ -11,6 +11,9 @@ mod py314;
 mod py315;
 mod py38;
 mod py39;
+mod names;
+
+pub use names::Opname;
 
 /// Property bits of an opcode (the `has*` lists of CPython's `opcode` module).
 pub mod op_flags {
@@ -76,6 +79,14 @@ impl OpcodeTable {
         self.flags[op as usize] & flag == flag
     }
 
+    /// [`Opname`] of every opcode number of this version ([`Opname::Undefined`] where
+    /// [`Self::names`] has `None`), computed on first use and kept for the process.
+    pub fn ids(&'static self) -> &'static [Opname; 256] {
+        static IDS: [std::sync::OnceLock<[Opname; 256]>; 8] = [const { std::sync::OnceLock::new() }; 8];
+        let slot = usize::from(self.version.minor.saturating_sub(8)).min(7);
+        IDS[slot].get_or_init(|| std::array::from_fn(|op| self.names[op].map_or(Opname::Undefined, |n| Opname::from_name(n).expect("every table name is in names.rs"))))
+    }
+
     /// The number of `op`, by opname.
     pub fn opcode(&self, name: &str) -> Option<u8> {
         (0..=255u8).find(|&op| self.names[op as usize] == Some(name))
@@ -95,4 +106,27 @@ pub fn table_for(version: PythonVersion) -> Option<&'static OpcodeTable> {
         (3, 15) => &py315::TABLE,
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every defined opcode of every version maps to the variant of its own name, and
+    /// undefined numbers to `Undefined`.
+    #[test]
+    fn ids_match_names() {
+        for minor in 8..=15 {
+            let table = table_for(PythonVersion::new(3, minor)).expect("a table");
+            let ids = table.ids();
+            for op in 0..=255u8 {
+                match table.name(op) {
+                    Some(name) => assert_eq!(format!("{:?}", ids[op as usize]), name, "3.{minor} opcode {op}"),
+                    None => assert_eq!(ids[op as usize], Opname::Undefined, "3.{minor} opcode {op}"),
+                }
+            }
+        }
+        assert_eq!(table_for(PythonVersion::new(3, 12)).unwrap().ids()[124], Opname::LOAD_FAST);
+        assert_eq!(Opname::from_name("NOT_AN_OPNAME"), None);
+    }
 }

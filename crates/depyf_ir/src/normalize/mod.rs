@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use depyf_bytecode::{decode, BytecodeError, CodeObject, Instruction, PythonVersion};
+use depyf_bytecode::{Opname, decode, BytecodeError, CodeObject, Instruction, PythonVersion};
 
 use crate::Op;
 
@@ -452,7 +452,7 @@ fn extend_over_constant_returns(ins: &[Instruction], ranges: &mut [depyf_bytecod
         }
         let Some(mut j) = at(ranges[k].end) else { continue };
         let start = j;
-        while j < ins.len() && matches!(ins[j].opname, "LOAD_CONST" | "LOAD_COMMON_CONSTANT" | "LOAD_SMALL_INT" | "NOP" | "NOT_TAKEN") {
+        while j < ins.len() && matches!(ins[j].id, Opname::LOAD_CONST | Opname::LOAD_COMMON_CONSTANT | Opname::LOAD_SMALL_INT | Opname::NOP | Opname::NOT_TAKEN) {
             j += 1;
         }
         if j == start || j >= ins.len() || ins[j].opname != "RETURN_VALUE" {
@@ -525,6 +525,7 @@ mod tests {
                 start_offset: 2 * k as u32,
                 opcode: 0,
                 opname,
+                id: depyf_bytecode::opcodes::Opname::from_name(opname).expect("an opname"),
                 oparg: t,
                 argval: t.map_or(Argval::Plain, Argval::Jump),
                 cache_units: 0,
@@ -600,6 +601,7 @@ mod tests {
         // Not for a handler that is not a try body's (no PUSH_EXC_INFO).
         let mut ins3 = ins.clone();
         ins3[3].opname = "COPY";
+        ins3[3].id = depyf_bytecode::opcodes::Opname::COPY;
         let mut ranges = vec![range(0, 2, 6)];
         extend_over_constant_returns(&ins3, &mut ranges);
         assert_eq!(ranges, vec![range(0, 2, 6)]);

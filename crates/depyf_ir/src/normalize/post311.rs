@@ -20,7 +20,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use depyf_bytecode::{table_for, Argval};
+use depyf_bytecode::{Opname, table_for, Argval};
 
 use super::common::{same_everywhere, Cx};
 use super::IrError;
@@ -106,7 +106,7 @@ impl Loops {
 /// `JUMP_BACKWARD` starts a line other than the test's (a `continue` statement).
 fn backward_over(cx: &Cx<'_>, k: usize) -> Option<(u32, usize)> {
     let i = &cx.ins[k];
-    if !matches!(i.opname, "POP_JUMP_IF_FALSE" | "POP_JUMP_IF_TRUE" | "POP_JUMP_IF_NONE" | "POP_JUMP_IF_NOT_NONE") {
+    if !matches!(i.id, Opname::POP_JUMP_IF_FALSE | Opname::POP_JUMP_IF_TRUE | Opname::POP_JUMP_IF_NONE | Opname::POP_JUMP_IF_NOT_NONE) {
         return None;
     }
     let mut j = k + 1;
@@ -144,7 +144,7 @@ fn to_bool_tests(cx: &Cx<'_>, k: usize) -> bool {
     while cx.ins.get(j).is_some_and(|i| i.opname == "EXTENDED_ARG") {
         j += 1;
     }
-    cx.ins.get(j).is_some_and(|i| matches!(i.opname, "POP_JUMP_IF_FALSE" | "POP_JUMP_IF_TRUE" | "UNARY_NOT"))
+    cx.ins.get(j).is_some_and(|i| matches!(i.id, Opname::POP_JUMP_IF_FALSE | Opname::POP_JUMP_IF_TRUE | Opname::UNARY_NOT))
 }
 
 pub(super) fn op(cx: &mut Cx<'_>, fam: &Family, loops: &Loops, k: usize) -> Result<(), IrError> {
@@ -177,18 +177,18 @@ pub(super) fn op(cx: &mut Cx<'_>, fam: &Family, loops: &Loops, k: usize) -> Resu
     let arg = cx.arg(k);
     let idx = cx.idx(k);
     let layout = fam.layout;
-    let op = match i.opname {
+    let op = match i.id {
         // `TO_BOOL` before a conditional jump or a `UNARY_NOT` only prepares the test
         // (both take any value's truth): no op. Anywhere else its bool result is used
         // as a value: CPython 3.13+ `Python/flowgraph.c` (`optimize_basic_block`)
         // folds `not not x` (`TO_BOOL, UNARY_NOT, TO_BOOL, UNARY_NOT`) into a lone
         // `TO_BOOL`, which reads back as those two negations (`bool(x)` would be a
         // call). Dropping it would lose the conversion.
-        "TO_BOOL" if !to_bool_tests(cx, k) => {
+        Opname::TO_BOOL if !to_bool_tests(cx, k) => {
             cx.emit(k, Op::Unary(UnaryOp::Not));
             Op::Unary(UnaryOp::Not)
         }
-        "TO_BOOL" | "NOT_TAKEN" => Op::Nop,
+        Opname::TO_BOOL | Opname::NOT_TAKEN => Op::Nop,
         // Inlined comprehensions (PEP 709) save the outer binding with
         // LOAD_FAST_AND_CLEAR and restore it with STORE_FAST; the clearing is not an
         // op of its own, the opname on the IrInstr still says it.
@@ -202,7 +202,7 @@ pub(super) fn op(cx: &mut Cx<'_>, fam: &Family, loops: &Loops, k: usize) -> Resu
         // `MAKE_CELL` only starts the frame, or makes the cell of an inlined
         // comprehension right after saving that slot (above); the outliner reads it
         // as part of the comprehension's prologue.
-        "MAKE_CELL"
+        Opname::MAKE_CELL
             if cx.prev(k).is_some_and(|p| cx.ins[p].opname == "LOAD_FAST_AND_CLEAR") =>
         {
             let p = cx.prev(k).expect("checked");
@@ -211,9 +211,9 @@ pub(super) fn op(cx: &mut Cx<'_>, fam: &Family, loops: &Loops, k: usize) -> Resu
             }
             Op::FrameSetup
         }
-        "LOAD_FAST_CHECK" | "LOAD_FAST_AND_CLEAR" | "LOAD_FAST_BORROW" => Op::LoadFast(idx),
-        "LOAD_FAST_LOAD_FAST" | "STORE_FAST_LOAD_FAST" | "STORE_FAST_STORE_FAST"
-        | "LOAD_FAST_BORROW_LOAD_FAST_BORROW" => {
+        Opname::LOAD_FAST_CHECK | Opname::LOAD_FAST_AND_CLEAR | Opname::LOAD_FAST_BORROW => Op::LoadFast(idx),
+        Opname::LOAD_FAST_LOAD_FAST | Opname::STORE_FAST_LOAD_FAST | Opname::STORE_FAST_STORE_FAST
+        | Opname::LOAD_FAST_BORROW_LOAD_FAST_BORROW => {
             let Argval::LocalPair(a, b) = i.argval else { return Err(cx.err(k, "no local pair")) };
             let (first, second) = i.opname.split_once("_FAST_").expect("matched above");
             let one = |kind: &str, x| if kind.starts_with("STORE") { Op::StoreFast(x) } else { Op::LoadFast(x) };
@@ -223,7 +223,7 @@ pub(super) fn op(cx: &mut Cx<'_>, fam: &Family, loops: &Loops, k: usize) -> Resu
             cx.emit(k, op1);
             op2
         }
-        "LOAD_GLOBAL" => {
+        Opname::LOAD_GLOBAL => {
             if arg & 1 == 1 {
                 let (lo, hi) = match layout {
                     CallLayout::NullFirst => (Op::PushNull, Op::LoadGlobal(idx)),
@@ -235,43 +235,43 @@ pub(super) fn op(cx: &mut Cx<'_>, fam: &Family, loops: &Loops, k: usize) -> Resu
                 Op::LoadGlobal(idx)
             }
         }
-        "LOAD_ATTR" if arg & 1 == 1 => Op::LoadMethod(idx, layout),
-        "LOAD_ATTR" => Op::LoadAttr(idx),
+        Opname::LOAD_ATTR if arg & 1 == 1 => Op::LoadMethod(idx, layout),
+        Opname::LOAD_ATTR => Op::LoadAttr(idx),
         // Low bit: method load; second bit: two-argument `super(cls, obj)`.
-        "LOAD_SUPER_ATTR" => Op::LoadSuperAttr { name: idx, method: (arg & 1 == 1).then_some(layout), two_args: arg & 2 != 0 },
+        Opname::LOAD_SUPER_ATTR => Op::LoadSuperAttr { name: idx, method: (arg & 1 == 1).then_some(layout), two_args: arg & 2 != 0 },
         // 3.12 only (3.13 has CALL_KW).
-        "KW_NAMES" => {
+        Opname::KW_NAMES => {
             cx.kwnames = Some(idx);
             Op::Nop
         }
-        "CALL" => Op::Call { argc: arg, kwnames: cx.kwnames.take(), layout },
-        "CALL_KW" => {
+        Opname::CALL => Op::Call { argc: arg, kwnames: cx.kwnames.take(), layout },
+        Opname::CALL_KW => {
             let kw = cx.fold_kwnames(k)?;
             Op::Call { argc: arg, kwnames: Some(kw), layout }
         }
-        "CALL_FUNCTION_EX" if fam.call_ex_kwargs_slot => {
+        Opname::CALL_FUNCTION_EX if fam.call_ex_kwargs_slot => {
             let null_kwargs = cx.prev(k).filter(|&j| cx.ins[j].opname == "PUSH_NULL");
             if let Some(j) = null_kwargs {
                 cx.absorb(j);
             }
             Op::CallEx { has_kwargs: null_kwargs.is_none(), layout }
         }
-        "CALL_FUNCTION_EX" => Op::CallEx { has_kwargs: arg & 1 == 1, layout },
-        "RETURN_CONST" => {
+        Opname::CALL_FUNCTION_EX => Op::CallEx { has_kwargs: arg & 1 == 1, layout },
+        Opname::RETURN_CONST => {
             cx.emit(k, Op::LoadConst(idx));
             Op::Return
         }
         // `(container, start, stop -- value)`.
-        "BINARY_SLICE" => {
+        Opname::BINARY_SLICE => {
             cx.emit(k, Op::BuildSlice(2));
             Op::BinarySubscr
         }
         // `(value, container, start, stop -- )`.
-        "STORE_SLICE" => {
+        Opname::STORE_SLICE => {
             cx.emit(k, Op::BuildSlice(2));
             Op::StoreSubscr
         }
-        "CALL_INTRINSIC_1" => {
+        Opname::CALL_INTRINSIC_1 => {
             let table = table_for(cx.code.version).expect("decoded, so a table exists");
             match table.intrinsic1.get(arg as usize).copied() {
                 Some("INTRINSIC_UNARY_POSITIVE") => Op::Unary(UnaryOp::Pos),
@@ -287,7 +287,7 @@ pub(super) fn op(cx: &mut Cx<'_>, fam: &Family, loops: &Loops, k: usize) -> Resu
                 _ => return Err(cx.unsupported(k)),
             }
         }
-        "CALL_INTRINSIC_2" => {
+        Opname::CALL_INTRINSIC_2 => {
             let table = table_for(cx.code.version).expect("decoded, so a table exists");
             match table.intrinsic2.get(arg as usize).copied() {
                 Some(name @ ("INTRINSIC_SET_FUNCTION_TYPE_PARAMS" | "INTRINSIC_TYPEVAR_WITH_BOUND" | "INTRINSIC_TYPEVAR_WITH_CONSTRAINTS")) => Op::Intrinsic2(name),
@@ -295,19 +295,19 @@ pub(super) fn op(cx: &mut Cx<'_>, fam: &Family, loops: &Loops, k: usize) -> Resu
             }
         }
         // 3.12: flags as before 3.11; 3.13+: no oparg, SET_FUNCTION_ATTRIBUTE follows.
-        "MAKE_FUNCTION" => Op::MakeFunction { flags: arg, qualname: false },
-        "SET_FUNCTION_ATTRIBUTE" => Op::SetFunctionAttribute(arg),
-        "FORMAT_VALUE" => Op::FormatValue { conversion: arg & 3, with_spec: arg & 4 != 0 },
-        "CONVERT_VALUE" => Op::ConvertValue(arg),
-        "FORMAT_SIMPLE" => Op::FormatValue { conversion: 0, with_spec: false },
-        "FORMAT_WITH_SPEC" => Op::FormatValue { conversion: 0, with_spec: true },
-        "GET_ITER" => Op::GetIter,
-        "FOR_ITER" => Op::ForIter(loops.exits[&i.offset]),
-        "MATCH_SEQUENCE" => Op::MatchSequence,
-        "MATCH_MAPPING" => Op::MatchMapping,
-        "MATCH_KEYS" => Op::MatchKeys,
-        "MATCH_CLASS" => Op::MatchClass(arg),
-        "GET_LEN" => Op::GetLen,
+        Opname::MAKE_FUNCTION => Op::MakeFunction { flags: arg, qualname: false },
+        Opname::SET_FUNCTION_ATTRIBUTE => Op::SetFunctionAttribute(arg),
+        Opname::FORMAT_VALUE => Op::FormatValue { conversion: arg & 3, with_spec: arg & 4 != 0 },
+        Opname::CONVERT_VALUE => Op::ConvertValue(arg),
+        Opname::FORMAT_SIMPLE => Op::FormatValue { conversion: 0, with_spec: false },
+        Opname::FORMAT_WITH_SPEC => Op::FormatValue { conversion: 0, with_spec: true },
+        Opname::GET_ITER => Op::GetIter,
+        Opname::FOR_ITER => Op::ForIter(loops.exits[&i.offset]),
+        Opname::MATCH_SEQUENCE => Op::MatchSequence,
+        Opname::MATCH_MAPPING => Op::MatchMapping,
+        Opname::MATCH_KEYS => Op::MatchKeys,
+        Opname::MATCH_CLASS => Op::MatchClass(arg),
+        Opname::GET_LEN => Op::GetLen,
         _ => return Err(cx.unsupported(k)),
     };
     cx.emit(k, op);

@@ -26,15 +26,15 @@
 //! those are handled for 3.14+ too. 3.15's `await` loop starts with a `PUSH_NULL`
 //! (the receiver's second slot, see [`await_tail`]).
 
-use depyf_bytecode::{parse_exception_table, table_for, Argval, CodeObject, Constant, Instruction, PythonVersion};
+use depyf_bytecode::{Opname, parse_exception_table, table_for, Argval, CodeObject, Constant, Instruction, PythonVersion};
 
 use crate::Op;
 
 /// A load of `None` (3.15 also `LOAD_COMMON_CONSTANT 7`, `opcode._common_constants[7]`).
 fn is_none(code: &CodeObject, i: &Instruction) -> bool {
-    match i.opname {
-        "LOAD_CONST" => matches!(i.argval, Argval::Const(c) if matches!(code.co_consts.get(c), Some(Constant::None))),
-        "LOAD_COMMON_CONSTANT" => code.version >= PythonVersion::PY315 && i.oparg == Some(7),
+    match i.id {
+        Opname::LOAD_CONST => matches!(i.argval, Argval::Const(c) if matches!(code.co_consts.get(c), Some(Constant::None))),
+        Opname::LOAD_COMMON_CONSTANT => code.version >= PythonVersion::PY315 && i.oparg == Some(7),
         _ => false,
     }
 }
@@ -91,12 +91,12 @@ pub(super) fn op(code: &CodeObject, ins: &[Instruction], k: usize) -> Option<(Op
     let i = &ins[k];
     // 3.14 enters `with` blocks through `LOAD_SPECIAL` (see `post314`); `async for`
     // and the async generator's wrap kept their shapes.
-    if code.version > PythonVersion::PY313 && !matches!(i.opname, "CALL_INTRINSIC_1" | "GET_AITER" | "GET_ANEXT" | "END_ASYNC_FOR") {
+    if code.version > PythonVersion::PY313 && !matches!(i.id, Opname::CALL_INTRINSIC_1 | Opname::GET_AITER | Opname::GET_ANEXT | Opname::END_ASYNC_FOR) {
         return None;
     }
-    match i.opname {
-        "GET_AITER" => Some((Op::GetAIter, 0)),
-        "GET_ANEXT" => {
+    match i.id {
+        Opname::GET_AITER => Some((Op::GetAIter, 0)),
+        Opname::GET_ANEXT => {
             let n = await_tail(code, ins, k)?;
             Some((Op::ForIter(end_async_for(code, ins, k)?), n))
         }
@@ -104,7 +104,7 @@ pub(super) fn op(code: &CodeObject, ins: &[Instruction], k: usize) -> Option<(Op
         // a `Nop` when a `GET_ANEXT` of the shape above ends there; otherwise (3.15's
         // `GET_ANEXT; PUSH_NULL; None; SEND ...` is not that shape) it is left to the
         // error path with its `GET_ANEXT`, not a `Nop` that stands for nothing.
-        "END_ASYNC_FOR" => {
+        Opname::END_ASYNC_FOR => {
             let here = i.offset;
             let ends_one = ins
                 .iter()
@@ -112,16 +112,16 @@ pub(super) fn op(code: &CodeObject, ins: &[Instruction], k: usize) -> Option<(Op
                 .any(|(g, x)| x.opname == "GET_ANEXT" && await_tail(code, ins, g).is_some() && end_async_for(code, ins, g) == Some(here));
             ends_one.then_some((Op::Nop, 0))
         }
-        "BEFORE_ASYNC_WITH" if names_are(ins, k + 1, &["GET_AWAITABLE"]) => {
+        Opname::BEFORE_ASYNC_WITH if names_are(ins, k + 1, &["GET_AWAITABLE"]) => {
             let n = await_tail(code, ins, k + 1)?;
             Some((Op::BeforeAsyncWith, n + 1))
         }
-        "WITH_EXCEPT_START" if names_are(ins, k + 1, &["GET_AWAITABLE"]) => {
+        Opname::WITH_EXCEPT_START if names_are(ins, k + 1, &["GET_AWAITABLE"]) => {
             let n = await_tail(code, ins, k + 1)?;
             Some((Op::WithExceptStart, n + 1))
         }
         // `exit(None, None, None)` awaited and its result dropped.
-        "LOAD_CONST" if is_none(code, i) => {
+        Opname::LOAD_CONST if is_none(code, i) => {
             let call: &[&str] = if code.version < PythonVersion::PY312 { &["PRECALL", "CALL"] } else { &["CALL"] };
             let first = [is_none(code, ins.get(k + 1)?), is_none(code, ins.get(k + 2)?)];
             let after_null = k > 0 && ins[k - 1].opname == "PUSH_NULL";
@@ -135,8 +135,8 @@ pub(super) fn op(code: &CodeObject, ins: &[Instruction], k: usize) -> Option<(Op
             let n = await_tail(code, ins, aw)?;
             names_are(ins, aw + n + 1, &["POP_TOP"]).then_some((Op::WithExit, aw + n + 1 - k))
         }
-        "ASYNC_GEN_WRAP" if names_are(ins, k + 1, &["YIELD_VALUE"]) => Some((Op::Nop, 0)),
-        "CALL_INTRINSIC_1" if names_are(ins, k + 1, &["YIELD_VALUE"]) => {
+        Opname::ASYNC_GEN_WRAP if names_are(ins, k + 1, &["YIELD_VALUE"]) => Some((Op::Nop, 0)),
+        Opname::CALL_INTRINSIC_1 if names_are(ins, k + 1, &["YIELD_VALUE"]) => {
             let table = table_for(code.version)?;
             (table.intrinsic1.get(i.oparg.unwrap_or(0) as usize).copied() == Some("INTRINSIC_ASYNC_GEN_WRAP")).then_some((Op::Nop, 0))
         }

@@ -17,7 +17,7 @@
 //! - The normal exit of a `with` block, `exit(None, None, None)`, is `LOAD_CONST None`
 //!   three times, `CALL 2`, `POP_TOP`: one [`Op::WithExit`].
 
-use depyf_bytecode::{table_for, Argval, CodeObject, Constant, Instruction};
+use depyf_bytecode::{Opname, table_for, Argval, CodeObject, Constant, Instruction};
 
 use super::common::Cx;
 use super::IrError;
@@ -26,9 +26,9 @@ use crate::Op;
 /// A load of `None`: `LOAD_CONST None`, or 3.15's `LOAD_COMMON_CONSTANT 7`
 /// (`opcode._common_constants[7]` is `None`).
 fn is_none(code: &CodeObject, i: &Instruction) -> bool {
-    match i.opname {
-        "LOAD_CONST" => matches!(i.argval, Argval::Const(c) if matches!(code.co_consts.get(c), Some(Constant::None))),
-        "LOAD_COMMON_CONSTANT" => code.version.minor >= 15 && i.oparg == Some(7),
+    match i.id {
+        Opname::LOAD_CONST => matches!(i.argval, Argval::Const(c) if matches!(code.co_consts.get(c), Some(Constant::None))),
+        Opname::LOAD_COMMON_CONSTANT => code.version.minor >= 15 && i.oparg == Some(7),
         _ => false,
     }
 }
@@ -45,8 +45,8 @@ fn opnames<'a>(ins: &'a [Instruction], from: usize, n: usize) -> Vec<&'a str> {
 /// list/set/dict being built), `SWAP n`, `n - 1` stores, `RERAISE 0`.
 pub(super) fn implicit_handler(code: &CodeObject, ins: &[Instruction], k: usize) -> bool {
     let i = &ins[k];
-    match i.opname {
-        "SWAP" if i.oparg == Some(2) => {
+    match i.id {
+        Opname::SWAP if i.oparg == Some(2) => {
             let rest = &ins[k + 1..];
             let (Some(pop), Some(swap)) = (rest.first(), rest.get(1)) else { return false };
             if pop.opname != "POP_TOP" || swap.opname != "SWAP" {
@@ -54,18 +54,18 @@ pub(super) fn implicit_handler(code: &CodeObject, ins: &[Instruction], k: usize)
             }
             let mut want = swap.oparg.unwrap_or(0).saturating_sub(1);
             for x in &rest[2..] {
-                match x.opname {
-                    "STORE_FAST" | "STORE_DEREF" if want >= 1 => want -= 1,
-                    "STORE_FAST_STORE_FAST" if want >= 2 => want -= 2,
-                    "RERAISE" => return want == 0 && x.oparg == Some(0),
+                match x.id {
+                    Opname::STORE_FAST | Opname::STORE_DEREF if want >= 1 => want -= 1,
+                    Opname::STORE_FAST_STORE_FAST if want >= 2 => want -= 2,
+                    Opname::RERAISE => return want == 0 && x.oparg == Some(0),
                     _ => return false,
                 }
             }
             false
         }
-        "CLEANUP_THROW" => true,
-        "END_ASYNC_FOR" => true,
-        "CALL_INTRINSIC_1" => {
+        Opname::CLEANUP_THROW => true,
+        Opname::END_ASYNC_FOR => true,
+        Opname::CALL_INTRINSIC_1 => {
             let table = table_for(code.version).expect("decoded, so a table exists");
             table.intrinsic1.get(i.oparg.unwrap_or(0) as usize).copied() == Some("INTRINSIC_STOPITERATION_ERROR")
                 && ins.get(k + 1).map(|n| n.opname) == Some("RERAISE")
@@ -82,7 +82,7 @@ fn cleanup_throw_jump(ins: &[Instruction], k: usize) -> Option<usize> {
     while ins.get(j)?.opname == "EXTENDED_ARG" {
         j += 1;
     }
-    matches!(ins[j].opname, "JUMP_BACKWARD" | "JUMP_BACKWARD_NO_INTERRUPT").then_some(j - k)
+    matches!(ins[j].id, Opname::JUMP_BACKWARD | Opname::JUMP_BACKWARD_NO_INTERRUPT).then_some(j - k)
 }
 
 /// The op of instruction `k` when it belongs to exception handling, `with` or
@@ -97,21 +97,21 @@ pub(super) fn op(cx: &mut Cx<'_>, k: usize) -> Result<bool, IrError> {
         cx.emit(k, op);
         return Ok(true);
     }
-    let op = match i.opname {
-        "PUSH_EXC_INFO" => Op::PushExcInfo,
-        "POP_EXCEPT" => Op::PopExcept,
-        "CHECK_EXC_MATCH" => Op::CheckExcMatch,
-        "RERAISE" => Op::Reraise,
-        "BEFORE_WITH" => Op::BeforeWith,
-        "WITH_EXCEPT_START" => Op::WithExceptStart,
-        "YIELD_VALUE" => Op::Yield,
-        "RETURN_GENERATOR" => {
+    let op = match i.id {
+        Opname::PUSH_EXC_INFO => Op::PushExcInfo,
+        Opname::POP_EXCEPT => Op::PopExcept,
+        Opname::CHECK_EXC_MATCH => Op::CheckExcMatch,
+        Opname::RERAISE => Op::Reraise,
+        Opname::BEFORE_WITH => Op::BeforeWith,
+        Opname::WITH_EXCEPT_START => Op::WithExceptStart,
+        Opname::YIELD_VALUE => Op::Yield,
+        Opname::RETURN_GENERATOR => {
             if cx.next(k).map(|n| n.opname) == Some("POP_TOP") {
                 cx.skip_next = true;
             }
             Op::Nop
         }
-        "GET_YIELD_FROM_ITER" | "GET_AWAITABLE" if super::post311_async::await_tail(code, ins, k).is_some() => {
+        Opname::GET_YIELD_FROM_ITER | Opname::GET_AWAITABLE if super::post311_async::await_tail(code, ins, k).is_some() => {
             cx.skip_more = super::post311_async::await_tail(code, ins, k).unwrap_or(0);
             if i.opname == "GET_AWAITABLE" {
                 Op::Await
@@ -120,18 +120,18 @@ pub(super) fn op(cx: &mut Cx<'_>, k: usize) -> Result<bool, IrError> {
             }
         }
         // The jump back may need an `EXTENDED_ARG` (a long function).
-        "CLEANUP_THROW" if cleanup_throw_jump(ins, k).is_some() => {
+        Opname::CLEANUP_THROW if cleanup_throw_jump(ins, k).is_some() => {
             cx.skip_more = cleanup_throw_jump(ins, k).expect("checked");
             Op::Nop
         }
-        "CALL_INTRINSIC_1" if implicit_handler(code, ins, k) => Op::Nop,
-        "LOAD_CONST"
+        Opname::CALL_INTRINSIC_1 if implicit_handler(code, ins, k) => Op::Nop,
+        Opname::LOAD_CONST
             if is_none(code, i)
                 && opnames(ins, k + 1, 4) == ["LOAD_CONST", "LOAD_CONST", "CALL", "POP_TOP"]
                 && is_none(code, &ins[k + 1])
                 && is_none(code, &ins[k + 2])
                 && ins[k + 3].oparg == Some(2)
-                && cx.prev(k).map_or(true, |j| ins[j].opname != "PUSH_NULL") =>
+                && cx.prev(k).map_or(true, |j| ins[j].id != Opname::PUSH_NULL) =>
         {
             cx.skip_more = 4;
             Op::WithExit

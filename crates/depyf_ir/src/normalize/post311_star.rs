@@ -27,7 +27,7 @@
 //! raised). Any other use of these instructions is left to the caller, which refuses
 //! it.
 
-use depyf_bytecode::{table_for, CodeObject, Instruction, PythonVersion};
+use depyf_bytecode::{Opname, table_for, CodeObject, Instruction, PythonVersion};
 
 use crate::Op;
 
@@ -43,7 +43,7 @@ fn test_follows(ins: &[Instruction], k: usize) -> bool {
         if i.opname == "CHECK_EG_MATCH" {
             return true;
         }
-        if i.jump_target().is_some() || matches!(i.opname, "RETURN_VALUE" | "RETURN_CONST" | "RAISE_VARARGS" | "RERAISE" | "POP_EXCEPT") {
+        if i.jump_target().is_some() || matches!(i.id, Opname::RETURN_VALUE | Opname::RETURN_CONST | Opname::RAISE_VARARGS | Opname::RERAISE | Opname::POP_EXCEPT) {
             return false;
         }
     }
@@ -53,9 +53,9 @@ fn test_follows(ins: &[Instruction], k: usize) -> bool {
 /// Whether instruction `k` is `PREP_RERAISE_STAR` (3.11) or `CALL_INTRINSIC_2
 /// INTRINSIC_PREP_RERAISE_STAR` (3.12+).
 fn is_prep_reraise(code: &CodeObject, i: &Instruction) -> bool {
-    match i.opname {
-        "PREP_RERAISE_STAR" => true,
-        "CALL_INTRINSIC_2" => table_for(code.version)
+    match i.id {
+        Opname::PREP_RERAISE_STAR => true,
+        Opname::CALL_INTRINSIC_2 => table_for(code.version)
             .and_then(|t| t.intrinsic2.get(i.oparg.unwrap_or(0) as usize).copied())
             .is_some_and(|n| n == "INTRINSIC_PREP_RERAISE_STAR"),
         _ => false,
@@ -68,22 +68,22 @@ fn is_prep_reraise(code: &CodeObject, i: &Instruction) -> bool {
 pub(super) fn op(code: &CodeObject, ins: &[Instruction], k: usize) -> Option<(Op, usize)> {
     let i = &ins[k];
     let after_push = k > 0 && ins[k - 1].opname == "PUSH_EXC_INFO";
-    match i.opname {
-        "COPY" if code.version == PythonVersion::PY311 && after_push => {
+    match i.id {
+        Opname::COPY if code.version == PythonVersion::PY311 && after_push => {
             let ok = names_are(ins, k, &[("COPY", Some(1)), ("BUILD_LIST", Some(0)), ("SWAP", Some(2))]) && test_follows(ins, k + 3);
             ok.then_some((Op::ExcStarSetup, 2))
         }
-        "BUILD_LIST" if code.version >= PythonVersion::PY312 && after_push => {
+        Opname::BUILD_LIST if code.version >= PythonVersion::PY312 && after_push => {
             let ok = names_are(ins, k, &[("BUILD_LIST", Some(0)), ("COPY", Some(2))]) && test_follows(ins, k + 2);
             ok.then_some((Op::ExcStarSetup, 1))
         }
-        "CHECK_EG_MATCH" if names_are(ins, k + 1, &[("COPY", Some(1))]) => Some((Op::CheckEgMatch, 1)),
+        Opname::CHECK_EG_MATCH if names_are(ins, k + 1, &[("COPY", Some(1))]) => Some((Op::CheckEgMatch, 1)),
         _ if is_prep_reraise(code, i) => {
             if !names_are(ins, k + 1, &[("COPY", Some(1))]) {
                 return None;
             }
             let jump = ins.get(k + 2)?;
-            if !matches!(jump.opname, "POP_JUMP_IF_NOT_NONE" | "POP_JUMP_FORWARD_IF_NOT_NONE") {
+            if !matches!(jump.id, Opname::POP_JUMP_IF_NOT_NONE | Opname::POP_JUMP_FORWARD_IF_NOT_NONE) {
                 return None;
             }
             let mut p = k + 3;

@@ -105,7 +105,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use depyf_bytecode::{Argval, CodeObject, Constant, ExceptionTableEntry, Instruction};
+use depyf_bytecode::{Opname, Argval, CodeObject, Constant, ExceptionTableEntry, Instruction};
 
 use super::common::Cx;
 use super::{IrError, IrInstr};
@@ -173,7 +173,7 @@ fn awaits_at(code: &CodeObject, ins: &[Instruction], k: usize) -> bool {
 
 /// Whether the instructions use the block stack (3.9-3.10 `SETUP_*`).
 pub(super) fn uses_block_stack(ins: &[Instruction]) -> bool {
-    ins.iter().any(|i| matches!(i.opname, "SETUP_FINALLY" | "SETUP_WITH" | "SETUP_ASYNC_WITH"))
+    ins.iter().any(|i| matches!(i.id, Opname::SETUP_FINALLY | Opname::SETUP_WITH | Opname::SETUP_ASYNC_WITH))
 }
 
 /// The kind of the handler that the `SETUP_*` instruction `k` installs.
@@ -243,20 +243,20 @@ pub(super) fn simulate(code: &CodeObject, ins: &[Instruction]) -> Result<Vec<Opt
     while let Some(k) = work.pop() {
         let i = &ins[k];
         let mut st = before[k].clone().expect("queued with a stack");
-        match i.opname {
-            "SETUP_FINALLY" | "SETUP_WITH" | "SETUP_ASYNC_WITH" => {
+        match i.id {
+            Opname::SETUP_FINALLY | Opname::SETUP_WITH | Opname::SETUP_ASYNC_WITH => {
                 let (t, kind) = kind_of(code, ins, k, &index_of)?;
                 let mut hs = st.clone();
                 hs.push(Blk::Handler(kind));
                 reach(t, hs, &mut before, &mut work, i)?;
                 st.push(Blk::Setup { handler: t, kind });
             }
-            "POP_BLOCK" => match st.pop() {
+            Opname::POP_BLOCK => match st.pop() {
                 Some(Blk::Setup { .. }) => {}
                 _ => return Err(IrError::at(code, i, "POP_BLOCK without a SETUP block")),
             },
             // `END_ASYNC_FOR` ends an `async for` by popping its entered handler.
-            "POP_EXCEPT" | "END_ASYNC_FOR" => match st.pop() {
+            Opname::POP_EXCEPT | Opname::END_ASYNC_FOR => match st.pop() {
                 Some(Blk::Handler(_)) => {}
                 _ => return Err(IrError::at(code, i, "POP_EXCEPT outside an exception handler")),
             },
@@ -284,7 +284,7 @@ pub(super) fn simulate(code: &CodeObject, ins: &[Instruction]) -> Result<Vec<Opt
                 }
             }
         }
-        if !i.opname.starts_with("SETUP_") && !matches!(i.opname, "CALL_FINALLY" | "BEGIN_FINALLY") {
+        if !i.opname.starts_with("SETUP_") && !matches!(i.id, Opname::CALL_FINALLY | Opname::BEGIN_FINALLY) {
             if let Some(t) = i.jump_target() {
                 let t = index_of(t).ok_or_else(|| IrError::at(code, i, "jump target is not an instruction"))?;
                 reach(t, st.clone(), &mut before, &mut work, i)?;
@@ -361,22 +361,22 @@ fn finally_body(ins: &[Instruction], h: usize) -> Option<(usize, bool)> {
     let mut open = 0usize;
     let e = loop {
         let x = ins.get(j)?;
-        match x.opname {
-            "END_FINALLY" if open == 0 => break j,
-            "END_FINALLY" => open -= 1,
-            "POP_FINALLY" if open == 0 => {
+        match x.id {
+            Opname::END_FINALLY if open == 0 => break j,
+            Opname::END_FINALLY => open -= 1,
+            Opname::POP_FINALLY if open == 0 => {
                 let last = exit38(ins, j)?;
                 exits.insert(last);
                 j = last + 1;
                 continue;
             }
-            "SETUP_FINALLY" | "SETUP_WITH" => {
+            Opname::SETUP_FINALLY | Opname::SETUP_WITH => {
                 open += 1;
                 straight = false;
             }
             // The normal exit of a `with` or of an `except E as name` clause (not
             // of a `try/finally`: copies do not nest).
-            "BEGIN_FINALLY" => {
+            Opname::BEGIN_FINALLY => {
                 let n = names(ins, j + 1, 4);
                 let with = n.len() >= 3 && n[..3] == ["WITH_CLEANUP_START", "WITH_CLEANUP_FINISH", "END_FINALLY"];
                 let unbind = n.len() == 4 && n[0] == "LOAD_CONST" && is_store(n[1]) && n[2].starts_with("DELETE_") && n[3] == "END_FINALLY";
@@ -384,7 +384,7 @@ fn finally_body(ins: &[Instruction], h: usize) -> Option<(usize, bool)> {
                     return None;
                 }
             }
-            "POP_BLOCK" | "POP_EXCEPT" | "WITH_CLEANUP_START" | "WITH_CLEANUP_FINISH" if open > 0 => {}
+            Opname::POP_BLOCK | Opname::POP_EXCEPT | Opname::WITH_CLEANUP_START | Opname::WITH_CLEANUP_FINISH if open > 0 => {}
             _ => {
                 let plain = !x.opname.contains("FINALLY")
                     && !x.opname.contains("BLOCK")
@@ -442,9 +442,9 @@ fn exit38(ins: &[Instruction], j: usize) -> Option<usize> {
     let lands = |a: usize, b: usize| ins.iter().any(|y| y.jump_target().is_some_and(|t| ins[a].offset <= t && t <= ins[b].offset));
     loop {
         let x = ins.get(k)?;
-        match x.opname {
-            "POP_TOP" | "ROT_TWO" | "LOAD_CONST" | "EXTENDED_ARG" => k += 1,
-            "RETURN_VALUE" | "JUMP_ABSOLUTE" | "JUMP_FORWARD" => return (!lands(j + 1, k)).then_some(k),
+        match x.id {
+            Opname::POP_TOP | Opname::ROT_TWO | Opname::LOAD_CONST | Opname::EXTENDED_ARG => k += 1,
+            Opname::RETURN_VALUE | Opname::JUMP_ABSOLUTE | Opname::JUMP_FORWARD => return (!lands(j + 1, k)).then_some(k),
             _ => return None,
         }
     }
@@ -495,7 +495,7 @@ fn begin38(code: &CodeObject, ins: &[Instruction], k: usize) -> Result<Begin38, 
     if h.len() == 6 && is_none(code, &ins[k + 1]) && is_store(h[1]) && h[2].starts_with("DELETE_") && h[3] == "END_FINALLY" && h[4] == "POP_EXCEPT" {
         let after = &ins[k + 6];
         let index_of = |off: u32| ins.binary_search_by_key(&off, |i| i.offset).ok();
-        let t = if matches!(after.opname, "JUMP_FORWARD" | "JUMP_ABSOLUTE") {
+        let t = if matches!(after.id, Opname::JUMP_FORWARD | Opname::JUMP_ABSOLUTE) {
             after.jump_target().and_then(index_of).ok_or_else(err)?
         } else {
             k + 6
@@ -508,8 +508,8 @@ fn begin38(code: &CodeObject, ins: &[Instruction], k: usize) -> Result<Begin38, 
 /// The 3.8 block-stack step of instruction `k` with block stack `st` (updated).
 fn py38_step(code: &CodeObject, ins: &[Instruction], k: usize, st: &mut Vec<Blk>) -> Result<Step38, IrError> {
     let i = &ins[k];
-    match i.opname {
-        "BEGIN_FINALLY" => match begin38(code, ins, k)? {
+    match i.id {
+        Opname::BEGIN_FINALLY => match begin38(code, ins, k)? {
             Begin38::With => Ok(Step38::JumpTo(k + 4)),
             Begin38::WithPop => Ok(Step38::Skip(3)),
             Begin38::Finally(e) => Ok(Step38::JumpTo(e + 1)),
@@ -520,17 +520,17 @@ fn py38_step(code: &CodeObject, ins: &[Instruction], k: usize, st: &mut Vec<Blk>
         },
         // With the exception on top (the handler of a `with`), pops the handler
         // when `__exit__` suppresses it; END_FINALLY re-raises otherwise.
-        "WITH_CLEANUP_FINISH" => match st.pop() {
+        Opname::WITH_CLEANUP_FINISH => match st.pop() {
             Some(Blk::Handler(Kind::With)) if ins.get(k + 1).is_some_and(|x| x.opname == "END_FINALLY") && ins[k - 1].opname == "WITH_CLEANUP_START" => {
                 Ok(Step38::Through)
             }
             _ => Err(IrError::at(code, i, "WITH_CLEANUP_FINISH of an unknown shape (3.8 async with is not handled)")),
         },
-        "END_FINALLY" => match end_finally38(code, ins, k, st)? {
+        Opname::END_FINALLY => match end_finally38(code, ins, k, st)? {
             Op::Reraise => Ok(Step38::Ends),
             _ => Ok(Step38::Through),
         },
-        "CALL_FINALLY" => {
+        Opname::CALL_FINALLY => {
             call38(code, ins, k)?;
             Ok(Step38::Through)
         }
@@ -538,11 +538,11 @@ fn py38_step(code: &CodeObject, ins: &[Instruction], k: usize, st: &mut Vec<Blk>
         // walked); the others leave a finally body by return/break/continue: on
         // this path (the body entered by an exception) it drops the exception and
         // the handler block (CPython 3.8 `Python/ceval.c`, `POP_FINALLY`).
-        "POP_FINALLY" if exit38(ins, k).is_some() && st.last() == Some(&Blk::Handler(Kind::Finally)) => {
+        Opname::POP_FINALLY if exit38(ins, k).is_some() && st.last() == Some(&Blk::Handler(Kind::Finally)) => {
             st.pop();
             Ok(Step38::Through)
         }
-        "POP_FINALLY" => Err(IrError::at(
+        Opname::POP_FINALLY => Err(IrError::at(
             code,
             i,
             "POP_FINALLY of an unknown shape (return, break or continue inside a 3.8 finally body nested in another block)",
@@ -877,14 +877,14 @@ impl Facts {
             // effect) it is also the one before.
             let run = running(st);
             if code.version.minor == 8 {
-                match i.opname {
-                    "END_FINALLY" => {
+                match i.id {
+                    Opname::END_FINALLY => {
                         f.plan.insert(k, end_finally38(code, ins, k, st)?);
                     }
-                    "BEGIN_FINALLY" => {
+                    Opname::BEGIN_FINALLY => {
                         f.begin38.insert(k, begin38(code, ins, k)?);
                     }
-                    "CALL_FINALLY" => {
+                    Opname::CALL_FINALLY => {
                         let (e, held) = call38(code, ins, k)?;
                         f.call38.insert(k, (e, held));
                         // The placeholder: dropped after the call, or replaced by
@@ -904,10 +904,10 @@ impl Facts {
                     _ => {}
                 }
             }
-            match i.opname {
+            match i.id {
                 // A finally body or the end of a `with` handler drops the triple before
                 // `POP_EXCEPT` (a `return` value may sit below it, moved by ROT_FOUR).
-                "POP_TOP" if matches!(run, Some(Kind::Finally | Kind::With)) && pops3(k) && !f.plan.contains_key(&k) => {
+                Opname::POP_TOP if matches!(run, Some(Kind::Finally | Kind::With)) && pops3(k) && !f.plan.contains_key(&k) => {
                     let j = if ins.get(k + 3).is_some_and(|x| x.opname == "ROT_FOUR") { k + 4 } else { k + 3 };
                     if pop_except_next(j) {
                         f.plan.insert(k, Op::PopTop);
@@ -915,7 +915,7 @@ impl Facts {
                         f.plan.insert(k + 2, Op::Nop);
                     }
                 }
-                "ROT_FOUR" if run.is_some() => {
+                Opname::ROT_FOUR if run.is_some() => {
                     let before_triple = matches!(run, Some(Kind::Finally | Kind::With)) && pops3(k + 1);
                     if before_triple || pop_except_next(k + 1) {
                         f.plan.insert(k, Op::Swap(2));
@@ -994,9 +994,9 @@ fn op_at(cx: &mut Cx<'_>, k: usize, facts: &Facts, entry: bool) -> Result<bool, 
     let ins = cx.ins;
     let code = cx.code;
     let i = &ins[k];
-    let op = match i.opname {
+    let op = match i.id {
         // See the module docs (`async for`, `async with`).
-        "SETUP_FINALLY" => match async_for_head(code, ins, k) {
+        Opname::SETUP_FINALLY => match async_for_head(code, ins, k) {
             Some(t) => {
                 cx.out.push(IrInstr { offset: i.offset, op: Op::ForIter(ins[t].offset), line: ins[k + 1].line_number, opname: ins[k + 1].opname });
                 cx.drop_more = 4;
@@ -1004,24 +1004,24 @@ fn op_at(cx: &mut Cx<'_>, k: usize, facts: &Facts, entry: bool) -> Result<bool, 
             }
             None => Op::Nop,
         },
-        "END_ASYNC_FOR" if ends_async_for(code, ins, k) => Op::Nop,
-        "BEFORE_ASYNC_WITH" if code.version.minor >= 9 && awaits_at(code, ins, k + 1) && names(ins, k + 4, 1) == ["SETUP_ASYNC_WITH"] => {
+        Opname::END_ASYNC_FOR if ends_async_for(code, ins, k) => Op::Nop,
+        Opname::BEFORE_ASYNC_WITH if code.version.minor >= 9 && awaits_at(code, ins, k + 1) && names(ins, k + 4, 1) == ["SETUP_ASYNC_WITH"] => {
             cx.skip_more = 3;
             Op::BeforeAsyncWith
         }
-        "SETUP_ASYNC_WITH" if code.version.minor >= 9 && k >= 4 && ins[k - 4].opname == "BEFORE_ASYNC_WITH" => Op::Nop,
-        "WITH_EXCEPT_START" if awaits_at(code, ins, k + 1) => {
+        Opname::SETUP_ASYNC_WITH if code.version.minor >= 9 && k >= 4 && ins[k - 4].opname == "BEFORE_ASYNC_WITH" => Op::Nop,
+        Opname::WITH_EXCEPT_START if awaits_at(code, ins, k + 1) => {
             cx.skip_more = 3;
             Op::WithExceptStart
         }
-        "POP_BLOCK" => Op::Nop,
-        "SETUP_WITH" => Op::BeforeWith,
-        "POP_EXCEPT" => Op::PopExcept,
-        "RERAISE" => Op::Reraise,
-        "WITH_EXCEPT_START" => Op::WithExceptStart,
+        Opname::POP_BLOCK => Op::Nop,
+        Opname::SETUP_WITH => Op::BeforeWith,
+        Opname::POP_EXCEPT => Op::PopExcept,
+        Opname::RERAISE => Op::Reraise,
+        Opname::WITH_EXCEPT_START => Op::WithExceptStart,
         // 3.8: see the module docs; the ops of the handler's start at the offset of
         // BEGIN_FINALLY.
-        "BEGIN_FINALLY" => match facts.begin38.get(&k) {
+        Opname::BEGIN_FINALLY => match facts.begin38.get(&k) {
             Some(Begin38::With) => {
                 cx.emit(k, Op::WithExit);
                 Op::Jump(threaded(ins, k + 4))
@@ -1063,7 +1063,7 @@ fn op_at(cx: &mut Cx<'_>, k: usize, facts: &Facts, entry: bool) -> Result<bool, 
             // end of a try body): nothing.
             None => Op::Nop,
         },
-        "CALL_FINALLY" => match facts.call38.get(&k) {
+        Opname::CALL_FINALLY => match facts.call38.get(&k) {
             Some(&(e, held)) => {
                 cx.emit(k, Op::Nop);
                 let t = cx.at_offset(cx.target(k)).ok_or_else(|| cx.err(k, "CALL_FINALLY target is not an instruction"))?;
@@ -1074,29 +1074,29 @@ fn op_at(cx: &mut Cx<'_>, k: usize, facts: &Facts, entry: bool) -> Result<bool, 
         },
         // 3.8, the exceptional exit of a `with`: `__exit__(type, value, tb)`, then a
         // re-raise unless it returned true.
-        "WITH_CLEANUP_START" if code.version.minor == 8 && names(ins, k + 1, 2) == ["WITH_CLEANUP_FINISH", "END_FINALLY"] => {
+        Opname::WITH_CLEANUP_START if code.version.minor == 8 && names(ins, k + 1, 2) == ["WITH_CLEANUP_FINISH", "END_FINALLY"] => {
             cx.emit(k, Op::WithExceptStart);
             cx.emit(k, Op::JumpIf { when: true, target: ins[k + 1].offset });
             Op::Reraise
         }
         // Suppressed: the triple, the handler and the exit function are dropped.
-        "WITH_CLEANUP_FINISH" if code.version.minor == 8 && k > 0 && ins[k - 1].opname == "WITH_CLEANUP_START" => {
+        Opname::WITH_CLEANUP_FINISH if code.version.minor == 8 && k > 0 && ins[k - 1].opname == "WITH_CLEANUP_START" => {
             cx.emit(k, Op::PopTop);
             cx.emit(k, Op::PopExcept);
             Op::PopTop
         }
-        "COMPARE_OP" if exc_match_jump(ins, k).is_some() => {
+        Opname::COMPARE_OP if exc_match_jump(ins, k).is_some() => {
             let j = exc_match_jump(ins, k).expect("checked");
             cx.emit(k, Op::CheckExcMatch);
             cx.skip_more = j - k;
             Op::JumpIf { when: false, target: cx.target(j) }
         }
-        "JUMP_IF_NOT_EXC_MATCH" => {
+        Opname::JUMP_IF_NOT_EXC_MATCH => {
             cx.emit(k, Op::CheckExcMatch);
             Op::JumpIf { when: false, target: cx.target(k) }
         }
         // `exit(None, None, None)`: the normal exit of a `with`.
-        "LOAD_CONST"
+        Opname::LOAD_CONST
             if is_none(code, i)
                 && names(ins, k + 1, 4) == ["DUP_TOP", "DUP_TOP", "CALL_FUNCTION", "POP_TOP"]
                 && ins[k + 3].oparg == Some(3) =>
@@ -1105,7 +1105,7 @@ fn op_at(cx: &mut Cx<'_>, k: usize, facts: &Facts, entry: bool) -> Result<bool, 
             Op::WithExit
         }
         // `await exit(None, None, None)`: the normal exit of an `async with`.
-        "LOAD_CONST"
+        Opname::LOAD_CONST
             if is_none(code, i)
                 && names(ins, k + 1, 3) == ["DUP_TOP", "DUP_TOP", "CALL_FUNCTION"]
                 && ins[k + 3].oparg == Some(3)
@@ -1125,8 +1125,8 @@ fn op_at(cx: &mut Cx<'_>, k: usize, facts: &Facts, entry: bool) -> Result<bool, 
 /// `j` if it is an unconditional jump, as 3.9's jump threading makes its copies of a
 /// `finally` body or a `with` exit jump (CPython 3.9 `Python/peephole.c`), else `j`'s.
 fn threaded(ins: &[Instruction], j: usize) -> u32 {
-    match ins[j].opname {
-        "JUMP_ABSOLUTE" | "JUMP_FORWARD" => ins[j].jump_target().unwrap_or(ins[j].offset),
+    match ins[j].id {
+        Opname::JUMP_ABSOLUTE | Opname::JUMP_FORWARD => ins[j].jump_target().unwrap_or(ins[j].offset),
         _ => ins[j].offset,
     }
 }
@@ -1268,7 +1268,7 @@ pub(super) fn copy_offsets(code: &CodeObject, ins: &[Instruction], facts: &Facts
             let threads = t == hi && !matches!(x.op, Op::ForIter(_));
             let nt = if threads && begin {
                 ins[after_end(ins, facts, from, to).ok_or_else(bad)?].offset * s
-            } else if threads && matches!(after.opname, "JUMP_ABSOLUTE" | "JUMP_FORWARD") {
+            } else if threads && matches!(after.id, Opname::JUMP_ABSOLUTE | Opname::JUMP_FORWARD) {
                 after.jump_target().ok_or_else(bad)? * s
             } else if threads && after.opname == "RETURN_VALUE" && matches!(x.op, Op::Jump(_)) {
                 x.op = Op::Return;
@@ -1488,9 +1488,9 @@ fn copied(ins: &[Instruction], off: u32, scale: u32) -> Option<(u32, usize, usiz
     let base = off / scale * scale;
     let index_of = |o: u32| ins.binary_search_by_key(&o, |i| i.offset).ok();
     let at = index_of(base / scale)?;
-    let from = match ins[at].opname {
-        "BEGIN_FINALLY" => at + 1,
-        "CALL_FINALLY" => index_of(ins[at].jump_target()?)?,
+    let from = match ins[at].id {
+        Opname::BEGIN_FINALLY => at + 1,
+        Opname::CALL_FINALLY => index_of(ins[at].jump_target()?)?,
         _ => return None,
     };
     Some((base, from + (off - base - 1) as usize, from))

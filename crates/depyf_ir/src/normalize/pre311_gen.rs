@@ -13,7 +13,7 @@
 //!   in `pre311_exc` (`GET_AITER` here is [`Op::GetAIter`]); any other use of
 //!   `YIELD_FROM` takes the error path.
 
-use depyf_bytecode::{Argval, Constant};
+use depyf_bytecode::{Opname, Argval, Constant};
 
 use super::common::Cx;
 use super::IrError;
@@ -24,12 +24,12 @@ use crate::Op;
 pub(super) fn op(cx: &mut Cx<'_>, k: usize) -> Result<bool, IrError> {
     let ins = cx.ins;
     let i = &ins[k];
-    let op = match i.opname {
-        "YIELD_VALUE" => Op::Yield,
+    let op = match i.id {
+        Opname::YIELD_VALUE => Op::Yield,
         // `aiter(x)` of an `async for`; its head is read in `pre311_exc`.
-        "GET_AITER" => Op::GetAIter,
-        "GEN_START" => Op::Nop,
-        "GET_YIELD_FROM_ITER" | "GET_AWAITABLE" => {
+        Opname::GET_AITER => Op::GetAIter,
+        Opname::GEN_START => Op::Nop,
+        Opname::GET_YIELD_FROM_ITER | Opname::GET_AWAITABLE => {
             let none = ins.get(k + 1).is_some_and(|n| {
                 n.opname == "LOAD_CONST" && matches!(n.argval, Argval::Const(c) if matches!(cx.code.co_consts.get(c), Some(Constant::None)))
             });

@@ -10,7 +10,7 @@
 //! pair becomes the 3.11 shape (`COPY 1; POP_JUMP_IF_NONE`: the same stack on both
 //! edges). `COPY_DICT_WITHOUT_KEYS` (`**rest`) has an op of its own.
 
-use depyf_bytecode::{CodeObject, Instruction};
+use depyf_bytecode::{Opname, CodeObject, Instruction};
 
 use super::common::{Cx, Normalized};
 use super::{pre311, pre311_exc, IrError};
@@ -31,12 +31,12 @@ pub(super) fn normalize(code: &CodeObject, ins: &[Instruction], lenient: bool) -
 /// The pattern-matching opcodes (3.10 only before 3.11 renamed their shapes); `false`
 /// for any other instruction.
 fn pattern_op(cx: &mut Cx<'_>, k: usize) -> Result<bool, IrError> {
-    let op = match cx.ins[k].opname {
-        "MATCH_SEQUENCE" => Op::MatchSequence,
-        "MATCH_MAPPING" => Op::MatchMapping,
-        "GET_LEN" => Op::GetLen,
-        "COPY_DICT_WITHOUT_KEYS" => Op::CopyDictWithoutKeys,
-        "MATCH_CLASS" | "MATCH_KEYS" => {
+    let op = match cx.ins[k].id {
+        Opname::MATCH_SEQUENCE => Op::MatchSequence,
+        Opname::MATCH_MAPPING => Op::MatchMapping,
+        Opname::GET_LEN => Op::GetLen,
+        Opname::COPY_DICT_WITHOUT_KEYS => Op::CopyDictWithoutKeys,
+        Opname::MATCH_CLASS | Opname::MATCH_KEYS => {
             // `(..., flag)` and `POP_JUMP_IF_FALSE fail` become `COPY 1;
             // POP_JUMP_IF_NONE fail` on the result.
             // (The jump may have `EXTENDED_ARG` prefixes.)

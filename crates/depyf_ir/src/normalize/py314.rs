@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 
-use depyf_bytecode::{CodeObject, Instruction};
+use depyf_bytecode::{Opname, CodeObject, Instruction};
 
 use super::common::{Cx, Normalized};
 use super::post311::{self, Family, Loops};
@@ -28,22 +28,22 @@ pub(super) const COMMON_CONSTANTS: [&str; 12] =
 
 /// The 3.14 opcodes that 3.13 does not have.
 pub(super) fn own(cx: &Cx<'_>, k: usize) -> Result<Option<Op>, IrError> {
-    Ok(Some(match cx.ins[k].opname {
-        "LOAD_SMALL_INT" => Op::LoadSmallInt(cx.arg(k)),
+    Ok(Some(match cx.ins[k].id {
+        Opname::LOAD_SMALL_INT => Op::LoadSmallInt(cx.arg(k)),
         // `dis._common_constants`: AssertionError, NotImplementedError, tuple, all, any
         // (3.15 adds list, set, None, '', True, False, -1).
-        "LOAD_COMMON_CONSTANT" if cx.arg(k) == 0 => Op::LoadAssertionError,
-        "LOAD_COMMON_CONSTANT" => match COMMON_CONSTANTS.get(cx.arg(k) as usize) {
+        Opname::LOAD_COMMON_CONSTANT if cx.arg(k) == 0 => Op::LoadAssertionError,
+        Opname::LOAD_COMMON_CONSTANT => match COMMON_CONSTANTS.get(cx.arg(k) as usize) {
             Some(c) if cx.code.version >= depyf_bytecode::PythonVersion::PY315 || (cx.arg(k) as usize) < 5 => Op::LoadCommonConstant(c),
             _ => return Err(cx.unsupported(k)),
         },
         // The POP_ITERs that FOR_ITER does not skip (`break`, `return` in a loop) pop
         // the iterator.
-        "POP_ITER" => Op::PopTop,
+        Opname::POP_ITER => Op::PopTop,
         // Template strings (PEP 750); bit 1 of the oparg is set by the compiler and
         // not read by the interpreter.
-        "BUILD_INTERPOLATION" => Op::BuildInterpolation { conversion: cx.arg(k) >> 2, with_spec: cx.arg(k) & 1 != 0 },
-        "BUILD_TEMPLATE" => Op::BuildTemplate,
+        Opname::BUILD_INTERPOLATION => Op::BuildInterpolation { conversion: cx.arg(k) >> 2, with_spec: cx.arg(k) & 1 != 0 },
+        Opname::BUILD_TEMPLATE => Op::BuildTemplate,
         _ => return Ok(None),
     }))
 }
@@ -53,19 +53,19 @@ pub(super) fn own(cx: &Cx<'_>, k: usize) -> Result<Option<Op>, IrError> {
 fn run(code: &CodeObject, ins: &[Instruction], lenient: bool) -> Result<(Normalized, HashMap<u32, u32>), IrError> {
     let cx = Cx::new(code, ins, lenient);
     let loops = Loops::scan(&cx, &FAMILY)?;
-    let (mut ir, mut errors) = cx.run(|cx, k| match cx.ins[k].opname {
-        "COPY" if post314::inlined_builtin_call(cx.code, cx.ins, k).is_some() => {
+    let (mut ir, mut errors) = cx.run(|cx, k| match cx.ins[k].id {
+        Opname::COPY if post314::inlined_builtin_call(cx.code, cx.ins, k).is_some() => {
             let n = post314::inlined_builtin_call(cx.code, cx.ins, k).expect("checked");
             cx.emit(k, Op::Nop);
             cx.skip_more = n - 1;
             Ok(())
         }
-        "COPY" if post314::async_with_enter(cx.code, cx.ins, k).is_some() => {
+        Opname::COPY if post314::async_with_enter(cx.code, cx.ins, k).is_some() => {
             let n = post314::async_with_enter(cx.code, cx.ins, k).expect("checked");
             post314::async_with_enter_emit(cx, k, n);
             Ok(())
         }
-        "COPY" if post314::is_with_enter(cx.ins, k) => {
+        Opname::COPY if post314::is_with_enter(cx.ins, k) => {
             post314::with_enter(cx, k);
             Ok(())
         }

@@ -25,7 +25,7 @@
 
 use std::collections::HashMap;
 
-use depyf_bytecode::{CodeObject, Instruction};
+use depyf_bytecode::{Opname, CodeObject, Instruction};
 
 use super::common::{Cx, Normalized};
 use super::post311::{self, Family, Loops};
@@ -36,14 +36,14 @@ const FAMILY: Family =
     Family { layout: CallLayout::NullSecond, for_iter_skips: &["POP_ITER"], call_ex_kwargs_slot: true, own };
 
 fn own(cx: &Cx<'_>, k: usize) -> Result<Option<Op>, IrError> {
-    match cx.ins[k].opname {
+    match cx.ins[k].id {
         // Bit 1 (eager) is what the compiler gives a plain `import` where `lazy import`
         // is not allowed (PEP 810: in functions, class bodies and `try` blocks), so a
         // plain `import` there makes it again; no syntax asks for it.
-        "IMPORT_NAME" if cx.arg(k) & 3 == 2 => Ok(Some(Op::ImportName(cx.idx(k)))),
+        Opname::IMPORT_NAME if cx.arg(k) & 3 == 2 => Ok(Some(Op::ImportName(cx.idx(k)))),
         // Bit 0: `lazy import` / `lazy from ... import` (CPython 3.15 `Python/codegen.c`).
-        "IMPORT_NAME" if cx.arg(k) & 3 == 1 => Ok(Some(Op::LazyImportName(cx.idx(k)))),
-        "IMPORT_NAME" if cx.arg(k) & 3 != 0 => Err(cx.err(k, "an import both lazy and eager")),
+        Opname::IMPORT_NAME if cx.arg(k) & 3 == 1 => Ok(Some(Op::LazyImportName(cx.idx(k)))),
+        Opname::IMPORT_NAME if cx.arg(k) & 3 != 0 => Err(cx.err(k, "an import both lazy and eager")),
         _ => py314::own(cx, k),
     }
 }
@@ -58,19 +58,19 @@ const HIDDEN_SLOT_OPS: [&str; 4] = ["GET_ITER", "FOR_ITER", "POP_ITER", "LOAD_SP
 fn run(code: &CodeObject, ins: &[Instruction], lenient: bool) -> Result<(Normalized, HashMap<u32, u32>), IrError> {
     let cx = Cx::new(code, ins, lenient);
     let loops = Loops::scan(&cx, &FAMILY)?;
-    let (mut ir, mut errors) = cx.run(|cx, k| match cx.ins[k].opname {
-        "COPY" if post314::inlined_builtin_call(cx.code, cx.ins, k).is_some() => {
+    let (mut ir, mut errors) = cx.run(|cx, k| match cx.ins[k].id {
+        Opname::COPY if post314::inlined_builtin_call(cx.code, cx.ins, k).is_some() => {
             let n = post314::inlined_builtin_call(cx.code, cx.ins, k).expect("checked");
             cx.emit(k, Op::Nop);
             cx.skip_more = n - 1;
             Ok(())
         }
-        "COPY" if post314::async_with_enter(cx.code, cx.ins, k).is_some() => {
+        Opname::COPY if post314::async_with_enter(cx.code, cx.ins, k).is_some() => {
             let n = post314::async_with_enter(cx.code, cx.ins, k).expect("checked");
             post314::async_with_enter_emit(cx, k, n);
             Ok(())
         }
-        "COPY" if post314::is_with_enter(cx.ins, k) => {
+        Opname::COPY if post314::is_with_enter(cx.ins, k) => {
             post314::with_enter(cx, k);
             Ok(())
         }
@@ -79,22 +79,22 @@ fn run(code: &CodeObject, ins: &[Instruction], lenient: bool) -> Result<(Normali
         // A generator expression gets its iterable (`.0`) and calls `iter()` on it
         // before `RETURN_GENERATOR`; the caller's `GetIter` stands for it (see
         // `post314::drop_hidden_slots`), so `.0` is the iterator as before 3.15.
-        "GET_AWAITABLE" | "GET_ITER" if delegation(code, ins, k).is_some() => {
+        Opname::GET_AWAITABLE | Opname::GET_ITER if delegation(code, ins, k).is_some() => {
             let (op, n) = delegation(code, ins, k).expect("checked");
             cx.emit(k, op);
             cx.skip_more = n;
             Ok(())
         }
-        "GET_ITER" if genexpr_iter(code, ins, k) => {
+        Opname::GET_ITER if genexpr_iter(code, ins, k) => {
             cx.emit(k, Op::Nop);
             Ok(())
         }
-        "GET_ITER" => {
+        Opname::GET_ITER => {
             cx.emit(k, Op::GetIter);
             cx.emit(k, Op::PushNull);
             Ok(())
         }
-        "POP_ITER" if !loops.is_dead(cx.ins[k].offset) => {
+        Opname::POP_ITER if !loops.is_dead(cx.ins[k].offset) => {
             cx.emit(k, Op::PopTop);
             cx.emit(k, Op::PopTop);
             Ok(())
@@ -120,9 +120,9 @@ fn run(code: &CodeObject, ins: &[Instruction], lenient: bool) -> Result<(Normali
 /// number of instructions after `k` folded into it (the `CLEANUP_THROW` handler is
 /// dropped as in 3.12+, see `post311_exc`).
 fn delegation(code: &CodeObject, ins: &[Instruction], k: usize) -> Option<(Op, usize)> {
-    let (op, from) = match ins[k].opname {
-        "GET_AWAITABLE" if ins.get(k + 1)?.opname == "PUSH_NULL" => (Op::Await, k + 2),
-        "GET_ITER" => (Op::YieldFrom, k + 1),
+    let (op, from) = match ins[k].id {
+        Opname::GET_AWAITABLE if ins.get(k + 1)?.opname == "PUSH_NULL" => (Op::Await, k + 2),
+        Opname::GET_ITER => (Op::YieldFrom, k + 1),
         _ => return None,
     };
     let none = ins.get(from)?;
@@ -142,7 +142,7 @@ fn genexpr_iter(code: &CodeObject, ins: &[Instruction], k: usize) -> bool {
         && k >= 1
         && ins[k - 1].opname == "LOAD_FAST"
         && ins[k - 1].oparg == Some(0)
-        && ins[..k - 1].iter().all(|i| matches!(i.opname, "RESUME" | "COPY_FREE_VARS" | "MAKE_CELL" | "NOP"))
+        && ins[..k - 1].iter().all(|i| matches!(i.id, Opname::RESUME | Opname::COPY_FREE_VARS | Opname::MAKE_CELL | Opname::NOP))
 }
 
 pub(super) fn normalize(code: &CodeObject, ins: &[Instruction], lenient: bool) -> Result<Normalized, IrError> {

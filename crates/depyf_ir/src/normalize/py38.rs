@@ -11,7 +11,7 @@
 
 use std::collections::BTreeSet;
 
-use depyf_bytecode::{CodeObject, Instruction};
+use depyf_bytecode::{Opname, CodeObject, Instruction};
 
 use super::common::{Cx, Normalized};
 use super::{pre311, pre311_exc, IrError, IrInstr};
@@ -102,13 +102,13 @@ enum Merge {
 /// code (no jump in them, no jump target inside but at their start, none on the
 /// merge): anything else is an error naming the opcode.
 fn unpack(cx: &mut Cx<'_>, k: usize) -> Result<bool, IrError> {
-    let merge = match cx.ins[k].opname {
-        "BUILD_LIST_UNPACK" => Merge::List,
-        "BUILD_TUPLE_UNPACK" | "BUILD_TUPLE_UNPACK_WITH_CALL" => Merge::Tuple,
-        "BUILD_SET_UNPACK" => Merge::Set,
-        "BUILD_MAP_UNPACK" => Merge::Map(false),
-        "BUILD_MAP_UNPACK_WITH_CALL" => Merge::Map(true),
-        "CALL_FUNCTION_EX" if cx.arg(k) & 1 == 1 => {
+    let merge = match cx.ins[k].id {
+        Opname::BUILD_LIST_UNPACK => Merge::List,
+        Opname::BUILD_TUPLE_UNPACK | Opname::BUILD_TUPLE_UNPACK_WITH_CALL => Merge::Tuple,
+        Opname::BUILD_SET_UNPACK => Merge::Set,
+        Opname::BUILD_MAP_UNPACK => Merge::Map(false),
+        Opname::BUILD_MAP_UNPACK_WITH_CALL => Merge::Map(true),
+        Opname::CALL_FUNCTION_EX if cx.arg(k) & 1 == 1 => {
             single_kwargs(cx, k);
             return Ok(false);
         }
