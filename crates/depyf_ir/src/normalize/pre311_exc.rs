@@ -803,11 +803,16 @@ impl Facts {
 
     /// Scans `ins` (3.9-3.10): see the module docs for what is rewritten.
     pub(super) fn scan(code: &CodeObject, ins: &[Instruction]) -> Result<Facts, IrError> {
-        let mut f = Facts { scale: 1, ..Facts::default() };
         if !uses_block_stack(ins) {
-            return Ok(f);
+            return Ok(Facts { scale: 1, ..Facts::default() });
         }
-        let stacks = simulate(code, ins)?;
+        Facts::scan_with(code, ins, &simulate(code, ins)?)
+    }
+
+    /// [`Facts::scan`] of code that uses the block stack, given its [`simulate`]
+    /// result `stacks` (so that a caller that has them does not walk the code again).
+    fn scan_with(code: &CodeObject, ins: &[Instruction], stacks: &[Option<Vec<Blk>>]) -> Result<Facts, IrError> {
+        let mut f = Facts { scale: 1, ..Facts::default() };
         let index_of = |off: u32| ins.binary_search_by_key(&off, |i| i.offset).ok();
         if code.version.minor == 8 {
             f.scan_try2(code, ins)?;
@@ -1316,13 +1321,19 @@ fn set_jump_target(op: &mut Op, to: u32) {
 /// Errors: an instruction reached with two depths, a stack underflow.
 fn levels(code: &CodeObject, ins: &[Instruction], ir: &[IrInstr]) -> Result<BTreeMap<usize, u32>, IrError> {
     let index_of = |off: u32| ins.binary_search_by_key(&off, |i| i.offset).ok();
-    // IR ops of each instruction.
-    let mut ops: Vec<Vec<&Op>> = vec![Vec::new(); ins.len()];
-    for x in ir {
-        if let Some(k) = index_of(x.offset) {
-            ops[k].push(&x.op);
-        }
+    // IR ops of each instruction, in IR order: those of instruction k are the
+    // `owned[first[k]..first[k + 1]]` (pairs of instruction and IR index), one
+    // allocation for all instead of one per instruction.
+    let mut owned: Vec<(usize, usize)> = ir.iter().enumerate().filter_map(|(j, x)| index_of(x.offset).map(|k| (k, j))).collect();
+    owned.sort_unstable();
+    let mut first = vec![0usize; ins.len() + 1];
+    for &(k, _) in &owned {
+        first[k + 1] += 1;
     }
+    for k in 0..ins.len() {
+        first[k + 1] += first[k];
+    }
+    let ops_of = |k: usize| owned[first[k]..first[k + 1]].iter().map(|&(_, j)| &ir[j].op);
     // IR stack depth before each instruction, from the entry and every handler
     // (entered with the range's depth plus the exception).
     let mut depth: Vec<Option<i64>> = vec![None; ins.len()];
@@ -1334,11 +1345,13 @@ fn levels(code: &CodeObject, ins: &[Instruction], ir: &[IrInstr]) -> Result<BTre
         work.push(0);
     }
     let bad = |k: usize, m: String| IrError::at(code, &ins[k], m);
+    // Successors of the instruction being walked, with their depths (reused).
+    let mut succ: Vec<(usize, i64)> = Vec::new();
     while let Some(k) = work.pop() {
         let d0 = depth[k].expect("queued with a depth");
         let mut d = d0;
         let mut jump = None;
-        for op in &ops[k] {
+        for op in ops_of(k) {
             if op.jump_target().is_some() {
                 let (p, q) = op.stack_effect_on(true);
                 jump = Some(d + i64::from(q) - i64::from(p));
@@ -1349,7 +1362,7 @@ fn levels(code: &CodeObject, ins: &[Instruction], ir: &[IrInstr]) -> Result<BTre
                 return Err(bad(k, "stack underflow in the block-stack walk".into()));
             }
         }
-        let mut succ: Vec<(usize, i64)> = Vec::new();
+        succ.clear();
         let i = &ins[k];
         if i.opname.starts_with("SETUP_") {
             // SETUP_FINALLY records the level before it; SETUP_WITH and
@@ -1363,8 +1376,8 @@ fn levels(code: &CodeObject, ins: &[Instruction], ir: &[IrInstr]) -> Result<BTre
                 succ.push((t, i64::from(lv) + 1));
             }
         }
-        let last = ops[k].iter().rev().find(|o| !matches!(o, Op::Nop));
-        if let (Some(j), Some(t)) = (jump, ops[k].iter().find_map(|o| o.jump_target())) {
+        let last = ops_of(k).rev().find(|o| !matches!(o, Op::Nop));
+        if let (Some(j), Some(t)) = (jump, ops_of(k).find_map(|o| o.jump_target())) {
             succ.push((index_of(t).ok_or_else(|| bad(k, "jump target is not an instruction".into()))?, j));
         }
         let ends = last.is_some_and(|o| o.is_terminator()) || ends_flow(i.opname);
@@ -1372,7 +1385,7 @@ fn levels(code: &CodeObject, ins: &[Instruction], ir: &[IrInstr]) -> Result<BTre
         if !ends && k + 1 < ins.len() {
             succ.push((k + 1, d));
         }
-        for (s, ds) in succ {
+        for (s, ds) in succ.drain(..) {
             reach_with_depth(&mut depth, &mut work, s, ds).map_err(|old| bad(s, format!("reached with stack depths {old} and {ds}")))?;
         }
     }
@@ -1512,7 +1525,7 @@ pub(super) fn protected_ranges(code: &CodeObject, ins: &[Instruction], ir: &[IrI
     let index_of = |off: u32| ins.binary_search_by_key(&off, |i| i.offset).ok();
     let bad = |k: usize, m: String| IrError::at(code, &ins[k], m);
     // 3.8 with copies of finally bodies with branches: IR offsets are scaled.
-    let facts = if code.version.minor == 8 { Some(Facts::scan(code, ins)?) } else { None };
+    let facts = if code.version.minor == 8 { Some(Facts::scan_with(code, ins, &stacks)?) } else { None };
     let scale = facts.as_ref().map_or(1, |f| f.scale);
     let (level, copy_level) = if scale > 1 { levels_by_ops(code, ins, ir, scale)? } else { (levels(code, ins, ir)?, BTreeMap::new()) };
     // Each reached instruction is protected by the innermost SETUP block on its
