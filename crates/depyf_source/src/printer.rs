@@ -527,13 +527,24 @@ fn str_literal(s: &str) -> String {
     out.push(quote);
     // Runs of characters that stand for themselves are copied at once (docstrings
     // are long); the others go through `push_escaped`.
+    // Printable ASCII other than the quote and the backslash is tested by byte, without
+    // decoding a char.
+    let bytes = s.as_bytes();
     let mut plain = 0;
-    for (i, ch) in s.char_indices() {
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if (0x20..0x7f).contains(&b) && b != b'\\' && char::from(b) != quote {
+            i += 1;
+            continue;
+        }
+        let ch = s[i..].chars().next().expect("i is a char boundary");
         if needs_escape(ch, quote) {
             out.push_str(&s[plain..i]);
             push_escaped(&mut out, ch, quote);
             plain = i + ch.len_utf8();
         }
+        i += ch.len_utf8();
     }
     out.push_str(&s[plain..]);
     out.push(quote);
