@@ -7,7 +7,7 @@
 //! without a normalized form fails with `"not supported by the decompiler yet"`;
 //! none is dropped.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::fmt;
 
 use depyf_bytecode::{Opname, decode, BytecodeError, CodeObject, Instruction, PythonVersion};
@@ -117,7 +117,7 @@ pub fn normalize_with_ranges(code: &CodeObject) -> Result<(Vec<IrInstr>, Vec<dep
     let ((mut ir, _), fix) = match (code.version.major, code.version.minor) {
         (3, 14) => py314::normalize_with_hidden_slots(code, &ins)?,
         (3, 15) => py315::normalize_with_hidden_slots(code, &ins)?,
-        _ => (dispatch_version(code, &ins, false)?, HashMap::new()),
+        _ => (dispatch_version(code, &ins, false)?, HashMap::default()),
     };
     unthread(code, &mut ir);
     fuse_jump_or_pop(&mut ir);
@@ -162,7 +162,7 @@ fn unthread(code: &CodeObject, ir: &mut [IrInstr]) {
 /// The index of the first op at each IR offset of `ir` (a jump target names the offset
 /// of an instruction; ops that one instruction became share its offset).
 pub(super) fn first_op_at_offset(ir: &[IrInstr]) -> HashMap<u32, usize> {
-    let mut at = HashMap::with_capacity(ir.len());
+    let mut at = HashMap::with_capacity_and_hasher(ir.len(), Default::default());
     for (k, i) in ir.iter().enumerate() {
         at.entry(i.offset).or_insert(k);
     }
@@ -442,7 +442,7 @@ fn extend_over_nops(ins: &[Instruction], ranges: &mut [depyf_bytecode::Exception
 /// lands inside the run and no other range covers it: protecting
 /// instructions that cannot raise changes nothing. `ins` is the decoded code.
 fn extend_over_constant_returns(ins: &[Instruction], ranges: &mut [depyf_bytecode::ExceptionTableEntry]) {
-    let targets: std::collections::HashSet<u32> = ins.iter().filter_map(Instruction::jump_target).collect();
+    let targets: rustc_hash::FxHashSet<u32> = ins.iter().filter_map(Instruction::jump_target).collect();
     let covered = |ranges: &[depyf_bytecode::ExceptionTableEntry], off: u32| ranges.iter().any(|r| r.start <= off && off < r.end);
     let at = |off: u32| ins.binary_search_by_key(&off, |i| i.offset).ok();
     for k in 0..ranges.len() {

@@ -18,7 +18,7 @@
 //! Exceptions, `with`, generators and coroutines, pattern matching and the type
 //! parameter intrinsics take the error path until they are normalized.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use depyf_bytecode::{Opname, table_for, Argval};
 
@@ -58,7 +58,7 @@ impl Loops {
     /// Finds every `FOR_ITER`'s exit; errors if its target is not `END_FOR` followed by
     /// the family's skipped instructions.
     pub fn scan(cx: &Cx<'_>, fam: &Family) -> Result<Self, IrError> {
-        let mut loops = Loops { exits: HashMap::new(), dead: HashSet::new() };
+        let mut loops = Loops { exits: HashMap::default(), dead: HashSet::default() };
         let other_targets: HashSet<u32> =
             cx.ins.iter().filter(|i| i.opname != "FOR_ITER").filter_map(|i| i.jump_target()).collect();
         for (k, i) in cx.ins.iter().enumerate() {

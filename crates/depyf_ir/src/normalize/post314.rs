@@ -25,7 +25,7 @@
 //! the handlers' depths in `protected_ranges` (through each version's
 //! `handler_hidden_slots`).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use depyf_bytecode::{parse_exception_table, CodeObject, Constant, Instruction};
 
@@ -185,7 +185,7 @@ pub(super) fn drop_hidden_slots(
     let n = ir.len();
     let mut state: Vec<Option<Vec<Slot>>> = vec![None; n];
     let mut rewrite: Vec<Option<Op>> = vec![None; n];
-    let mut handler_fix: HashMap<u32, u32> = HashMap::new();
+    let mut handler_fix: HashMap<u32, u32> = HashMap::default();
     let mut get_iter_before: Vec<usize> = Vec::new();
     let mut work: Vec<usize> = Vec::new();
     if n > 0 {

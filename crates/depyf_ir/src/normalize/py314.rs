@@ -8,7 +8,7 @@
 //! `all`/`any`/`tuple` over a generator expression: see `post314`.
 //! `BUILD_TEMPLATE`/`BUILD_INTERPOLATION` build template strings (PEP 750).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use depyf_bytecode::{Opname, CodeObject, Instruction};
 
@@ -71,7 +71,7 @@ fn run(code: &CodeObject, ins: &[Instruction], lenient: bool) -> Result<(Normali
         }
         _ => post311::op(cx, &FAMILY, &loops, k),
     })?;
-    let mut fix = HashMap::new();
+    let mut fix = HashMap::default();
     if errors.is_empty() {
         fix = post314::drop_hidden_slots(code, ins, &mut ir, false)?;
     } else {

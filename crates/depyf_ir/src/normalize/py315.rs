@@ -23,7 +23,7 @@
 //! - `LOAD_COMMON_CONSTANT` also loads `list`, `set`, `None`, `''`, `True`, `False`,
 //!   `-1` (see `py314`).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use depyf_bytecode::{Opname, CodeObject, Instruction};
 
@@ -101,7 +101,7 @@ fn run(code: &CodeObject, ins: &[Instruction], lenient: bool) -> Result<(Normali
         }
         _ => post311::op(cx, &FAMILY, &loops, k),
     })?;
-    let mut fix = HashMap::new();
+    let mut fix = HashMap::default();
     if errors.is_empty() {
         fix = post314::drop_hidden_slots(code, ins, &mut ir, true)?;
     } else {
