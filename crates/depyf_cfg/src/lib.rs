@@ -24,6 +24,7 @@
 use std::fmt;
 
 use depyf_ir::{IrInstr, Op};
+use smallvec::{smallvec, SmallVec};
 
 /// A basic block id; prints as `bb3`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -93,12 +94,13 @@ pub struct ExcEdge {
 pub type Range = (u32, u32, u32, u32, bool);
 
 impl Block {
-    /// Successors, jump target first for branches.
-    pub fn succs(&self) -> Vec<BlockId> {
+    /// Successors, jump target first for branches. At most two, kept inline (no
+    /// allocation: this is asked for every block by every walk of the graph).
+    pub fn succs(&self) -> SmallVec<[BlockId; 2]> {
         match self.term {
-            Terminator::FallThrough(b) | Terminator::Jump(b) => vec![b],
-            Terminator::Branch { jump, fall } => vec![jump, fall],
-            Terminator::Return | Terminator::Raise => vec![],
+            Terminator::FallThrough(b) | Terminator::Jump(b) => smallvec![b],
+            Terminator::Branch { jump, fall } => smallvec![jump, fall],
+            Terminator::Return | Terminator::Raise => SmallVec::new(),
         }
     }
 
@@ -512,7 +514,7 @@ mod tests {
         let cfg = Cfg::build_with_ranges(&ir, &[(0, 4, 12, 0, false)]).unwrap();
         for b in &cfg.blocks {
             let plain: Vec<BlockId> = (0..).map_while(|i| b.succ_at(i, false)).collect();
-            assert_eq!(plain, b.succs());
+            assert_eq!(plain, b.succs().to_vec());
             let with: Vec<BlockId> = (0..).map_while(|i| b.succ_at(i, true)).collect();
             assert_eq!(with, b.succs().into_iter().chain(b.handler.map(|h| h.target)).collect::<Vec<_>>());
         }
