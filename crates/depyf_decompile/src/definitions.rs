@@ -511,7 +511,7 @@ fn as_definition_ref(value: &Expr, name: &str) -> Option<Stmt> {
                     let Expr::Def(d) = &a[0] else { return None };
                     let Stmt::FunctionDef(n, fa, b) = &**d else { return None };
                     let fa = generic_defaults(fa, args)?;
-                    let def = Stmt::FunctionDef(n.clone(), fa, b.clone());
+                    let def = Stmt::FunctionDef(n.clone(), Box::new(fa), b.clone());
                     if n != name {
                         return None;
                     }
@@ -956,7 +956,7 @@ pub(crate) fn compiler_made_source(code: &CodeObject, options: &Options) -> Resu
             }
         }
         let name = options.function_name.clone().unwrap_or_else(|| "_annotated_".into());
-        let mut out = vec![Stmt::FunctionDef(name, sig, vec![Stmt::Expr(Expr::Const(Constant::Ellipsis))])];
+        let mut out = vec![Stmt::FunctionDef(name, Box::new(sig), vec![Stmt::Expr(Expr::Const(Constant::Ellipsis))])];
         future_annotations(code, &mut out);
         return Ok(Some(out));
     }

@@ -566,7 +566,7 @@ pub fn decompile(code: &CodeObject, options: &Options) -> Result<Decompiled, Dec
     } else {
         let name = options.function_name.clone().unwrap_or_else(|| code.co_name.clone());
         // The body moves into the `def` for printing and back out (no deep clone).
-        let def = [Stmt::FunctionDef(name, arguments(code), body)];
+        let def = [Stmt::FunctionDef(name, Box::new(arguments(code)), body)];
         let source = print_body(&def, 0);
         let [Stmt::FunctionDef(_, _, b)] = def else { unreachable!("built above") };
         body = b;
@@ -634,7 +634,7 @@ fn digits_after<'a>(text: &'a str, head: &str) -> Vec<&'a str> {
 pub fn stub_source(code: &CodeObject, reason: &str) -> String {
     let msg = format!("depyf could not decompile {}: {reason}", code.co_qualname);
     let exc = Expr::Call(Box::new(Expr::name("RuntimeError")), vec![Expr::Const(Constant::Str(msg))], vec![]);
-    print_body(&[Stmt::FunctionDef(code.co_name.clone(), arguments(code), vec![Stmt::Raise(Some(exc), None)])], 0)
+    print_body(&[Stmt::FunctionDef(code.co_name.clone(), Box::new(arguments(code)), vec![Stmt::Raise(Some(exc), None)])], 0)
 }
 
 pub(crate) fn is_identifier(name: &str) -> bool {

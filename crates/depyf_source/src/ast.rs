@@ -220,7 +220,7 @@ pub enum Stmt {
     /// `nonlocal a, b`.
     Nonlocal(Vec<String>),
     /// `def name(args): body`.
-    FunctionDef(String, Arguments, Vec<Stmt>),
+    FunctionDef(String, Box<Arguments>, Vec<Stmt>),
     /// `class name[type_params](bases, keywords): body`; type parameters as in
     /// [`Arguments::type_params`] (PEP 695, 3.12+).
     ClassDef(String, Vec<Expr>, Vec<Keyword>, Vec<Stmt>, Vec<String>),

@@ -1281,7 +1281,7 @@ mod tests {
             is_async: false,
             type_params: Vec::new(),
         };
-        let def = Stmt::FunctionDef("f".into(), args, vec![Stmt::Pass]);
+        let def = Stmt::FunctionDef("f".into(), Box::new(args), vec![Stmt::Pass]);
         let dec = Stmt::Decorated(vec![n("d"), Expr::Call(Box::new(n("e")), vec![Expr::int(1)], vec![])], Box::new(def));
         assert_eq!(print_body(&[dec], 1), "    @d\n    @e(1)\n    def f(p, /, a: int = 1, *r, k=2, **kw: T) -> R:\n        pass\n");
         let kw = Keyword { name: Some("metaclass".into()), value: n("M") };
@@ -1328,7 +1328,7 @@ mod tests {
     fn source_text_prints_as_written() {
         let t = |x: &str| Expr::SourceText(x.into());
         let args = Arguments { args: vec!["a".into()], annotations: vec![("a".into(), t("A | None"))], returns: Some(t("list[int]")), ..Default::default() };
-        let def = Stmt::FunctionDef("f".into(), args, vec![Stmt::Pass]);
+        let def = Stmt::FunctionDef("f".into(), Box::new(args), vec![Stmt::Pass]);
         assert_eq!(print_body(&[def], 0), "def f(a: A | None) -> list[int]:\n    pass\n");
         assert_eq!(print_body(&[Stmt::AnnAssign(n("x"), t("'quoted'"), None)], 0), "x: 'quoted'\n");
         // Where a `test` does not fit, in parentheses.
@@ -1347,7 +1347,7 @@ mod tests {
         let alias = Stmt::TypeAlias("P".into(), vec!["K".into(), "*Vs".into()], n("int"));
         assert_eq!(print_body(&[alias], 0), "type P[K, *Vs] = int\n");
         let args = Arguments { args: vec!["x".into()], type_params: vec!["T".into(), "**P".into()], ..Default::default() };
-        assert_eq!(print_body(&[Stmt::FunctionDef("f".into(), args, vec![Stmt::Pass])], 0), "def f[T, **P](x):\n    pass\n");
+        assert_eq!(print_body(&[Stmt::FunctionDef("f".into(), Box::new(args), vec![Stmt::Pass])], 0), "def f[T, **P](x):\n    pass\n");
         let class = Stmt::ClassDef("C".into(), vec![n("B")], vec![], vec![Stmt::Pass], vec!["T: int".into(), "*Ts".into()]);
         assert_eq!(print_body(&[class], 0), "class C[T: int, *Ts](B):\n    pass\n");
     }

@@ -588,7 +588,7 @@ impl BlockState<'_, '_> {
             // `definitions::bind`.
             "__annotate__" if code.co_freevars().iter().any(|n| *n == "__classdict__") => {
                 let body = crate::recover_body_with(code, &options, failures, true)?;
-                Ok(Expr::Def(std::sync::Arc::new(Stmt::FunctionDef(code.co_name.clone(), *args, body))))
+                Ok(Expr::Def(std::sync::Arc::new(Stmt::FunctionDef(code.co_name.clone(), args, body))))
             }
             n if n.starts_with("<generic parameters of ") => {
                 let body = crate::generic_params_body(code, &options, failures)?;
@@ -601,7 +601,7 @@ impl BlockState<'_, '_> {
                     Err(e) if options.stub_failures => stub_body(code, &e, failures),
                     Err(e) => return Err(e),
                 };
-                Ok(Expr::Def(std::sync::Arc::new(Stmt::FunctionDef(code.co_name.clone(), *args, body))))
+                Ok(Expr::Def(std::sync::Arc::new(Stmt::FunctionDef(code.co_name.clone(), args, body))))
             }
         }
     }
