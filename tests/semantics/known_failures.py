@@ -8,113 +8,41 @@ constructs not supported yet, quoted from the error.
 """
 
 KNOWN_FAILURES = {
-    'comp_inline.inline_async': {
-        '3.8 3.9 3.10': 'GET_AITER: not supported by the decompiler yet',
-    },
-    'lang2_async.async_comprehensions': {
-        '3.8 3.9 3.10': 'GET_AITER: not supported by the decompiler yet',
-    },
     'lang2_async.async_for_and_with_in_try': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
-    'lang2_async.async_for_basic': {
-        '3.8 3.9 3.10': 'GET_AITER: not supported by the decompiler yet',
-    },
-    'lang2_async.async_for_break_else': {
-        '3.8 3.9 3.10': 'GET_AITER: not supported by the decompiler yet',
-    },
-    'lang2_async.async_for_nested_and_unpack': {
-        '3.8 3.9 3.10': 'GET_AITER: not supported by the decompiler yet',
-    },
-    'lang2_async.async_generator': {
-        '3.8 3.9 3.10': 'GET_AITER: not supported by the decompiler yet',
-    },
-    'lang2_async.async_generator_dead_yield': {
-        '3.8 3.9 3.10': 'GET_AITER: not supported by the decompiler yet',
+        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
     'lang2_async.async_generator_expression': {
-        '3.8 3.9 3.10': 'GET_AITER: not supported by the decompiler yet',
         '3.15': 'GET_ANEXT: not supported by the decompiler yet',
     },
     'lang2_async.async_with_as': {
-        '3.8 3.9 3.10': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
+        '3.8': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
     },
     'lang2_async.async_with_nested_sync_and_return': {
-        '3.8 3.9 3.10': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
+        '3.8': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
     },
     'lang2_async.async_with_suppress_and_plain': {
-        '3.8 3.9 3.10': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
+        '3.8': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
     },
     'part2_async.agen_async_with_inside': {
-        '3.8 3.9': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
-    },
-    'part2_async.agen_delegates_with_async_for': {
-        '3.8 3.9': 'GET_AITER: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
-    },
-    'part2_async.coro_async_comp_condition': {
-        '3.8 3.9': 'GET_AITER: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
-    },
-    'part2_async.coro_async_for': {
-        '3.8 3.9': 'GET_AITER: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
-    },
-    'part2_async.coro_async_for_break_else': {
-        '3.8 3.9': 'GET_AITER: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
-    },
-    'part2_async.coro_async_for_continue': {
-        '3.8 3.9': 'GET_AITER: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
-    },
-    'part2_async.coro_async_for_over_async_comp': {
-        '3.8 3.9': 'GET_AITER: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
-    },
-    'part2_async.coro_async_for_try_in_body': {
-        '3.8 3.9': 'GET_AITER: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
-    },
-    'part2_async.coro_async_for_tuple_target': {
-        '3.8 3.9': 'GET_AITER: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
+        '3.8': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
     },
     'part2_async.coro_async_genexp': {
-        '3.8 3.9 3.15': 'GET_AITER: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
-    },
-    'part2_async.coro_async_listcomp': {
-        '3.8 3.9': 'GET_AITER: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
-    },
-    'part2_async.coro_async_set_dict_comps': {
-        '3.8 3.9': 'GET_AITER: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
+        '3.15': 'GET_AITER: not supported by the decompiler yet',
     },
     'part2_async.coro_async_with': {
-        '3.8 3.9': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
+        '3.8': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
     },
     'part2_async.coro_async_with_in_loop': {
-        '3.8 3.9': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
+        '3.8': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
     },
     'part2_async.coro_async_with_nested_sync_with': {
-        '3.8 3.9': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
+        '3.8': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
     },
     'part2_async.coro_async_with_return': {
-        '3.8 3.9 3.10': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
+        '3.8': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
     },
     'part2_async.coro_async_with_two_items': {
-        '3.8 3.9': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
-    },
-    'part2_async.coro_nested_async_comprehension': {
-        '3.8 3.9': 'GET_AITER: not supported by the decompiler yet',
-        '3.10': 'GEN_START: not supported by the decompiler yet',
+        '3.8': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
     },
     'part2_exceptions.nested_try_in_finally': {
         '3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -163,6 +91,27 @@ KNOWN_FAILURES = {
         '3.14': 'LOAD_SPECIAL: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
+    's5_async_loops_with.agen_async_with_and_async_for': {
+        '3.8': 'BEGIN_FINALLY into the exit of an async with (3.8 async with is not handled)',
+    },
+    's5_async_loops_with.agen_athrow_inside_async_with': {
+        '3.8': 'BEGIN_FINALLY into the exit of an async with (3.8 async with is not handled)',
+    },
+    's5_async_loops_with.coro_async_for_with_return_inside_async_with': {
+        '3.8': '3.8 async with is not handled',
+    },
+    's5_async_loops_with.coro_async_genexp_filter': {
+        '3.15': 'a comprehension body of an unknown shape',
+    },
+    's5_async_loops_with.coro_async_with_in_while_suppressing': {
+        '3.8': '3.8 async with is not handled',
+    },
+    's5_async_loops_with.coro_return_await_in_async_with': {
+        '3.8': '3.8 async with is not handled',
+    },
+    's5_async_loops_with.while_last_in_while_and_if': {
+        '3.13': 'control flow too tangled to structure (duplication limit reached)',
+    },
     'try_else_layouts.else_in_with': {
         'all': 'a construct that recovery could not shape (`__with_exit__` left in the output)',
     },
@@ -178,27 +127,5 @@ KNOWN_FAILURES = {
     'try_else_layouts.return_in_nested_with_and_finally': {
         '3.8 3.9 3.10': 'the code after a with differs on its normal and suppressed exits',
         '3.11 3.12 3.13 3.14 3.15': 'a with statement whose handler goes on elsewhere than its normal exit',
-    },
-    's5_async_loops_with.agen_async_with_and_async_for': {
-        '3.8': 'BEGIN_FINALLY into the exit of an async with (3.8 async with is not handled)',
-    },
-    's5_async_loops_with.agen_athrow_inside_async_with': {
-        '3.8': 'BEGIN_FINALLY into the exit of an async with (3.8 async with is not handled)',
-    },
-    's5_async_loops_with.coro_async_for_with_return_inside_async_with': {
-        '3.8': '3.8 async with is not handled',
-    },
-    's5_async_loops_with.coro_async_genexp_filter': {
-        '3.8': 'a generator expression with await or yield from',
-        '3.15': 'a comprehension body of an unknown shape',
-    },
-    's5_async_loops_with.coro_async_with_in_while_suppressing': {
-        '3.8': '3.8 async with is not handled',
-    },
-    's5_async_loops_with.coro_return_await_in_async_with': {
-        '3.8': '3.8 async with is not handled',
-    },
-    's5_async_loops_with.while_last_in_while_and_if': {
-        '3.13': 'control flow too tangled to structure (duplication limit reached)',
     },
 }
