@@ -87,7 +87,7 @@ pub fn decode(code: &CodeObject) -> Result<Vec<Instruction>, BytecodeError> {
     let table = table_of(code)?;
     let ids = table.ids();
     let bytes = &code.co_code;
-    if bytes.len() % 2 != 0 {
+    if !bytes.len().is_multiple_of(2) {
         return Err(err(code, bytes.len() - 1, BytecodeErrorKind::Truncated));
     }
     let lines = line_table::unit_lines(code)?;

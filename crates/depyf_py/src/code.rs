@@ -22,7 +22,7 @@ fn constant(py: Python<'_>, obj: &Bound<'_, PyAny>, version: PythonVersion) -> P
     if obj.is_none() {
         return Ok(Some(Constant::None));
     }
-    if obj.is(&py.Ellipsis()) {
+    if obj.is(py.Ellipsis()) {
         return Ok(Some(Constant::Ellipsis));
     }
     let ty = obj.get_type();

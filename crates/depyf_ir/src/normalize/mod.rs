@@ -227,7 +227,6 @@ fn fuse_jump_or_pop(ir: &mut [IrInstr]) {
 }
 
 fn dispatch_version(code: &CodeObject, ins: &[depyf_bytecode::Instruction], lenient: bool) -> Result<(Vec<IrInstr>, Vec<IrError>), IrError> {
-    let ins = ins;
     match (code.version.major, code.version.minor) {
         (3, 8) => py38::normalize(code, ins, lenient),
         (3, 9) => py39::normalize(code, ins, lenient),
@@ -324,12 +323,12 @@ fn protected_ranges_in(
             &owned[..]
         }
     };
-    extend_over_nops(&ins, &mut ranges);
+    extend_over_nops(ins, &mut ranges);
     if code.version.minor >= 12 {
-        ranges = join_over_not_taken(&ins, ranges);
+        ranges = join_over_not_taken(ins, ranges);
     }
     if code.version.minor >= 15 {
-        extend_over_constant_returns(&ins, &mut ranges);
+        extend_over_constant_returns(ins, &mut ranges);
     }
     // 3.11 has only the `END_ASYNC_FOR` of `async for` (see `post311_async`).
     let old = code.version.minor == 11;
@@ -338,13 +337,13 @@ fn protected_ranges_in(
             if old {
                 ins[k].opname == "END_ASYNC_FOR"
             } else {
-                post311_exc::implicit_handler(code, &ins, k)
+                post311_exc::implicit_handler(code, ins, k)
             }
         })
     };
     let mut out = Vec::with_capacity(ranges.len());
     for r in &ranges {
-        let mut r = r.clone();
+        let mut r = *r;
         // Implicit handlers nest a few deep at most (a comprehension's restore handler
         // inside a generator's guard); the bound keeps a hostile table from looping.
         let mut hops = 0;

@@ -33,7 +33,7 @@ fn is_none(code: &CodeObject, i: &Instruction) -> bool {
     }
 }
 
-fn opnames<'a>(ins: &'a [Instruction], from: usize, n: usize) -> Vec<&'a str> {
+fn opnames(ins: &[Instruction], from: usize, n: usize) -> Vec<&str> {
     ins[from..].iter().take(n).map(|x| x.opname).collect()
 }
 
@@ -131,7 +131,7 @@ pub(super) fn op(cx: &mut Cx<'_>, k: usize) -> Result<bool, IrError> {
                 && is_none(code, &ins[k + 1])
                 && is_none(code, &ins[k + 2])
                 && ins[k + 3].oparg == Some(2)
-                && cx.prev(k).map_or(true, |j| ins[j].id != Opname::PUSH_NULL) =>
+                && cx.prev(k).is_none_or(|j| ins[j].id != Opname::PUSH_NULL) =>
         {
             cx.skip_more = 4;
             Op::WithExit

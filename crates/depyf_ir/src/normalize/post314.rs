@@ -98,7 +98,7 @@ pub(super) fn inlined_builtin_call(code: &CodeObject, ins: &[Instruction], k: us
     let shape = copy.opname == "COPY" && copy.oparg == Some(1)
         && common.opname == "LOAD_COMMON_CONSTANT"
         && constant == global
-        && names.contains(&constant)
+        && names.contains(constant)
         && is.opname == "IS_OP" && is.oparg == Some(0)
         && jump.opname == "POP_JUMP_IF_FALSE";
     if !shape {
@@ -380,12 +380,12 @@ pub(super) fn drop_hidden_slots(
                     let (p, q) = op.stack_effect_on(true);
                     let mut j = s.clone();
                     pop(&mut j, p, here.opname)?;
-                    j.extend(std::iter::repeat(Value).take(q as usize));
+                    j.extend(std::iter::repeat_n(Value, q as usize));
                     jump = Some(j);
                 }
                 let (p, q) = op.stack_effect();
                 pop(&mut s, p, here.opname)?;
-                s.extend(std::iter::repeat(Value).take(q as usize));
+                s.extend(std::iter::repeat_n(Value, q as usize));
             }
         }
         if let (Some(j), Some(t)) = (jump, op.jump_target()) {

@@ -932,12 +932,12 @@ impl Facts {
         // 3.8: the bodies copied close where expected.
         for (&k, b) in &f.begin38 {
             if let Begin38::Finally(e) = *b {
-                check_body_end(code, ins, &stacks, k + 1, e)?;
+                check_body_end(code, ins, stacks, k + 1, e)?;
             }
         }
         for (&k, &(e, _)) in &f.call38 {
             let t = ins[k].jump_target().and_then(index_of).ok_or_else(|| IrError::at(code, &ins[k], "CALL_FINALLY target is not an instruction"))?;
-            check_body_end(code, ins, &stacks, t, e)?;
+            check_body_end(code, ins, stacks, t, e)?;
         }
         // 3.8: a body with branches entered on a normal path needs offsets of its own.
         let branchy = |h: usize| finally_body(ins, h).is_some_and(|(_, straight)| !straight);
