@@ -71,6 +71,8 @@ def scope_figures(source_path, entry, failures):
     for q in verify.get("failed", []):
         if scope[q] and (q in stubbed or short.get(q) in stubbed):
             failures.append(f"{source_path} {q}: decompile: {reasons.get(q, reasons.get(short.get(q)))}")
+        elif scope[q]:
+            failures.append(f"{source_path} {q}: not recompiled (verify failed: it sits in a function that did not decompile, or the module did not compile)")
     for d in verify.get("different", []):
         if scope[d["qualname"]]:
             failures.append(f"{source_path} {d['qualname']}: differs: {d['detail']}")
