@@ -106,6 +106,16 @@ impl<'a> Structurer<'a> {
         for (i, b) in rpo.iter().enumerate() {
             rpo_index[b.index()] = i;
         }
+        // Only loops that no normal back edge forms or enters: a jump from an
+        // `except` clause to a block before a loop header (the top test of a rotated
+        // `while c:`, see `pretest_of`, or a `NOP` before the header) is that loop's
+        // `continue`, and a loop nested in such a loop is left to fail as before.
+        let normal = latches.clone();
+        for (from, to) in handler_back_edges(cfg, &rpo_index) {
+            if natural_loop(cfg, to, &[from], true).iter().all(|b| normal[b.index()].is_empty()) {
+                latches[to.index()].push(from);
+            }
+        }
         let words = n.div_ceil(64);
         // One row of `words` bits per block, in one allocation.
         let mut reach = vec![0u64; words * n];
@@ -225,16 +235,12 @@ impl<'a> Structurer<'a> {
             .min()
     }
 
-    /// The blocks of the natural loop of `header`.
+    /// The blocks of the natural loop of `header`. For a loop entered again only
+    /// from handler code (see [`handler_back_edges`]), the blocks that a handler
+    /// entry in the loop protects are in it too (they reach it by an exception edge).
     fn loop_body(&self, header: BlockId) -> BTreeSet<BlockId> {
-        let mut body = BTreeSet::from([header]);
-        let mut work: Vec<BlockId> = self.latches[header.index()].clone();
-        while let Some(b) = work.pop() {
-            if body.insert(b) {
-                work.extend(self.cfg.blocks[b.index()].preds.iter().copied());
-            }
-        }
-        body
+        let by_handler = self.latches[header.index()].iter().all(|l| self.rpo_index[l.index()] == usize::MAX);
+        natural_loop(self.cfg, header, &self.latches[header.index()], by_handler)
     }
 
     fn in_current_loop(&self, b: BlockId) -> bool {
@@ -904,6 +910,61 @@ impl<'a> Structurer<'a> {
         out.push(Stmt::While(Expr::Const(depyf_bytecode::Constant::Bool(true)), body, Vec::new()));
         Ok(follow)
     }
+}
+
+/// The blocks of the natural loop of `header` with back edges from `latches`: the
+/// header and every block that reaches a latch without passing the header, walking
+/// normal edges backwards and, with `exception_edges`, exception edges too (from a
+/// handler entry to the blocks it protects).
+fn natural_loop(cfg: &Cfg, header: BlockId, latches: &[BlockId], exception_edges: bool) -> BTreeSet<BlockId> {
+    let mut body = BTreeSet::from([header]);
+    let mut work: Vec<BlockId> = latches.to_vec();
+    while let Some(b) = work.pop() {
+        if body.insert(b) {
+            work.extend(cfg.blocks[b.index()].preds.iter().copied());
+            if exception_edges {
+                work.extend(cfg.blocks.iter().enumerate().filter(|(_, x)| x.handler.is_some_and(|e| e.target == b)).map(|(i, _)| BlockId(i as u32)));
+            }
+        }
+    }
+    body
+}
+
+/// Back edges that only handler code takes: a jump from a block that only exception
+/// edges reach (outside `rpo_index`, the normal reverse postorder) to a normal block
+/// that dominates it once exception edges count, i.e. a loop header whose body goes
+/// back to it only from an `except` clause (`while True: try: x = f() except E:
+/// pass else: break`, any CPython 3.8+: the normal exit of the body is the `break`).
+/// [`Cfg::back_edges`] sees normal flow only. A retreating edge of a depth-first
+/// order with exception edges is a back edge when it goes to a block that reaches
+/// its source without leaving through the entry (checked: the natural loop walked
+/// backwards from the source must not reach the function entry unless the target
+/// is the entry).
+fn handler_back_edges(cfg: &Cfg, rpo_index: &[usize]) -> Vec<(BlockId, BlockId)> {
+    let order_list = cfg.reverse_postorder_with_handlers();
+    let mut order = vec![usize::MAX; cfg.blocks.len()];
+    for (i, b) in order_list.iter().enumerate() {
+        order[b.index()] = i;
+    }
+    let mut out = Vec::new();
+    for &x in &order_list {
+        if rpo_index[x.index()] != usize::MAX {
+            continue;
+        }
+        // Only a jump back in the code (`continue`, the end of the loop body) is
+        // taken: CPython 3.8's `END_FINALLY` and the like go on to code shared with
+        // normal flow without looping.
+        for s in cfg.blocks[x.index()].succs() {
+            if rpo_index[s.index()] == usize::MAX || order[s.index()] > order[x.index()] || cfg.blocks[s.index()].start >= cfg.blocks[x.index()].start {
+                continue;
+            }
+            let body = natural_loop(cfg, s, &[x], true);
+            if s.index() == 0 || !body.contains(&BlockId(0)) {
+                out.push((x, s));
+            }
+        }
+    }
+    out
 }
 
 fn mentions(body: &[Stmt], name: &str) -> bool {
