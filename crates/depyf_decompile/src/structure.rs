@@ -901,6 +901,18 @@ impl<'a> Structurer<'a> {
                 }
             }
         }
+        // A `break` leaves every `try`/`with` opened in the loop's body (through its
+        // finally copy or `__exit__` call), so the block after the loop cannot be
+        // protected by a handler that protects part of the body but not the header.
+        // Such a follow is the try's own code (a `continue` in the try makes the code
+        // after it look like a way out): reading it as `break` would run that code
+        // after the loop and the finally body twice. (A `with` entered on the way out,
+        // none of whose code is in the body, is fine: it is written after the loop.)
+        if let Some(e) = follow.and_then(|f| self.cfg.blocks[f.index()].handler) {
+            if !self.protected_by(h, e.target) && body_set.iter().any(|&b| self.protected_by(b, e.target)) {
+                return Err(err("the way out of a while loop lies inside a try or with of its body"));
+            }
+        }
         self.loops.push(LoopCtx { header: h, follow, body: body_set, copies });
         let mut body = Vec::new();
         let r = self.region_into(&mut body, h, None, true, err);

@@ -137,3 +137,31 @@ def continue_in_handler_normal_back_edge_too(script):
         except BlockingIOError:
             break
     return s.seen, s.script
+
+
+@case((0, None), (1, None), (2, None), (1, "n"))
+def continue_in_try_finally_then_break(k, name):
+    # A `continue` inside try/finally whose code after the `try` ends in `break`:
+    # the code after the `if` is still the try's body (it once came out after the
+    # loop, closing twice: SharedMemory.__init__ on 3.8).
+    log = []
+    made = [0]
+
+    def mk():
+        made[0] += 1
+        return made[0]
+
+    while True:
+        h = mk()
+        try:
+            if h <= k:
+                if name is not None:
+                    raise KeyError(name)
+                else:
+                    continue
+            m = h * 10
+        finally:
+            log.append(("close", h))
+        r = h
+        break
+    return r, m, log
