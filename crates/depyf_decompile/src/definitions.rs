@@ -266,9 +266,7 @@ pub(crate) fn comprehension_of(code: &CodeObject, ir: &[IrInstr], kind: &str, op
     let naming = recover::Naming { const_prefix: &options.const_prefix, stub_failures: false, failures: &failures, class_annotate: false, inlined };
     let rec = recover::recover(code, ir, &cfg, &naming)?;
     let on_new_line = ifs_on_new_line(code, ir);
-    let mut st = structure::Structurer::new(&cfg, &rec, ir);
-    st.dead_jumps_kept = code.version <= depyf_bytecode::PythonVersion::PY39;
-    st.else_before_handlers = code.version == depyf_bytecode::PythonVersion::PY311;
+    let mut st = structure::Structurer::new(&cfg, &rec, ir, code.version);
     let at = |m: &str| DecompileError::new(code, 0, "", m);
     let body = st.region(BlockId(0), None, &at)?;
     let shape = || err("a comprehension body of an unknown shape");

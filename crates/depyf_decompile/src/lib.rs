@@ -462,9 +462,7 @@ fn structured(
     let cfg = build_cfg(code, &ir, &ranges)?;
     let naming = recover::Naming { const_prefix: &options.const_prefix, stub_failures: options.stub_failures, failures, class_annotate, inlined: &inlined };
     let rec = recover::recover(code, &ir, &cfg, &naming)?;
-    let mut st = structure::Structurer::new(&cfg, &rec, &ir);
-    st.dead_jumps_kept = code.version <= depyf_bytecode::PythonVersion::PY39;
-    st.else_before_handlers = code.version == depyf_bytecode::PythonVersion::PY311;
+    let mut st = structure::Structurer::new(&cfg, &rec, &ir, code.version);
     let at = |m: &str| DecompileError::new(code, 0, "", m);
     let mut body = st.region(depyf_cfg::BlockId(0), None, &at)?;
     if !cases.is_empty() {

@@ -83,19 +83,23 @@ pub(crate) struct Structurer<'a> {
     /// `JUMP_FORWARD` that ends an `if` branch before its `else` stays after a
     /// `raise` (and after a `return` that ends a nested `if`/`else`), which tells
     /// an `else:` written in the source from statements after the `if` (see
-    /// [`Self::written_else`]). Set by the caller; false by default.
+    /// [`Self::written_else`]). Set by [`Self::new`] from the version.
     pub dead_jumps_kept: bool,
     /// Whether the `else` of a `try` lies between its body and its handlers, apart
     /// from the code after the `try` (CPython 3.11 `Python/compile.c`
     /// `compiler_try_except` lays out body, `else`, then the handlers, and keeps the
     /// `JUMP_FORWARD` over them at the end of a body without `else`; 3.9-3.10 give
     /// the same bytecode for both forms when no handler falls through, and 3.12+
-    /// move handlers after all other code). Set by the caller; false by default.
+    /// move handlers after all other code). Set by [`Self::new`] from the version.
     pub else_before_handlers: bool,
 }
 
 impl<'a> Structurer<'a> {
-    pub fn new(cfg: &'a Cfg, rec: &'a Recovered, ir: &'a [depyf_ir::IrInstr]) -> Self {
+    /// A structurer for the control-flow graph `cfg` of one code object compiled by
+    /// CPython `version`, with its recovered blocks `rec` and IR `ir`. The layout
+    /// facts that differ by version ([`Self::dead_jumps_kept`],
+    /// [`Self::else_before_handlers`]) are decided here.
+    pub fn new(cfg: &'a Cfg, rec: &'a Recovered, ir: &'a [depyf_ir::IrInstr], version: depyf_bytecode::PythonVersion) -> Self {
         let mut latches = vec![Vec::new(); cfg.blocks.len()];
         for &(from, to) in cfg.back_edges() {
             latches[to.index()].push(from);
@@ -148,8 +152,8 @@ impl<'a> Structurer<'a> {
             reach,
             words,
             idom: cfg.immediate_dominators(),
-            dead_jumps_kept: false,
-            else_before_handlers: false,
+            dead_jumps_kept: version <= depyf_bytecode::PythonVersion::PY39,
+            else_before_handlers: version == depyf_bytecode::PythonVersion::PY311,
         }
     }
 
@@ -929,13 +933,23 @@ impl<'a> Structurer<'a> {
 /// normal edges backwards and, with `exception_edges`, exception edges too (from a
 /// handler entry to the blocks it protects).
 fn natural_loop(cfg: &Cfg, header: BlockId, latches: &[BlockId], exception_edges: bool) -> BTreeSet<BlockId> {
+    // The blocks each handler entry protects: its exception-edge predecessors.
+    let mut protected: Vec<Vec<BlockId>> = Vec::new();
+    if exception_edges {
+        protected = vec![Vec::new(); cfg.blocks.len()];
+        for (i, x) in cfg.blocks.iter().enumerate() {
+            if let Some(e) = x.handler {
+                protected[e.target.index()].push(BlockId(i as u32));
+            }
+        }
+    }
     let mut body = BTreeSet::from([header]);
     let mut work: Vec<BlockId> = latches.to_vec();
     while let Some(b) = work.pop() {
         if body.insert(b) {
             work.extend(cfg.blocks[b.index()].preds.iter().copied());
-            if exception_edges {
-                work.extend(cfg.blocks.iter().enumerate().filter(|(_, x)| x.handler.is_some_and(|e| e.target == b)).map(|(i, _)| BlockId(i as u32)));
+            if let Some(p) = protected.get(b.index()) {
+                work.extend(p.iter().copied());
             }
         }
     }
@@ -953,6 +967,10 @@ fn natural_loop(cfg: &Cfg, header: BlockId, latches: &[BlockId], exception_edges
 /// backwards from the source must not reach the function entry unless the target
 /// is the entry).
 fn handler_back_edges(cfg: &Cfg, rpo_index: &[usize]) -> Vec<(BlockId, BlockId)> {
+    // Most code objects have no handler-only block: nothing to look for.
+    if rpo_index.iter().all(|&i| i != usize::MAX) {
+        return Vec::new();
+    }
     let order_list = cfg.reverse_postorder_with_handlers();
     let mut order = vec![usize::MAX; cfg.blocks.len()];
     for (i, b) in order_list.iter().enumerate() {
