@@ -41,7 +41,10 @@ enum Command {
         #[arg(required = true)]
         paths: Vec<PathBuf>,
         /// Write one .py per input under DIR, mirroring the input tree
-        /// (`pkg/__pycache__/m.cpython-312.pyc` becomes `DIR/pkg/m.py`). Without it, the
+        /// (`pkg/__pycache__/m.cpython-312.pyc` becomes `DIR/pkg/m.py`; where several
+        /// .pyc of one module meet, versions or optimization levels, each keeps its
+        /// tag: `DIR/pkg/m.cpython-312.opt-1.py`; a .pyc outside `__pycache__` keeps
+        /// its stem: `m.cpython-312.py`). Without it, the
         /// source goes to stdout (each file after a `# ==> path <==` line when there are
         /// several).
         #[arg(short, long, value_name = "DIR")]
