@@ -183,6 +183,30 @@ pub(super) fn drop_hidden_slots(
         .map(|r| ins.binary_search_by_key(&r.target, |i| i.offset).is_ok_and(|t| super::post311_exc::implicit_handler(code, ins, t)))
         .collect();
     let n = ir.len();
+    // Per op, the handler ranges (not implicit) that cover it, in table order:
+    // `cover[cover_at[k]..cover_at[k + 1]]`. Made once instead of scanning the whole
+    // table at every visited op (the table is flat and its entries do not overlap
+    // in what CPython writes, so this is about one entry per op).
+    let span = |r: &depyf_bytecode::ExceptionTableEntry| (ir.partition_point(|i| i.offset < r.start), ir.partition_point(|i| i.offset < r.end));
+    let mut cover_at = vec![0usize; n + 1];
+    for (r, _) in ranges.iter().zip(&implicit).filter(|(_, &imp)| !imp) {
+        let (a, b) = span(r);
+        for c in &mut cover_at[a + 1..b + 1] {
+            *c += 1;
+        }
+    }
+    for k in 0..n {
+        cover_at[k + 1] += cover_at[k];
+    }
+    let mut cover = vec![0usize; cover_at[n]];
+    let mut fill = cover_at.clone();
+    for (ri, (r, _)) in ranges.iter().zip(&implicit).enumerate().filter(|(_, (_, &imp))| !imp) {
+        let (a, b) = span(r);
+        for f in &mut fill[a..b] {
+            cover[*f] = ri;
+            *f += 1;
+        }
+    }
     let mut state: Vec<Option<Vec<Slot>>> = vec![None; n];
     let mut rewrite: Vec<Option<Op>> = vec![None; n];
     let mut handler_fix: HashMap<u32, u32> = HashMap::default();
@@ -222,7 +246,7 @@ pub(super) fn drop_hidden_slots(
         };
         let here = &ir[k];
         handlers.clear();
-        for (r, _) in ranges.iter().zip(&implicit).filter(|(r, &imp)| !imp && r.start <= here.offset && here.offset < r.end) {
+        for r in cover[cover_at[k]..cover_at[k + 1]].iter().map(|&ri| &ranges[ri]) {
             let depth = r.depth as usize;
             if s.len() < depth {
                 return Err(err(here, format!("the stack is shallower than the handler's depth {depth}")));
