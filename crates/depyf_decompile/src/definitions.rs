@@ -263,7 +263,7 @@ pub(crate) fn comprehension_of(code: &CodeObject, ir: &[IrInstr], kind: &str, op
     let is_dot0 = |e: &Expr| e.is_name(".0") || e.async_inner().is_some_and(|x| x.is_name(".0"));
     let cfg = Cfg::build(ir).map_err(|e| err(&e.to_string()))?;
     let failures = std::cell::RefCell::default();
-    let naming = recover::Naming { const_prefix: &options.const_prefix, stub_failures: false, failures: &failures, class_annotate: false, inlined };
+    let naming = recover::Naming { const_prefix: &options.const_prefix, stub_failures: false, failures: &failures, class_annotate: false, inlined, iter_temps: false };
     let rec = recover::recover(code, ir, &cfg, &naming)?;
     let on_new_line = ifs_on_new_line(code, ir);
     let mut st = structure::Structurer::new(&cfg, &rec, ir, code.version);

@@ -33,6 +33,7 @@ mod recover;
 mod idioms;
 mod inline_comp;
 mod patterns;
+mod state_machine;
 mod structure;
 
 use std::collections::BTreeSet;
@@ -43,6 +44,7 @@ use depyf_ir::{normalize, Op};
 use depyf_source::{print_body, Arguments, Expr, Stmt};
 
 pub use error::DecompileError;
+pub use state_machine::FORCE_ENV as FORCE_STATE_MACHINE_ENV;
 
 /// What the caller can choose.
 #[derive(Clone, Debug)]
@@ -460,11 +462,34 @@ fn structured(
     let code = marked.as_ref().unwrap_or(code);
     let cases = patterns::rewrite(code, &mut ir);
     let cfg = build_cfg(code, &ir, &ranges)?;
-    let naming = recover::Naming { const_prefix: &options.const_prefix, stub_failures: options.stub_failures, failures, class_annotate, inlined: &inlined };
+    let naming = recover::Naming { const_prefix: &options.const_prefix, stub_failures: options.stub_failures, failures, class_annotate, inlined: &inlined, iter_temps: false };
+    let at = |m: &str| DecompileError::new(code, 0, "", m);
+    // Control flow that no structure fits becomes a state machine (see
+    // `state_machine`); forced on every function it applies to for its tests.
+    let machine = cases.is_empty() && state_machine::applies(code, &cfg, class_annotate);
+    let stubs_before = failures.borrow().len();
+    let as_machine = || {
+        failures.borrow_mut().truncate(stubs_before);
+        let naming = recover::Naming { iter_temps: true, ..naming };
+        let rec = recover::recover(code, &ir, &cfg, &naming).ok()?;
+        let body = state_machine::build(&cfg, &rec).ok()?;
+        Some((body, rec))
+    };
+    if machine && state_machine::forced() {
+        if let Some((body, rec)) = as_machine() {
+            return Ok((body, ir, rec));
+        }
+        failures.borrow_mut().truncate(stubs_before);
+    }
     let rec = recover::recover(code, &ir, &cfg, &naming)?;
     let mut st = structure::Structurer::new(&cfg, &rec, &ir, code.version);
-    let at = |m: &str| DecompileError::new(code, 0, "", m);
-    let mut body = st.region(depyf_cfg::BlockId(0), None, &at)?;
+    let mut body = match st.region(depyf_cfg::BlockId(0), None, &at) {
+        Ok(body) => body,
+        Err(e) => match machine.then(as_machine).flatten() {
+            Some((body, rec)) => return Ok((body, ir, rec)),
+            None => return Err(e),
+        },
+    };
     if !cases.is_empty() {
         patterns::fold(&mut body, &cases).map_err(|m| at(&format!("match statement: {m}")))?;
         patterns::inline_subject_temps(&mut body);
@@ -751,7 +776,7 @@ fn handler_profile(code: &CodeObject, options: &Options) -> Result<std::collecti
     patterns::rewrite(code, &mut ir);
     let cfg = build_cfg(code, &ir, &ranges)?;
     let failures = std::cell::RefCell::default();
-    let naming = recover::Naming { const_prefix: &options.const_prefix, stub_failures: true, failures: &failures, class_annotate: false, inlined: &inlined };
+    let naming = recover::Naming { const_prefix: &options.const_prefix, stub_failures: true, failures: &failures, class_annotate: false, inlined: &inlined, iter_temps: false };
     let rec = recover::recover(code, &ir, &cfg, &naming)?;
     let mut out = std::collections::BTreeSet::new();
     for (i, blk) in rec.blocks.iter().enumerate() {

@@ -175,6 +175,12 @@ pub(crate) struct Naming<'a> {
     /// The comprehensions of the [`Op::InlinedComp`] ops, by index (CPython 3.12+),
     /// each over the placeholder `.0` that the op's iterator replaces.
     pub inlined: &'a [Expr],
+    /// Name each iterator that `GET_ITER` makes at once, for the state machine of
+    /// `crate::state_machine`: `GET_ITER` of `v` at stack depth `d` becomes the
+    /// statement `__depyf_it_<d>__ = (x for x in v)` and the iterator on the stack
+    /// that name, so that a `FOR_ITER` in another state finds it. Such an iterator
+    /// may only be stepped by `FOR_ITER` or dropped.
+    pub iter_temps: bool,
 }
 
 struct Ctx<'a> {
@@ -377,10 +383,20 @@ impl BlockState<'_, '_> {
     fn pop_expr(&mut self) -> Result<Expr, DecompileError> {
         match self.pop()? {
             SVal::Expr(e) => Ok(e),
-            SVal::Iter(e) => Ok(iter_call(e)),
+            SVal::Iter(e) => self.iter_value(e),
             SVal::Mark(m) => Ok(m.expr()),
             SVal::Null => Err(self.err("a NULL marker is used as a value")),
         }
+    }
+
+    /// The value of an iterator used as an operand (not stepped by `FOR_ITER`):
+    /// `iter(e)`; an error for one named by [`Naming::iter_temps`], whose variable
+    /// holds a wrapper of the iterator, not the iterator itself.
+    fn iter_value(&self, e: Expr) -> Result<Expr, DecompileError> {
+        if matches!(&e, Expr::Name(n) if n.starts_with(crate::state_machine::ITER_PREFIX)) {
+            return Err(self.err("an iterator used other than by FOR_ITER, in a state machine"));
+        }
+        Ok(iter_call(e))
     }
 
     fn pop_n(&mut self, n: usize) -> Result<Vec<Expr>, DecompileError> {
@@ -392,7 +408,7 @@ impl BlockState<'_, '_> {
             .into_iter()
             .map(|v| match v {
                 SVal::Expr(e) => Ok(e),
-                SVal::Iter(e) => Ok(iter_call(e)),
+                SVal::Iter(e) => self.iter_value(e),
                 SVal::Mark(m) => Ok(m.expr()),
                 SVal::Null => Err(self.err("a NULL marker is used as a value")),
             })
@@ -920,6 +936,14 @@ impl BlockState<'_, '_> {
             }
             Op::PopTop => {
                 let v = self.pop()?;
+                // A named iterator (`Naming::iter_temps`) dropped by `break` is let go
+                // of now, as the stack lets go of it: a generator being iterated is
+                // closed at this point, not when the function returns.
+                if let SVal::Iter(Expr::Name(n)) = &v {
+                    if n.starts_with(crate::state_machine::ITER_PREFIX) {
+                        self.emit(Stmt::Assign(vec![Expr::name(n)], Expr::Const(Constant::None)));
+                    }
+                }
                 if let SVal::Expr(e) = v {
                     // Constants, and variables loaded earlier and now cleaned off the
                     // stack, have no effect; `name` alone as a statement is kept.
@@ -1236,7 +1260,7 @@ impl BlockState<'_, '_> {
                     match self.pop()? {
                         SVal::Null => None,
                         SVal::Expr(e) => Some(e),
-                        SVal::Iter(e) => Some(iter_call(e)),
+                        SVal::Iter(e) => Some(self.iter_value(e)?),
                         SVal::Mark(_) => return Err(self.err("a frame marker is passed as **kwargs")),
                     }
                 } else {
@@ -1299,7 +1323,13 @@ impl BlockState<'_, '_> {
                     return Ok(used);
                 }
                 let v = set_display(self.pop_expr()?);
-                self.stack.push(SVal::Iter(v));
+                if self.ctx.naming.iter_temps && !matches!(next.first().map(|i| &i.op), Some(Op::InlinedComp(_))) {
+                    let name = crate::state_machine::iter_name(self.stack.len());
+                    self.emit(Stmt::Assign(vec![Expr::name(&name)], crate::state_machine::iter_wrapper(v)));
+                    self.stack.push(SVal::Iter(Expr::Name(name)));
+                } else {
+                    self.stack.push(SVal::Iter(v));
+                }
             }
             // Pattern ops outside the case shapes that `patterns` reads.
             Op::MatchSequence | Op::MatchMapping | Op::MatchKeys | Op::MatchClass(_) | Op::GetLen | Op::CopyDictWithoutKeys => {

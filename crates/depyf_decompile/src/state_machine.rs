@@ -1,0 +1,224 @@
+//! The fallback for control flow that no structure fits: a small state machine.
+//!
+//! When [`crate::structure`] gives up on a function (a loop entered in its middle,
+//! which hand-made or TorchDynamo bytecode may have, too much duplication, nesting
+//! too deep), the blocks that recovery made are written as the states of one loop:
+//!
+//! ```text
+//! __depyf_state__ = 0
+//! while True:
+//!     if __depyf_state__ == 0:
+//!         <statements of block 0>
+//!         if <condition>:
+//!             <block only reached from here, written in place>
+//!         __depyf_state__ = 1
+//!         continue
+//!     if __depyf_state__ == 1:
+//!         ...
+//! ```
+//!
+//! Every path through the states runs the statements of the blocks in the order
+//! the bytecode runs them, which is what structuring relies on as well: recovery
+//! already assigns every value that stays on the stack across a block boundary to a
+//! temporary at the end of each predecessor (`recover::entry_stack`). Only the
+//! iterators of `for` loops stay on the stack unnamed; recovery run with
+//! [`crate::recover::Naming::iter_temps`] names them by stack depth (one live value per
+//! depth), as a generator over the iterable, `(x for x in v)`, whose `for` statement
+//! calls `iter(v)` exactly once as `GET_ITER` does and which is its own iterator; a
+//! `FOR_ITER` step is `for item in it: break` with an `else:` that goes to the
+//! exhausted state. No builtin name is read, so a function that shadows `iter` or
+//! `next` runs the same.
+//!
+//! Scope: functions (`CO_OPTIMIZED`) other than lambdas, comprehensions and
+//! compiler-made functions, with no exception handling (no protected range: handler
+//! entry stacks and `try` semantics have no state form here) and no `match`
+//! statement (its patterns are folded from structured code). The output is correct
+//! code, never bytecode-identical to the original.
+
+use std::collections::BTreeMap;
+
+use depyf_bytecode::{co_flags, CodeObject, Constant};
+use depyf_cfg::{BlockId, Cfg, Terminator};
+use depyf_source::{CompKind, Comprehension, Expr, Stmt};
+
+use crate::recover::Recovered;
+
+/// The variable that holds the current state.
+const STATE: &str = "__depyf_state__";
+/// The prefix of the variables that hold `for` iterators (`__depyf_it_<depth>__`).
+pub(crate) const ITER_PREFIX: &str = "__depyf_it_";
+/// The loop variable of the generator that wraps an iterable.
+const ITEM: &str = "__depyf_x__";
+/// What the names the state machine invents start with: code that has a name with
+/// this prefix does not get a state machine.
+const PREFIX: &str = "__depyf_";
+/// The environment variable that forces the state machine on every function it
+/// applies to (tests of the fallback over the whole semantic suite): set and not
+/// `0`.
+pub const FORCE_ENV: &str = "DEPYF_FORCE_STATE_MACHINE";
+/// How deeply blocks reached from one place are written inside the arm of an `if`
+/// before they become states of their own.
+const MAX_INLINE_DEPTH: usize = 16;
+
+/// The variable of the iterator at stack depth `depth`.
+pub(crate) fn iter_name(depth: usize) -> String {
+    format!("{ITER_PREFIX}{depth}__")
+}
+
+/// `(__depyf_x__ for __depyf_x__ in v)`: an iterator over `v` made as `GET_ITER`
+/// makes one (`iter(v)` once, now), stepped with a `for` statement whose own
+/// `GET_ITER` returns the generator itself.
+pub(crate) fn iter_wrapper(v: Expr) -> Expr {
+    Expr::Comp(
+        CompKind::Generator,
+        Box::new(Expr::name(ITEM)),
+        vec![Comprehension { target: Expr::name(ITEM), iter: v, ifs: Vec::new(), ifs_on_new_line: Vec::new() }],
+    )
+}
+
+/// Whether the fallback is forced ([`FORCE_ENV`]).
+pub(crate) fn forced() -> bool {
+    std::env::var_os(FORCE_ENV).is_some_and(|v| v != "0" && !v.is_empty())
+}
+
+/// Whether the state machine may stand for `code`, whose CFG is `cfg`: a function
+/// (not a lambda, comprehension, `__annotate__` or other compiler-made function:
+/// their callers read a structured body) without protected ranges, whose names do
+/// not start with the state machine's prefix. `class_annotate`: see
+/// `recover::Naming::class_annotate` (never).
+pub(crate) fn applies(code: &CodeObject, cfg: &Cfg, class_annotate: bool) -> bool {
+    code.co_flags & co_flags::OPTIMIZED != 0
+        && !class_annotate
+        && !code.co_name.starts_with('<')
+        && code.co_name != "__annotate__"
+        && cfg.blocks.iter().all(|b| b.handler.is_none())
+        && !code.co_names.iter().chain(&code.co_localsplusnames).any(|n| n.starts_with(PREFIX))
+}
+
+/// The body of the function whose CFG is `cfg` as a state machine over its blocks,
+/// recovered in `rec` with [`crate::recover::Naming::iter_temps`].
+///
+/// Errors (a message): a reachable block that recovery could not read, a `for` over
+/// an iterator not named by recovery (`async for`), a block that ends in `return` or
+/// `raise` without that statement.
+pub(crate) fn build(cfg: &Cfg, rec: &Recovered) -> Result<Vec<Stmt>, String> {
+    let succs = |b: BlockId| -> Vec<BlockId> {
+        if let Some(m) = rec.blocks[b.index()].collapsed_to {
+            return vec![m];
+        }
+        match cfg.blocks[b.index()].term {
+            Terminator::Return | Terminator::Raise => Vec::new(),
+            Terminator::FallThrough(s) | Terminator::Jump(s) => vec![s],
+            Terminator::Branch { jump, fall } => vec![fall, jump],
+        }
+    };
+    // Ways into each block along the edges the states take, from the entry.
+    let n = cfg.blocks.len();
+    let mut ins = vec![0usize; n];
+    let mut seen = vec![false; n];
+    let mut work = vec![BlockId(0)];
+    seen[0] = true;
+    while let Some(b) = work.pop() {
+        for s in succs(b) {
+            ins[s.index()] += 1;
+            if !seen[s.index()] {
+                seen[s.index()] = true;
+                work.push(s);
+            }
+        }
+    }
+    let mut m = Machine { cfg, rec, ins, states: BTreeMap::new(), order: Vec::new() };
+    m.state_of(BlockId(0));
+    let mut arms = Vec::new();
+    let mut next = 0;
+    while next < m.order.len() {
+        let b = m.order[next];
+        next += 1;
+        let mut body = Vec::new();
+        m.block(b, &mut body, 0)?;
+        let test = Expr::Compare(Box::new(Expr::name(STATE)), vec![("==", int(m.states[&b]))]);
+        arms.push(Stmt::If(test, body, Vec::new()));
+    }
+    Ok(vec![Stmt::Assign(vec![Expr::name(STATE)], int(0)), Stmt::While(Expr::Const(Constant::Bool(true)), arms, Vec::new())])
+}
+
+fn int(k: usize) -> Expr {
+    Expr::Const(Constant::Int(k as i64))
+}
+
+/// The state machine being written.
+struct Machine<'a> {
+    cfg: &'a Cfg,
+    rec: &'a Recovered,
+    /// How many edges lead to each block from the reachable blocks.
+    ins: Vec<usize>,
+    /// The state number of each block that has one.
+    states: BTreeMap<BlockId, usize>,
+    /// The blocks with states, in the order of their numbers.
+    order: Vec<BlockId>,
+}
+
+impl Machine<'_> {
+    fn state_of(&mut self, b: BlockId) -> usize {
+        if let Some(&k) = self.states.get(&b) {
+            return k;
+        }
+        let k = self.order.len();
+        self.states.insert(b, k);
+        self.order.push(b);
+        k
+    }
+
+    /// Appends the statements that go on at block `b` to `out`: the block itself
+    /// when only this edge leads there (and the nesting allows), else the change of
+    /// state. What it appends never falls through.
+    fn goto(&mut self, b: BlockId, out: &mut Vec<Stmt>, depth: usize) -> Result<(), String> {
+        if self.ins[b.index()] == 1 && b != BlockId(0) && depth < MAX_INLINE_DEPTH && !self.states.contains_key(&b) {
+            return self.block(b, out, depth + 1);
+        }
+        let k = self.state_of(b);
+        out.push(Stmt::Assign(vec![Expr::name(STATE)], int(k)));
+        out.push(Stmt::Continue);
+        Ok(())
+    }
+
+    /// Appends block `b` and where it goes to `out`.
+    fn block(&mut self, b: BlockId, out: &mut Vec<Stmt>, depth: usize) -> Result<(), String> {
+        let code = &self.rec.blocks[b.index()];
+        if let Some(e) = &code.error {
+            return Err(e.to_string());
+        }
+        out.extend(code.stmts.iter().cloned());
+        if let Some(m) = code.collapsed_to {
+            return self.goto(m, out, depth);
+        }
+        match self.cfg.blocks[b.index()].term {
+            Terminator::Return | Terminator::Raise => {
+                if !matches!(code.stmts.last(), Some(Stmt::Return(_) | Stmt::Raise(..))) {
+                    return Err(format!("block {b} ends without its return or raise statement"));
+                }
+                Ok(())
+            }
+            Terminator::FallThrough(s) | Terminator::Jump(s) => self.goto(s, out, depth),
+            Terminator::Branch { jump, fall } => {
+                if let Some((iter, item)) = &code.for_loop {
+                    // `for item in it: break` + `else: <exhausted>`; the `continue`
+                    // and `break` of the arms belong to the state loop (an `else`
+                    // clause is outside its `for`).
+                    if !matches!(iter, Expr::Name(n) if n.starts_with(ITER_PREFIX)) {
+                        return Err(format!("a for loop at block {b} over an iterator that is not named"));
+                    }
+                    let mut exhausted = Vec::new();
+                    self.goto(jump, &mut exhausted, depth)?;
+                    out.push(Stmt::For(Expr::name(item), iter.clone(), vec![Stmt::Break], exhausted));
+                    return self.goto(fall, out, depth);
+                }
+                let cond = code.fall_condition.clone().ok_or_else(|| format!("a branch at block {b} without its condition"))?;
+                let mut then = Vec::new();
+                self.goto(fall, &mut then, depth)?;
+                out.push(Stmt::If(cond, then, Vec::new()));
+                self.goto(jump, out, depth)
+            }
+        }
+    }
+}
