@@ -475,7 +475,7 @@ fn structured(
         let body = state_machine::build(&cfg, &rec).ok()?;
         Some((body, rec))
     };
-    if machine && state_machine::forced() {
+    if machine && state_machine::forced(&cfg) {
         if let Some((body, rec)) = as_machine() {
             return Ok((body, ir, rec));
         }

@@ -30,7 +30,7 @@
 //! `next` runs the same.
 //!
 //! Scope: functions (`CO_OPTIMIZED`) other than lambdas, comprehensions and
-//! compiler-made functions, with no exception handling (no protected range: handler
+//! compiler-made functions (names in `<>`, `__annotate__`, parameters like `.format`), with no exception handling (no protected range: handler
 //! entry stacks and `try` semantics have no state form here) and no `match`
 //! statement (its patterns are folded from structured code). The output is correct
 //! code, never bytecode-identical to the original.
@@ -76,9 +76,12 @@ pub(crate) fn iter_wrapper(v: Expr) -> Expr {
     )
 }
 
-/// Whether the fallback is forced ([`FORCE_ENV`]).
-pub(crate) fn forced() -> bool {
-    std::env::var_os(FORCE_ENV).is_some_and(|v| v != "0" && !v.is_empty())
+/// Whether the fallback is forced ([`FORCE_ENV`]) on the code whose CFG is `cfg`:
+/// only where there is control flow (more than one block). Straight-line code gains
+/// nothing, and the 3.12-3.13 functions of type alias values and type parameter
+/// bounds, which their callers read as one `return`, are straight-line.
+pub(crate) fn forced(cfg: &Cfg) -> bool {
+    cfg.blocks.len() > 1 && std::env::var_os(FORCE_ENV).is_some_and(|v| v != "0" && !v.is_empty())
 }
 
 /// Whether the state machine may stand for `code`, whose CFG is `cfg`: a function
@@ -92,6 +95,8 @@ pub(crate) fn applies(code: &CodeObject, cfg: &Cfg, class_annotate: bool) -> boo
         && !code.co_name.starts_with('<')
         && code.co_name != "__annotate__"
         && cfg.blocks.iter().all(|b| b.handler.is_none())
+        // `.format` (3.14+ lazily evaluated values) and `.defaults`: compiler-made.
+        && !code.co_localsplusnames.iter().any(|n| n.starts_with('.'))
         && !code.co_names.iter().chain(&code.co_localsplusnames).any(|n| n.starts_with(PREFIX))
 }
 
