@@ -112,9 +112,6 @@ KNOWN_FAILURES = {
     's5_async_loops_with.coro_return_await_in_async_with': {
         '3.8': '3.8 async with is not handled',
     },
-    's5_async_loops_with.while_last_in_while_and_if': {
-        '3.13': 'control flow too tangled to structure (duplication limit reached)',
-    },
     'try_else_layouts.else_in_with': {
         'all': 'a construct that recovery could not shape (`__with_exit__` left in the output)',
     },
