@@ -109,12 +109,12 @@ pub(crate) fn applies(code: &CodeObject, cfg: &Cfg, class_annotate: bool) -> boo
 pub(crate) fn build(cfg: &Cfg, rec: &Recovered) -> Result<Vec<Stmt>, String> {
     let succs = |b: BlockId| -> Vec<BlockId> {
         if let Some(m) = rec.blocks[b.index()].collapsed_to {
-            return vec![m];
+            return vec![skip_empty(cfg, rec, m)];
         }
         match cfg.blocks[b.index()].term {
             Terminator::Return | Terminator::Raise => Vec::new(),
-            Terminator::FallThrough(s) | Terminator::Jump(s) => vec![s],
-            Terminator::Branch { jump, fall } => vec![fall, jump],
+            Terminator::FallThrough(s) | Terminator::Jump(s) => vec![skip_empty(cfg, rec, s)],
+            Terminator::Branch { jump, fall } => vec![skip_empty(cfg, rec, fall), skip_empty(cfg, rec, jump)],
         }
     };
     // Ways into each block along the edges the states take, from the entry.
@@ -145,6 +145,28 @@ pub(crate) fn build(cfg: &Cfg, rec: &Recovered) -> Result<Vec<Stmt>, String> {
         arms.push(Stmt::If(test, body, Vec::new()));
     }
     Ok(vec![Stmt::Assign(vec![Expr::name(STATE)], int(0)), Stmt::While(Expr::Const(Constant::Bool(true)), arms, Vec::new())])
+}
+
+/// Where going to block `b` leads once blocks without statements that only go on
+/// to one other block (`NOP`s and jumps left by the compiler) are passed over; a
+/// cycle of such blocks (`while True: pass`) stays where it starts.
+fn skip_empty(cfg: &Cfg, rec: &Recovered, mut b: BlockId) -> BlockId {
+    let start = b;
+    for _ in 0..cfg.blocks.len() {
+        let code = &rec.blocks[b.index()];
+        let next = match cfg.blocks[b.index()].term {
+            Terminator::FallThrough(s) | Terminator::Jump(s) => s,
+            _ => return b,
+        };
+        if !code.stmts.is_empty() || code.error.is_some() || code.collapsed_to.is_some() || code.for_loop.is_some() || b == BlockId(0) {
+            return b;
+        }
+        b = next;
+        if b == start {
+            return b;
+        }
+    }
+    start
 }
 
 fn int(k: usize) -> Expr {
@@ -178,6 +200,7 @@ impl Machine<'_> {
     /// when only this edge leads there (and the nesting allows), else the change of
     /// state. What it appends never falls through.
     fn goto(&mut self, b: BlockId, out: &mut Vec<Stmt>, depth: usize) -> Result<(), String> {
+        let b = skip_empty(self.cfg, self.rec, b);
         if self.ins[b.index()] == 1 && b != BlockId(0) && depth < MAX_INLINE_DEPTH && !self.states.contains_key(&b) {
             return self.block(b, out, depth + 1);
         }
