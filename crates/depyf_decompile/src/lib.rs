@@ -4,7 +4,8 @@
 //! Pipeline stages in this crate: `recover` (symbolic stack interpretation into
 //! statements per basic block, with explicit temporaries for values that live on the
 //! stack across statements or blocks), `structure` (if/else from post-dominators;
-//! duplicated tails where flow is shared), `idioms` (implicit `return None`,
+//! duplicated tails where flow is shared; where no nesting fits, in a function without
+//! exception handling, `state_machine` writes the blocks as states of one loop), `idioms` (implicit `return None`,
 //! `global`/`nonlocal` declarations, the function header) and printing through
 //! `depyf_source`.
 //!
