@@ -53,3 +53,30 @@ def test_irreducible_loops_run_the_same(version):
 def test_forced_state_machines_run_the_same(version):
     for r in _probe(version, True).values():
         assert r["machine"], r["source"]
+
+
+FORCED_VERSION = "3.12"
+
+
+@pytest.mark.skipif(not PYTHONS.get(FORCED_VERSION), reason="CPython %s not found" % FORCED_VERSION)
+def test_semantic_cases_run_the_same_as_state_machines():
+    """Every semantic case on CPython 3.12 with the fallback forced on every function
+    it applies to (`DEPYF_FORCE_STATE_MACHINE`): the same results as without it (the
+    known failures aside), and many of them are state machines. (The whole suite on
+    every version passes the same way: run tests/test_semantics.py with the variable
+    set.)"""
+    import tempfile
+
+    from test_semantics import RUNNER, known_failure
+
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"), DEPYF_FORCE_STATE_MACHINE="1")
+    with tempfile.TemporaryDirectory() as tmp:
+        out_json = os.path.join(tmp, "sem.json")
+        run = subprocess.run([PYTHONS[FORCED_VERSION], RUNNER, "--json", out_json], capture_output=True, text=True, env=env, timeout=600)
+        assert run.returncode == 0, run.stderr
+        with open(out_json) as fh:
+            records = json.load(fh)["records"]
+    failed = [r["id"] for r in records if r["status"] != "pass" and not known_failure(r["id"], FORCED_VERSION)]
+    assert failed == [], failed
+    machines = sum("__depyf_state__" in (r.get("source") or "") for r in records)
+    assert machines >= 150, machines
