@@ -482,14 +482,23 @@ fn structured(
         }
         failures.borrow_mut().truncate(stubs_before);
     }
+    // (`as_machine` recovers nested functions again, listing their stubs anew.)
     let rec = recover::recover(code, &ir, &cfg, &naming)?;
     let mut st = structure::Structurer::new(&cfg, &rec, &ir, code.version);
     let mut body = match st.region(depyf_cfg::BlockId(0), None, &at) {
         Ok(body) => body,
-        Err(e) => match machine.then(as_machine).flatten() {
-            Some((body, rec)) => return Ok((body, ir, rec)),
-            None => return Err(e),
-        },
+        Err(e) => {
+            // The stubs of nested functions stay those of the first recovery when
+            // the state machine fails too.
+            let saved = failures.borrow().clone();
+            match machine.then(as_machine).flatten() {
+                Some((body, rec)) => return Ok((body, ir, rec)),
+                None => {
+                    *failures.borrow_mut() = saved;
+                    return Err(e);
+                }
+            }
+        }
     };
     if !cases.is_empty() {
         patterns::fold(&mut body, &cases).map_err(|m| at(&format!("match statement: {m}")))?;
