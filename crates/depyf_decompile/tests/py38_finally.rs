@@ -1,5 +1,6 @@
-//! CPython 3.8 `try/finally`, `except E as name` and `with` left by `return`, `break`
-//! or `continue`, also from inside a `finally` body (`CALL_FINALLY`, `POP_FINALLY`; CPython 3.8 `Python/compile.c`,
+//! CPython 3.8 `try/finally`, `except E as name`, `with` and `async with` left by
+//! `return`, `break` or `continue`, also from inside a `finally` body, and
+//! `try/finally` nested in a `finally` body (`CALL_FINALLY`, `POP_FINALLY`; CPython 3.8 `Python/compile.c`,
 //! `compiler_unwind_fblock`) decompile to what the same source gives on 3.9, and that
 //! source round-trips: compiled again by 3.8 (`recompiled38.pyc`, committed since Rust
 //! tests run no interpreter) it is identical or equivalent to the original.
@@ -68,6 +69,11 @@ fn decompiles_like_39_and_round_trips() {
     assert_eq!(
         round_trips,
         [
+            "async_with",
+            "async_with_break_continue",
+            "async_with_in_finally",
+            "async_with_in_try_finally",
+            "async_with_return",
             "await_in_finally",
             "break_continue_in_try",
             "break_in_try",
@@ -75,6 +81,7 @@ fn decompiles_like_39_and_round_trips() {
             "break_in_try_with_in_finally",
             "break_in_with",
             "break_in_with_call",
+            "close_like",
             "continue_in_finally",
             "continue_in_try",
             "continue_in_with",
@@ -95,11 +102,18 @@ fn decompiles_like_39_and_round_trips() {
             "return_in_try_and_finally",
             "return_in_try_and_finally_with_try",
             "return_in_try_if_in_finally",
+            "return_in_try_try_finally_in_finally",
             "return_in_with",
             "return_in_with_loop",
             "return_value_in_finally",
             "try_except_else_in_finally",
             "try_except_in_finally",
+            "try_except_in_finally_in_finally",
+            "try_finally_in_finally",
+            "try_finally_in_finally_branches",
+            "try_finally_in_finally_in_finally",
+            "try_finally_in_finally_in_loop",
+            "try_finally_in_with_in_finally",
             "while_break_in_try",
             "with_in_finally",
             "with_try_in_finally_return_in_finally",

@@ -74,7 +74,7 @@ fn ranges(code: &CodeObject, ir: &[IrInstr]) -> Vec<(String, u32)> {
 fn same_ops_and_ranges_as_39() {
     let f38 = functions("py38.pyc");
     let f39 = functions("py39.pyc");
-    assert_eq!(f38.len(), 43);
+    assert_eq!(f38.len(), 56);
     let mut compared = 0;
     for (name, c38) in &f38 {
         let c39 = &f39[name];
@@ -84,7 +84,7 @@ fn same_ops_and_ranges_as_39() {
         assert_eq!(ranges(c38, &ir38), ranges(c39, &ir39), "{name}");
         compared += 1;
     }
-    assert_eq!(compared, 43);
+    assert_eq!(compared, 56);
 }
 
 #[test]
@@ -193,4 +193,54 @@ fn blocks_inside_a_finally_body_are_copied_with_their_handlers() {
             assert_eq!((first.offset, &first.op), (off, &Op::PushExcInfo), "{name}");
         }
     }
+}
+
+#[test]
+fn a_try_finally_in_a_finally_body_is_copied_inside_the_copies() {
+    let f38 = functions("py38.pyc");
+    // Each function, the constant of its innermost finally body and the number of
+    // its try/finally statements nested in one another.
+    for (name, innermost, depth) in [("try_finally_in_finally", 3, 2), ("return_in_try_try_finally_in_finally", 3, 2), ("try_finally_in_finally_in_finally", 4, 3)] {
+        let c = &f38[name];
+        let ir = normalize(c).unwrap();
+        // Offsets in order, every jump lands on an op, every handler on its
+        // PushExcInfo.
+        assert!(ir.windows(2).all(|w| w[0].offset <= w[1].offset), "{name}");
+        for i in &ir {
+            if let Some(t) = i.op.jump_target() {
+                assert!(ir.iter().any(|x| x.offset == t), "{name}: jump to {t}");
+            }
+        }
+        for r in protected_ranges(c).unwrap() {
+            let first = ir.iter().find(|x| x.offset >= r.target).unwrap();
+            assert_eq!((first.offset, &first.op), (r.target, &Op::PushExcInfo), "{name}");
+        }
+        // The innermost body runs on 2^depth paths (normal or exceptional way into
+        // each finally body, 3.9's copies); the first line names the constant once.
+        let k = c.co_consts.iter().position(|x| *x == depyf_bytecode::Constant::Int(innermost)).unwrap();
+        let copies = ir.iter().filter(|x| matches!(x.op, Op::LoadConst(j) if j == k)).count();
+        assert_eq!(copies, 1 + (1 << depth), "{name}");
+    }
+}
+
+#[test]
+fn async_with_exits_await_in_one_op() {
+    let f38 = functions("py38.pyc");
+    let has = |name: &str, op: &str| depyf_bytecode::decode(&f38[name]).unwrap().iter().any(|i| i.opname == op);
+    for name in ["async_with", "async_with_return", "async_with_break_continue", "async_with_in_try_finally", "async_with_in_finally"] {
+        assert!(has(name, "SETUP_ASYNC_WITH") && has(name, "WITH_CLEANUP_START"), "{name}");
+    }
+    assert!(has("async_with_return", "POP_FINALLY"));
+    let ops = |name: &str| -> Vec<Op> { normalize(&f38[name]).unwrap().into_iter().map(|i| i.op).filter(|o| *o != Op::Nop).collect() };
+    // `return g(x)` in an `async with`: the value kept below the awaited exit, one
+    // WithExit; the handler awaits `__aexit__` in WithExceptStart.
+    let o = ops("async_with_return");
+    let ret = o.iter().position(|x| *x == Op::Return).unwrap();
+    assert_eq!(o[ret - 2..=ret], [Op::Swap(2), Op::WithExit, Op::Return], "{o:?}");
+    assert_eq!(o[0], Op::LoadFast(0), "{o:?}");
+    assert_eq!(o[1], Op::BeforeAsyncWith, "{o:?}");
+    let h = o.iter().position(|x| *x == Op::PushExcInfo).unwrap();
+    assert_eq!(o[h + 1], Op::WithExceptStart, "{o:?}");
+    assert!(matches!(o[h + 2], Op::JumpIf { when: true, .. }), "{o:?}");
+    assert_eq!(o[h + 3], Op::Reraise, "{o:?}");
 }

@@ -68,7 +68,7 @@
 //! next one ([`copy_offsets`]); [`protected_ranges`] gives the copy the range of
 //! that instruction, as 3.9 does.
 //!
-//! **`async for` (3.8-3.10) and `async with` (3.9-3.10)** (CPython 3.10 `Python/compile.c`,
+//! **`async for` and `async with` (3.8-3.10)** (CPython 3.10 `Python/compile.c`,
 //! `compiler_async_for`, `compiler_async_with`), in 3.11's ops (see `post311_async`):
 //!
 //! - the loop head `SETUP_FINALLY end; GET_ANEXT; LOAD_CONST None; YIELD_FROM;
@@ -82,7 +82,9 @@
 //!   await `__aexit__`: `LOAD_CONST None; DUP_TOP; DUP_TOP; CALL_FUNCTION 3;
 //!   GET_AWAITABLE; LOAD_CONST None; YIELD_FROM; POP_TOP` is [`Op::WithExit`] and
 //!   `WITH_EXCEPT_START; GET_AWAITABLE; LOAD_CONST None; YIELD_FROM`
-//!   [`Op::WithExceptStart`].
+//!   [`Op::WithExceptStart`]. 3.8 shares the exits as for `with` above, with
+//!   `GET_AWAITABLE; LOAD_CONST None; YIELD_FROM` between `WITH_CLEANUP_START` and
+//!   `WITH_CLEANUP_FINISH` ([`cleanup38`]): folded into the same ops.
 //!
 //! - `return`, `break` or `continue` inside a `finally` body: the `try` is wrapped
 //!   in a placeholder value (`LOAD_CONST None` before it, `POP_TOP` after the
@@ -99,9 +101,14 @@
 //!   instructions inside a copied block are protected by the copy of its handler,
 //!   at the depth its copied `SETUP_*` records ([`protected_ranges`]).
 //!
-//! A `try/finally` inside a `finally` body (copies would nest), an exit from a
-//! block inside a `finally` body and 3.8's `async with` are not rewritten: they fail
-//! normalization.
+//! - a `try/finally` inside a `finally` body: each copy of the outer body holds a
+//!   copy of the inner one where the inner `BEGIN_FINALLY`
+//!   enters it, with offsets of its own between those of the enclosing copy's
+//!   slots (see [`Facts::scale`], [`copy_offsets`]), as 3.9 compiles the inner
+//!   statement again in each copy of the outer body.
+//!
+//! An exit (`return`, `break`, `continue`) from a block inside a `finally` body is
+//! not rewritten: it fails normalization.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -169,6 +176,25 @@ fn ends_async_for(code: &CodeObject, ins: &[Instruction], k: usize) -> bool {
 /// Whether the `await` of `GET_AWAITABLE; LOAD_CONST None; YIELD_FROM` starts at `k`.
 fn awaits_at(code: &CodeObject, ins: &[Instruction], k: usize) -> bool {
     names(ins, k, 3) == ["GET_AWAITABLE", "LOAD_CONST", "YIELD_FROM"] && is_none(code, &ins[k + 1])
+}
+
+/// 3.8: when `WITH_CLEANUP_START; WITH_CLEANUP_FINISH` (a `with`) or
+/// `WITH_CLEANUP_START; GET_AWAITABLE; LOAD_CONST None; YIELD_FROM;
+/// WITH_CLEANUP_FINISH` (an `async with`, whose `__aexit__` result is awaited;
+/// CPython 3.8 `Python/compile.c`, `compiler_async_with`) starts at `k`, the index
+/// of that `WITH_CLEANUP_FINISH`.
+fn cleanup38(ins: &[Instruction], k: usize) -> Option<usize> {
+    if ins.get(k)?.opname != "WITH_CLEANUP_START" {
+        return None;
+    }
+    let awaits = names(ins, k + 1, 3) == ["GET_AWAITABLE", "LOAD_CONST", "YIELD_FROM"];
+    let f = if awaits { k + 4 } else { k + 1 };
+    (ins.get(f)?.opname == "WITH_CLEANUP_FINISH").then_some(f)
+}
+
+/// 3.8: whether the `WITH_CLEANUP_FINISH` at `f` ends a [`cleanup38`] sequence.
+fn ends_cleanup38(ins: &[Instruction], f: usize) -> bool {
+    (f >= 1 && cleanup38(ins, f - 1) == Some(f)) || (f >= 4 && cleanup38(ins, f - 4) == Some(f))
 }
 
 /// Whether the instructions use the block stack (3.9-3.10 `SETUP_*`).
@@ -318,17 +344,21 @@ enum Begin38 {
     /// (`LOAD_CONST None; STORE; DELETE; END_FINALLY; POP_EXCEPT`): the clause's
     /// normal exit; goes on at the instruction index given.
     Unbind(usize),
-    /// Falls into `WITH_CLEANUP_START; WITH_CLEANUP_FINISH; END_FINALLY` at `k + 1`:
-    /// the normal exit of a `with`; goes on at `k + 4`.
-    With,
-    /// Followed by `WITH_CLEANUP_START; WITH_CLEANUP_FINISH; POP_FINALLY 0`, after
+    /// Falls into `WITH_CLEANUP_START; WITH_CLEANUP_FINISH; END_FINALLY` at `k + 1`
+    /// (with the await of `__aexit__`'s result between the two in an `async with`,
+    /// see [`cleanup38`]): the normal exit of a `with`; the index of that
+    /// `WITH_CLEANUP_FINISH` (goes on two instructions after it).
+    With(usize),
+    /// Followed by `WITH_CLEANUP_START; WITH_CLEANUP_FINISH; POP_FINALLY 0` (the
+    /// await between the two in an `async with`; the index of the
+    /// `WITH_CLEANUP_FINISH`), after
     /// `POP_BLOCK` (and `ROT_TWO` when a returned value is kept): a `return`,
     /// `break` or `continue` leaving a `with` (CPython 3.8 `Python/compile.c`,
     /// `compiler_unwind_fblock`, case `WITH`). `BEGIN_FINALLY` pushes NULL,
     /// `WITH_CLEANUP_START` calls `__exit__(None, None, None)` in place of the exit
     /// function, `WITH_CLEANUP_FINISH` drops the result and `POP_FINALLY 0` the
-    /// NULL (CPython 3.8 `Python/ceval.c`): one [`Op::WithExit`], the three folded.
-    WithPop,
+    /// NULL (CPython 3.8 `Python/ceval.c`): one [`Op::WithExit`], the rest folded.
+    WithPop(usize),
     /// Falls into a `finally` body without jumps that ends with the `END_FINALLY` at
     /// the index given: 3.9's copy of the body on the normal path, then a jump past
     /// that `END_FINALLY`.
@@ -341,8 +371,10 @@ enum Begin38 {
 ///
 /// A body can be copied when its block ops (`SETUP_*`, `POP_BLOCK`, `*FINALLY*`,
 /// `*EXCEPT*`, `WITH_*`) are the exits of [`exit38`] at its top level and the
-/// `try/except`, `with` and `except E as name` blocks inside it (no `try/finally`,
-/// whose copies would nest, and no exit from inside a block), it has no `return`
+/// `try/except`, `with`, `async with`, `except E as name` and `try/finally` blocks
+/// inside it (the `finally` body of a `try/finally` inside it one that can be
+/// copied in turn, whose copies nest in this one's; no exit from inside a block),
+/// it has no `return`
 /// but in those exits (a yield or `await` is copied like any op), every jump in
 /// it lands inside it (its `END_FINALLY` included) but the exits', and nothing
 /// outside it lands inside it past its first instruction. Straight-line code (no
@@ -374,17 +406,27 @@ fn finally_body(ins: &[Instruction], h: usize) -> Option<(usize, bool)> {
                 open += 1;
                 straight = false;
             }
-            // The normal exit of a `with` or of an `except E as name` clause (not
-            // of a `try/finally`: copies do not nest).
+            // The normal exit of a `with`, of an `except E as name` clause or of a
+            // `try/finally` whose own `finally` body can be copied (the copies of
+            // this body then hold copies of that one).
             Opname::BEGIN_FINALLY => {
                 let n = names(ins, j + 1, 4);
-                let with = n.len() >= 3 && n[..3] == ["WITH_CLEANUP_START", "WITH_CLEANUP_FINISH", "END_FINALLY"];
+                let with = cleanup38(ins, j + 1).is_some_and(|f| ins.get(f + 1).is_some_and(|x| x.opname == "END_FINALLY"));
                 let unbind = n.len() == 4 && n[0] == "LOAD_CONST" && is_store(n[1]) && n[2].starts_with("DELETE_") && n[3] == "END_FINALLY";
-                if open == 0 || !(with || unbind) {
+                let handler = ins.get(j + 1).map(|x| x.offset);
+                let nested_try = ins[j - 1].opname == "POP_BLOCK"
+                    && ins[h..j].iter().any(|s| s.opname == "SETUP_FINALLY" && s.jump_target() == handler)
+                    && finally_body(ins, j + 1).is_some();
+                if open == 0 || !(with || unbind || nested_try) {
                     return None;
                 }
             }
             Opname::POP_BLOCK | Opname::POP_EXCEPT | Opname::WITH_CLEANUP_START | Opname::WITH_CLEANUP_FINISH if open > 0 => {}
+            // The entry of an `async with` (its exits are the `WITH_CLEANUP_*` above).
+            Opname::SETUP_ASYNC_WITH => {
+                open += 1;
+                straight = false;
+            }
             _ => {
                 let plain = !x.opname.contains("FINALLY")
                     && !x.opname.contains("BLOCK")
@@ -454,12 +496,13 @@ fn exit38(ins: &[Instruction], j: usize) -> Option<usize> {
 /// handled (a `finally` body, `async with`).
 fn begin38(code: &CodeObject, ins: &[Instruction], k: usize) -> Result<Begin38, IrError> {
     let err = || IrError::at(code, &ins[k], "BEGIN_FINALLY into a finally body (3.8 try/finally is not handled)");
-    if names(ins, k + 1, 3) == ["WITH_CLEANUP_START", "WITH_CLEANUP_FINISH", "POP_FINALLY"] && ins[k + 3].oparg == Some(0) {
+    let cleanup = cleanup38(ins, k + 1);
+    if let Some(f) = cleanup.filter(|&f| ins.get(f + 1).is_some_and(|x| x.opname == "POP_FINALLY" && x.oparg == Some(0))) {
         let after_pop_block =
             k >= 1 && ins[k - 1].opname == "POP_BLOCK" || k >= 2 && ins[k - 1].opname == "ROT_TWO" && ins[k - 2].opname == "POP_BLOCK";
-        let landed_on = ins[k + 1..k + 4].iter().any(|x| ins.iter().any(|y| y.jump_target() == Some(x.offset)));
+        let landed_on = ins[k + 1..=f + 1].iter().any(|x| ins.iter().any(|y| y.jump_target() == Some(x.offset)));
         if after_pop_block && !landed_on {
-            return Ok(Begin38::WithPop);
+            return Ok(Begin38::WithPop(f));
         }
         return Err(IrError::at(code, &ins[k], "BEGIN_FINALLY; WITH_CLEANUP_START; WITH_CLEANUP_FINISH; POP_FINALLY of an unknown shape"));
     }
@@ -467,8 +510,8 @@ fn begin38(code: &CodeObject, ins: &[Instruction], k: usize) -> Result<Begin38, 
         return Err(err());
     }
     let h = names(ins, k + 1, 6);
-    if h.len() >= 3 && h[..3] == ["WITH_CLEANUP_START", "WITH_CLEANUP_FINISH", "END_FINALLY"] {
-        return Ok(Begin38::With);
+    if let Some(f) = cleanup.filter(|&f| ins.get(f + 1).is_some_and(|x| x.opname == "END_FINALLY")) {
+        return Ok(Begin38::With(f));
     }
     // The kind of the SETUP_FINALLY whose handler follows (not the unbinding of
     // `except E as name`, whose body has the same ops).
@@ -486,11 +529,11 @@ fn begin38(code: &CodeObject, ins: &[Instruction], k: usize) -> Result<Begin38, 
         return Err(IrError::at(
             code,
             &ins[k],
-            "BEGIN_FINALLY into a finally body with a try/finally, a return, break or continue inside one of its blocks, or a jump across its bounds (not handled in 3.8)",
+            "BEGIN_FINALLY into a finally body with a return, break or continue inside one of its blocks, or a jump across its bounds (not handled in 3.8)",
         ));
     }
     if h.first() == Some(&"WITH_CLEANUP_START") {
-        return Err(IrError::at(code, &ins[k], "BEGIN_FINALLY into the exit of an async with (3.8 async with is not handled)"));
+        return Err(IrError::at(code, &ins[k], "BEGIN_FINALLY into the exit of a with of an unknown shape"));
     }
     if h.len() == 6 && is_none(code, &ins[k + 1]) && is_store(h[1]) && h[2].starts_with("DELETE_") && h[3] == "END_FINALLY" && h[4] == "POP_EXCEPT" {
         let after = &ins[k + 6];
@@ -510,8 +553,8 @@ fn py38_step(code: &CodeObject, ins: &[Instruction], k: usize, st: &mut Vec<Blk>
     let i = &ins[k];
     match i.id {
         Opname::BEGIN_FINALLY => match begin38(code, ins, k)? {
-            Begin38::With => Ok(Step38::JumpTo(k + 4)),
-            Begin38::WithPop => Ok(Step38::Skip(3)),
+            Begin38::With(f) => Ok(Step38::JumpTo(f + 2)),
+            Begin38::WithPop(f) => Ok(Step38::Skip(f + 1 - k)),
             Begin38::Finally(e) => Ok(Step38::JumpTo(e + 1)),
             Begin38::Unbind(t) => match st.pop() {
                 Some(Blk::Handler(Kind::Except)) => Ok(Step38::JumpTo(t)),
@@ -521,10 +564,8 @@ fn py38_step(code: &CodeObject, ins: &[Instruction], k: usize, st: &mut Vec<Blk>
         // With the exception on top (the handler of a `with`), pops the handler
         // when `__exit__` suppresses it; END_FINALLY re-raises otherwise.
         Opname::WITH_CLEANUP_FINISH => match st.pop() {
-            Some(Blk::Handler(Kind::With)) if ins.get(k + 1).is_some_and(|x| x.opname == "END_FINALLY") && ins[k - 1].opname == "WITH_CLEANUP_START" => {
-                Ok(Step38::Through)
-            }
-            _ => Err(IrError::at(code, i, "WITH_CLEANUP_FINISH of an unknown shape (3.8 async with is not handled)")),
+            Some(Blk::Handler(Kind::With)) if ins.get(k + 1).is_some_and(|x| x.opname == "END_FINALLY") && ends_cleanup38(ins, k) => Ok(Step38::Through),
+            _ => Err(IrError::at(code, i, "WITH_CLEANUP_FINISH of an unknown shape")),
         },
         Opname::END_FINALLY => match end_finally38(code, ins, k, st)? {
             Op::Reraise => Ok(Step38::Ends),
@@ -586,7 +627,7 @@ fn call38(code: &CodeObject, ins: &[Instruction], k: usize) -> Result<(usize, He
     if kinds.is_empty() || !kinds.iter().all(|&kd| matches!(kd, Kind::Finally | Kind::NameCleanup)) {
         return Err(err("CALL_FINALLY to a handler that is not a finally body"));
     }
-    const REFUSED: &str = "CALL_FINALLY into a finally body with a try/finally, a return, break or continue inside one of its blocks, or a jump across its bounds (not handled in 3.8)";
+    const REFUSED: &str = "CALL_FINALLY into a finally body with a return, break or continue inside one of its blocks, or a jump across its bounds (not handled in 3.8)";
     let e = finally_body(ins, t).map(|(e, _)| e).ok_or_else(|| err(REFUSED))?;
     let held = if has_exit38(ins, t, e) {
         if back(0) == Some("POP_BLOCK") && ins.get(k + 1).is_some_and(|x| x.opname == "POP_TOP") {
@@ -733,9 +774,16 @@ pub(super) struct Facts {
     /// 3.8: 1, or, when a `finally` body with branches is copied, the factor by
     /// which every IR offset is the instruction's byte offset (see [`copy_offsets`]):
     /// instruction offset `o` is IR offset `o * scale`, and the copy entered at
-    /// offset `b` takes the IR offsets `b * scale + 1 ..` (one per instruction of
-    /// the body), so that its branches have targets of their own.
+    /// offset `b` takes the IR offsets `b * scale + u * (1 + i)` for body
+    /// instruction `i`, `u = scale / step`, so that its branches have targets of
+    /// their own. A copy nested in a copy (a `try/finally` inside a `finally`
+    /// body) takes the offsets between those of its entering instruction's slot
+    /// and the next one likewise, with unit `u / step`: `scale` is `step` to the
+    /// power of the deepest nesting.
     pub(super) scale: u32,
+    /// 3.8, with `scale > 1`: the factor between the slots of a copy and those of
+    /// a copy nested in it (a power of two above the number of instructions).
+    step: u32,
     /// 3.8, with `scale > 1`: the copies emitted, in order ([`op`] fills it).
     copies: std::cell::RefCell<Vec<Copy38>>,
 }
@@ -743,7 +791,7 @@ pub(super) struct Facts {
 /// One copy of a 3.8 `finally` body in the normalized ops, when offsets are scaled.
 #[derive(Clone, Copy, Debug)]
 struct Copy38 {
-    /// Positions in the ops: `start..end`.
+    /// Positions in the ops: `start..end` (a copy nested in this one lies inside).
     start: usize,
     end: usize,
     /// The `BEGIN_FINALLY` or `CALL_FINALLY` entering it, the body's first
@@ -799,6 +847,26 @@ impl Facts {
             }
         }
         Ok(())
+    }
+
+    /// 3.8: the body entered by the `BEGIN_FINALLY` or `CALL_FINALLY` at `k` (a
+    /// copy), as its first instruction and its `END_FINALLY`; `None` for another
+    /// instruction.
+    fn copied_body(&self, ins: &[Instruction], k: usize) -> Option<(usize, usize)> {
+        match (self.begin38.get(&k), self.call38.get(&k)) {
+            (Some(&Begin38::Finally(e)), _) => Some((k + 1, e)),
+            (_, Some(&(e, _))) => ins[k].jump_target().and_then(|t| ins.binary_search_by_key(&t, |i| i.offset).ok()).map(|t| (t, e)),
+            _ => None,
+        }
+    }
+
+    /// 3.8: how deep the copies of the body entered at `k` nest (1 without a copy
+    /// inside it, 0 when `k` enters no copy).
+    fn copy_depth(&self, ins: &[Instruction], k: usize) -> u32 {
+        match self.copied_body(ins, k) {
+            Some((from, to)) => 1 + (from..to).filter(|&j| j != k).map(|j| self.copy_depth(ins, j)).max().unwrap_or(0),
+            None => 0,
+        }
     }
 
     /// Scans `ins` (3.9-3.10): see the module docs for what is rewritten.
@@ -944,12 +1012,17 @@ impl Facts {
         let needs = f.begin38.iter().any(|(&k, b)| matches!(b, Begin38::Finally(_)) && branchy(k + 1))
             || f.call38.keys().any(|&k| ins[k].jump_target().and_then(index_of).is_some_and(branchy));
         if needs {
-            let scale = (ins.len() as u64 + 2).next_power_of_two();
+            let step = (ins.len() as u64 + 2).next_power_of_two();
+            let depth = f.begin38.keys().chain(f.call38.keys()).map(|&k| f.copy_depth(ins, k)).max().unwrap_or(1);
+            let scale = (0..depth).try_fold(1u64, |a, _| a.checked_mul(step).filter(|&x| x < u64::from(u32::MAX)));
             let last = ins.last().map_or(0, |i| u64::from(i.offset) + 2);
-            if last * scale >= u64::from(u32::MAX) {
-                return Err(IrError::at(code, &ins[0], "a 3.8 finally body with branches in a code object too large to copy it"));
+            match scale.and_then(|sc| last.checked_mul(sc).filter(|&x| x < u64::from(u32::MAX)).map(|_| sc)) {
+                Some(sc) => {
+                    f.scale = sc as u32;
+                    f.step = step as u32;
+                }
+                None => return Err(IrError::at(code, &ins[0], "a 3.8 finally body with branches in a code object too large to copy it")),
             }
-            f.scale = scale as u32;
         }
         Ok(f)
     }
@@ -1010,11 +1083,11 @@ fn op_at(cx: &mut Cx<'_>, k: usize, facts: &Facts, entry: bool) -> Result<bool, 
             None => Op::Nop,
         },
         Opname::END_ASYNC_FOR if ends_async_for(code, ins, k) => Op::Nop,
-        Opname::BEFORE_ASYNC_WITH if code.version.minor >= 9 && awaits_at(code, ins, k + 1) && names(ins, k + 4, 1) == ["SETUP_ASYNC_WITH"] => {
+        Opname::BEFORE_ASYNC_WITH if awaits_at(code, ins, k + 1) && names(ins, k + 4, 1) == ["SETUP_ASYNC_WITH"] => {
             cx.skip_more = 3;
             Op::BeforeAsyncWith
         }
-        Opname::SETUP_ASYNC_WITH if code.version.minor >= 9 && k >= 4 && ins[k - 4].opname == "BEFORE_ASYNC_WITH" => Op::Nop,
+        Opname::SETUP_ASYNC_WITH if k >= 4 && ins[k - 4].opname == "BEFORE_ASYNC_WITH" => Op::Nop,
         Opname::WITH_EXCEPT_START if awaits_at(code, ins, k + 1) => {
             cx.skip_more = 3;
             Op::WithExceptStart
@@ -1027,9 +1100,9 @@ fn op_at(cx: &mut Cx<'_>, k: usize, facts: &Facts, entry: bool) -> Result<bool, 
         // 3.8: see the module docs; the ops of the handler's start at the offset of
         // BEGIN_FINALLY.
         Opname::BEGIN_FINALLY => match facts.begin38.get(&k) {
-            Some(Begin38::With) => {
+            Some(&Begin38::With(f)) => {
                 cx.emit(k, Op::WithExit);
-                Op::Jump(threaded(ins, k + 4))
+                Op::Jump(threaded(ins, f + 2))
             }
             Some(&Begin38::Unbind(t)) => {
                 cx.emit(k, Op::PopExcept);
@@ -1060,8 +1133,8 @@ fn op_at(cx: &mut Cx<'_>, k: usize, facts: &Facts, entry: bool) -> Result<bool, 
                     Op::Jump(threaded(ins, a))
                 }
             }
-            Some(Begin38::WithPop) => {
-                cx.skip_more = 3;
+            Some(&Begin38::WithPop(f)) => {
+                cx.skip_more = f + 1 - k;
                 Op::WithExit
             }
             // Not reached (dead code after a `return`, `break` or `continue` at the
@@ -1079,13 +1152,18 @@ fn op_at(cx: &mut Cx<'_>, k: usize, facts: &Facts, entry: bool) -> Result<bool, 
         },
         // 3.8, the exceptional exit of a `with`: `__exit__(type, value, tb)`, then a
         // re-raise unless it returned true.
-        Opname::WITH_CLEANUP_START if code.version.minor == 8 && names(ins, k + 1, 2) == ["WITH_CLEANUP_FINISH", "END_FINALLY"] => {
+        // (`async with`: `await __aexit__(type, value, tb)`, the await folded.)
+        Opname::WITH_CLEANUP_START
+            if code.version.minor == 8 && cleanup38(ins, k).is_some_and(|f| ins.get(f + 1).is_some_and(|x| x.opname == "END_FINALLY")) =>
+        {
+            let f = cleanup38(ins, k).expect("checked");
             cx.emit(k, Op::WithExceptStart);
-            cx.emit(k, Op::JumpIf { when: true, target: ins[k + 1].offset });
+            cx.emit(k, Op::JumpIf { when: true, target: ins[f].offset });
+            cx.skip_more = f - k - 1;
             Op::Reraise
         }
         // Suppressed: the triple, the handler and the exit function are dropped.
-        Opname::WITH_CLEANUP_FINISH if code.version.minor == 8 && k > 0 && ins[k - 1].opname == "WITH_CLEANUP_START" => {
+        Opname::WITH_CLEANUP_FINISH if code.version.minor == 8 && ends_cleanup38(ins, k) => {
             cx.emit(k, Op::PopTop);
             cx.emit(k, Op::PopExcept);
             Op::PopTop
@@ -1157,6 +1235,12 @@ fn copy_finally(cx: &mut Cx<'_>, k: usize, from: usize, end: usize, facts: &Fact
     // The body's ops emitted with their own offsets first (folds look back by
     // offset), then moved to k's.
     let n = cx.out.len();
+    // Recorded before the copies nested in it (`copy_offsets` reads them in order).
+    let slot = scaled.then(|| {
+        let mut c = facts.copies.borrow_mut();
+        c.push(Copy38 { start: n, end: n, at: k, from, to: end, begin: cx.ins[k].opname == "BEGIN_FINALLY" });
+        c.len() - 1
+    });
     let mut j = from;
     while j < end {
         // An exit of the body: on a normal path `POP_FINALLY` pops nothing 3.9 has;
@@ -1196,7 +1280,7 @@ fn copy_finally(cx: &mut Cx<'_>, k: usize, from: usize, end: usize, facts: &Fact
     if held != Held::Nothing && !facts.pop38.keys().any(|j| (from..end).contains(j)) {
         return Err(cx.err(k, "a copy of a finally body with a placeholder but no exit"));
     }
-    if scaled {
+    if let Some(slot) = slot {
         let begin = cx.ins[k].opname == "BEGIN_FINALLY";
         // Past the end of the code: the body never reaches its END_FINALLY.
         let last = match after_end(cx.ins, facts, from, end) {
@@ -1204,7 +1288,7 @@ fn copy_finally(cx: &mut Cx<'_>, k: usize, from: usize, end: usize, facts: &Fact
             _ => Op::Nop,
         };
         cx.emit(end, last);
-        facts.copies.borrow_mut().push(Copy38 { start: n, end: cx.out.len(), at: k, from, to: end, begin });
+        facts.copies.borrow_mut()[slot].end = cx.out.len();
         return Ok(());
     }
     let i = &cx.ins[k];
@@ -1227,18 +1311,22 @@ fn after_end(ins: &[Instruction], facts: &Facts, from: usize, end: usize) -> Opt
 
 /// 3.8, when a `finally` body with branches was copied (`facts.scale > 1`): gives
 /// the ops of `ir` their final offsets. An op of instruction offset `o` outside the
-/// copies takes `o * scale`; an op of the copy entered at offset `b`, from body
-/// instruction `from + i`, takes `b * scale + 1 + i`. Jump targets follow: a target
-/// inside the body (its `END_FINALLY` included) is the copy's own, except that in
-/// a copy entered by `BEGIN_FINALLY` a jump to the `END_FINALLY` goes where that
-/// copy's last jump goes before its own threading, the instruction after the
+/// copies takes `o * scale`; an op of the copy entered at IR offset `b`, from body
+/// instruction `from + i`, takes `b + u * (1 + i)`, `u` the copy's unit (see
+/// [`Facts::scale`]; a copy nested in a copy is entered at its entering
+/// instruction's slot in the enclosing copy). Jump targets follow: a target inside
+/// the body (its `END_FINALLY` included) is the copy's own, except that in a copy
+/// entered by `BEGIN_FINALLY` a jump to the `END_FINALLY` goes where that copy's
+/// last jump goes before its own threading, the instruction after the
 /// `END_FINALLY` (3.9's jump threading is one pass in instruction order, CPython
 /// 3.9 `Python/peephole.c`: a forward jump to a jump takes that jump's target as
 /// compiled; `FOR_ITER` is not threaded). Likewise in a copy entered by
 /// `CALL_FINALLY`, when the instruction after the call is a jump, a jump to the
 /// `END_FINALLY` takes that jump's target, and when it is `RETURN_VALUE`, an
 /// unconditional jump to the `END_FINALLY` is a return (the same peephole
-/// replaces a jump to a return by the return). Any other target `t` is `t * scale`.
+/// replaces a jump to a return by the return). Any other target is resolved in
+/// the enclosing copy likewise (without the threading when it comes from one), and
+/// outside every copy target `t` is `t * scale`.
 ///
 /// Errors: a copy whose ops are not where [`copy_finally`] put them.
 pub(super) fn copy_offsets(code: &CodeObject, ins: &[Instruction], facts: &Facts, ir: &mut [IrInstr]) -> Result<(), IrError> {
@@ -1248,43 +1336,88 @@ pub(super) fn copy_offsets(code: &CodeObject, ins: &[Instruction], facts: &Facts
     }
     let index_of = |off: u32| ins.binary_search_by_key(&off, |i| i.offset).ok();
     let copies = facts.copies.borrow();
-    let mut c = copies.iter().peekable();
+    // The copies holding the op being given its offset, outermost first.
+    let mut open: Vec<usize> = Vec::new();
+    let mut next = 0;
     for (p, x) in ir.iter_mut().enumerate() {
-        while c.peek().is_some_and(|c| c.end <= p) {
-            c.next();
+        while open.last().is_some_and(|&c| copies[c].end <= p) {
+            open.pop();
         }
-        let Some(&&Copy38 { at, from, to, begin, .. }) = c.peek().filter(|c| c.start <= p) else {
+        while next < copies.len() && copies[next].start <= p {
+            if copies[next].end > p {
+                open.push(next);
+            }
+            next += 1;
+        }
+        if open.is_empty() {
             x.offset *= s;
             if let Some(t) = x.op.jump_target() {
                 set_jump_target(&mut x.op, t * s);
             }
             continue;
-        };
-        let (lo, hi) = (ins[from].offset, ins[to].offset);
-        let bad = || IrError::at(code, &ins[at], "a copy of a finally body out of place");
-        let base = ins[at].offset * s + 1;
-        let slot = |off: u32| index_of(off).filter(|&j| (from..=to).contains(&j)).map(|j| base + (j - from) as u32);
-        x.offset = slot(x.offset).ok_or_else(bad)?;
-        if let Some(t) = x.op.jump_target() {
-            // After a CALL_FINALLY: what its copy falls into.
-            // (past the `POP_TOP` of a placeholder, a `Nop`).
-            let placeholder = facts.call38.get(&at).is_some_and(|&(_, h)| h == Held::Placeholder);
-            let after = ins.get(if placeholder { at + 2 } else { at + 1 }).ok_or_else(bad)?;
-            let threads = t == hi && !matches!(x.op, Op::ForIter(_));
-            let nt = if threads && begin {
-                ins[after_end(ins, facts, from, to).ok_or_else(bad)?].offset * s
-            } else if threads && matches!(after.id, Opname::JUMP_ABSOLUTE | Opname::JUMP_FORWARD) {
-                after.jump_target().ok_or_else(bad)? * s
-            } else if threads && after.opname == "RETURN_VALUE" && matches!(x.op, Op::Jump(_)) {
-                x.op = Op::Return;
-                continue;
-            } else if lo <= t && t <= hi {
-                slot(t).ok_or_else(bad)?
-            } else {
-                t * s
-            };
-            set_jump_target(&mut x.op, nt);
         }
+        let chain: Vec<Copy38> = open.iter().map(|&c| copies[c]).collect();
+        let bad = || IrError::at(code, &ins[chain[0].at], "a copy of a finally body out of place");
+        // The IR offset entering each copy of the chain and the unit of its slots.
+        let mut bases: Vec<(u32, u32)> = Vec::with_capacity(chain.len());
+        let mut b = ins[chain[0].at].offset * s;
+        let mut u = s;
+        for (l, c) in chain.iter().enumerate() {
+            u /= facts.step;
+            if u == 0 {
+                return Err(bad());
+            }
+            bases.push((b, u));
+            if let Some(inner) = chain.get(l + 1) {
+                if !(c.from..=c.to).contains(&inner.at) {
+                    return Err(bad());
+                }
+                b += u * (1 + (inner.at - c.from) as u32);
+            }
+        }
+        // The slot of instruction offset `off` in the copy at level `l`.
+        let slot = |l: usize, off: u32| {
+            let c = &chain[l];
+            index_of(off).filter(|&j| (c.from..=c.to).contains(&j)).map(|j| bases[l].0 + bases[l].1 * (1 + (j - c.from) as u32))
+        };
+        let last = chain.len() - 1;
+        x.offset = slot(last, x.offset).ok_or_else(bad)?;
+        let Some(mut t) = x.op.jump_target() else { continue };
+        // Target `t` resolved from the innermost copy outwards; `threads` until a
+        // copy's END_FINALLY has been threaded once.
+        let mut threads = !matches!(x.op, Op::ForIter(_));
+        let mut nt = None;
+        for l in (0..=last).rev() {
+            let c = &chain[l];
+            let (lo, hi) = (ins[c.from].offset, ins[c.to].offset);
+            if !(lo <= t && t <= hi) {
+                continue;
+            }
+            if t == hi && threads {
+                // After a CALL_FINALLY: what its copy falls into
+                // (past the `POP_TOP` of a placeholder, a `Nop`).
+                let placeholder = facts.call38.get(&c.at).is_some_and(|&(_, h)| h == Held::Placeholder);
+                let after = ins.get(if placeholder { c.at + 2 } else { c.at + 1 }).ok_or_else(bad)?;
+                if c.begin {
+                    t = ins[after_end(ins, facts, c.from, c.to).ok_or_else(bad)?].offset;
+                    threads = false;
+                    continue;
+                } else if matches!(after.id, Opname::JUMP_ABSOLUTE | Opname::JUMP_FORWARD) {
+                    t = after.jump_target().ok_or_else(bad)?;
+                    threads = false;
+                    continue;
+                } else if after.opname == "RETURN_VALUE" && matches!(x.op, Op::Jump(_)) {
+                    x.op = Op::Return;
+                    break;
+                }
+            }
+            nt = Some(slot(l, t).ok_or_else(bad)?);
+            break;
+        }
+        if x.op == Op::Return {
+            continue;
+        }
+        set_jump_target(&mut x.op, nt.unwrap_or(t * s));
     }
     Ok(())
 }
@@ -1426,7 +1559,7 @@ type Levels = (BTreeMap<usize, u32>, BTreeMap<u32, u32>);
 /// its handler.
 ///
 /// Errors: an op reached with two depths, a stack underflow.
-fn levels_by_ops(code: &CodeObject, ins: &[Instruction], ir: &[IrInstr], scale: u32) -> Result<Levels, IrError> {
+fn levels_by_ops(code: &CodeObject, ins: &[Instruction], ir: &[IrInstr], scale: u32, step: u32) -> Result<Levels, IrError> {
     let index_of = |off: u32| ins.binary_search_by_key(&off, |i| i.offset).ok();
     let bad = |p: usize, m: String| IrError::at(code, &ins[index_of(ir[p].offset / scale).unwrap_or(0)], m);
     let pos = |t: u32| ir.partition_point(|x| x.offset < t);
@@ -1468,7 +1601,7 @@ fn levels_by_ops(code: &CodeObject, ins: &[Instruction], ir: &[IrInstr], scale: 
                 }
             }
             ends |= ends_flow(i.opname);
-        } else if let Some((base, j, from)) = copied(ins, x.offset, scale).filter(|_| ir.get(p + 1).is_none_or(|n| n.offset != x.offset)) {
+        } else if let Some((base, u, j, from)) = copied(ins, x.offset, scale, step).filter(|_| ir.get(p + 1).is_none_or(|n| n.offset != x.offset)) {
             // The last op of a copied SETUP_*: enters the copy of its handler.
             let i = &ins[j];
             if i.opname.starts_with("SETUP_") {
@@ -1476,7 +1609,7 @@ fn levels_by_ops(code: &CodeObject, ins: &[Instruction], ir: &[IrInstr], scale: 
                 let lv = u32::try_from(lv).map_err(|_| bad(p, "negative handler depth".into()))?;
                 copy_level.insert(x.offset, lv);
                 let h = i.jump_target().and_then(index_of).filter(|&h| h > from).ok_or_else(|| bad(p, "handler target is not in the finally body".into()))?;
-                succ.push((pos(base + 1 + (h - from) as u32), i64::from(lv) + 1));
+                succ.push((pos(base + u * (1 + (h - from) as u32)), i64::from(lv) + 1));
             }
         }
         if !ends && p + 1 < ir.len() {
@@ -1490,23 +1623,108 @@ fn levels_by_ops(code: &CodeObject, ins: &[Instruction], ir: &[IrInstr], scale: 
 }
 
 /// 3.8 with scaled offsets ([`copy_offsets`]): for the IR offset `off` of an op of
-/// a copy of a `finally` body, the IR offset of the instruction entering the copy
-/// (`BEGIN_FINALLY` or `CALL_FINALLY`), the index of the body instruction copied
+/// a copy of a `finally` body, the IR offset entering the innermost copy holding it
+/// (that of the `BEGIN_FINALLY` or `CALL_FINALLY`, or of its slot in the enclosing
+/// copy), the unit of that copy's slots, the index of the body instruction copied
 /// and that of the body's first instruction. `None` for the offset of an
-/// instruction of the code.
-fn copied(ins: &[Instruction], off: u32, scale: u32) -> Option<(u32, usize, usize)> {
-    if off.is_multiple_of(scale) {
+/// instruction of the code or of an entering instruction in a copy.
+fn copied(ins: &[Instruction], off: u32, scale: u32, step: u32) -> Option<(u32, u32, usize, usize)> {
+    if off.is_multiple_of(scale) || step < 2 {
         return None;
     }
-    let base = off / scale * scale;
     let index_of = |o: u32| ins.binary_search_by_key(&o, |i| i.offset).ok();
-    let at = index_of(base / scale)?;
-    let from = match ins[at].id {
-        Opname::BEGIN_FINALLY => at + 1,
-        Opname::CALL_FINALLY => index_of(ins[at].jump_target()?)?,
-        _ => return None,
-    };
-    Some((base, from + (off - base - 1) as usize, from))
+    let mut at = index_of(off / scale)?;
+    let mut base = off / scale * scale;
+    let mut u = scale;
+    let mut found = None;
+    while u > 1 && (off - base) % u != 0 {
+        let from = match ins[at].id {
+            Opname::BEGIN_FINALLY => at + 1,
+            Opname::CALL_FINALLY => index_of(ins[at].jump_target()?)?,
+            _ => return None,
+        };
+        u /= step;
+        let d = (off - base) / u;
+        if d == 0 {
+            return None;
+        }
+        let j = from + (d - 1) as usize;
+        found = Some((base, u, j, from));
+        base += d * u;
+        at = j;
+    }
+    found.filter(|_| off == base)
+}
+
+/// Appends the range `start..end` protected by `r` (handler IR offset and depth;
+/// `None`: unprotected) to `out`, merged with the last range when they touch.
+fn push_range(out: &mut Vec<ExceptionTableEntry>, start: u32, end: u32, r: Option<(u32, u32)>) {
+    let Some((target, depth)) = r else { return };
+    match out.last_mut() {
+        Some(x) if x.end == start && x.target == target && x.depth == depth => x.end = end,
+        _ => out.push(ExceptionTableEntry { start, end, target, depth, lasti: false }),
+    }
+}
+
+/// 3.8 with scaled offsets: what [`protected_ranges`] knows to give the copies of
+/// `finally` bodies their ranges.
+struct CopyRanges<'a> {
+    code: &'a CodeObject,
+    ins: &'a [Instruction],
+    facts: &'a Facts,
+    stacks: &'a [Option<Vec<Blk>>],
+    /// The `SETUP_*` instruction of each handler.
+    setup_of: &'a BTreeMap<usize, usize>,
+    /// The depth recorded by each copied `SETUP_*`, by IR offset ([`levels_by_ops`]).
+    copy_level: &'a BTreeMap<u32, u32>,
+    step: u32,
+}
+
+impl CopyRanges<'_> {
+    /// The ranges of `b..end`: the ops of instruction `k` at IR offset `b`, then the
+    /// copy of the body `k` enters, its body instruction `j` at `b + u * (1 + j -
+    /// from)`, a copy nested in it likewise with unit `u / step`. The entering ops
+    /// and the copy are protected by `own`, but for the instructions inside a block
+    /// opened in the body, protected by the copy of its handler at the depth its
+    /// copied `SETUP_*` records.
+    ///
+    /// Errors: a body without its `SETUP_FINALLY`, a copied block whose depth is
+    /// unknown.
+    fn copy_ranges(&self, out: &mut Vec<ExceptionTableEntry>, k: usize, b: u32, u: u32, end: u32, own: Option<(u32, u32)>) -> Result<(), IrError> {
+        let ins = self.ins;
+        let Some((from, to)) = self.facts.copied_body(ins, k) else {
+            push_range(out, b, end, own);
+            return Ok(());
+        };
+        let bad = |k: usize, m: &str| IrError::at(self.code, &ins[k], m);
+        let entry = ins
+            .iter()
+            .position(|x| x.opname == "SETUP_FINALLY" && x.jump_target() == Some(ins[from].offset))
+            .and_then(|s| self.stacks[s].as_ref())
+            .map(Vec::len)
+            .ok_or_else(|| bad(from, "a finally body without its SETUP_FINALLY"))?;
+        push_range(out, b, b + u, own);
+        let slot = |j: usize| b + u * (1 + (j - from) as u32);
+        for j in from..=to {
+            let st = self.stacks[j].as_ref().map(|st| if ins[j].opname.starts_with("SETUP_") { &st[..st.len() - 1] } else { &st[..] });
+            let inner = st.and_then(|sj| innermost(sj.get(entry..).unwrap_or(&[])));
+            let r = match inner {
+                Some((h, _)) => {
+                    let s = self.setup_of[&h];
+                    let lv = self.copy_level.get(&slot(s)).ok_or_else(|| bad(s, "a copied SETUP block whose stack depth is unknown"))?;
+                    Some((slot(h), *lv))
+                }
+                None => own,
+            };
+            if j != k && u >= self.step && self.facts.copied_body(ins, j).is_some() {
+                self.copy_ranges(out, j, slot(j), u / self.step, slot(j) + u, r)?;
+            } else {
+                push_range(out, slot(j), slot(j) + u, r);
+            }
+        }
+        push_range(out, slot(to) + u, end, own);
+        Ok(())
+    }
 }
 
 /// The protected ranges of a 3.8-3.10 code object (see the module docs), from its
@@ -1527,7 +1745,7 @@ pub(super) fn protected_ranges(code: &CodeObject, ins: &[Instruction], ir: &[IrI
     // 3.8 with copies of finally bodies with branches: IR offsets are scaled.
     let facts = if code.version.minor == 8 { Some(Facts::scan_with(code, ins, &stacks)?) } else { None };
     let scale = facts.as_ref().map_or(1, |f| f.scale);
-    let (level, copy_level) = if scale > 1 { levels_by_ops(code, ins, ir, scale)? } else { (levels(code, ins, ir)?, BTreeMap::new()) };
+    let (level, copy_level) = if scale > 1 { levels_by_ops(code, ins, ir, scale, facts.as_ref().map_or(1, |f| f.step))? } else { (levels(code, ins, ir)?, BTreeMap::new()) };
     // Each reached instruction is protected by the innermost SETUP block on its
     // stack; the SETUP instruction recording that block gives the depth.
     let mut setup_of: BTreeMap<usize, usize> = BTreeMap::new();
@@ -1541,13 +1759,6 @@ pub(super) fn protected_ranges(code: &CodeObject, ins: &[Instruction], ir: &[IrI
     // (and the NOP of `try:`) does.
     let trimmed = |k: usize| stacks[k].as_ref().map(|st| if ins[k].opname.starts_with("SETUP_") { &st[..st.len() - 1] } else { &st[..] });
     let mut out: Vec<ExceptionTableEntry> = Vec::new();
-    let mut push = |start: u32, end: u32, r: Option<(u32, u32)>| {
-        let Some((target, depth)) = r else { return };
-        match out.last_mut() {
-            Some(x) if x.end == start && x.target == target && x.depth == depth => x.end = end,
-            _ => out.push(ExceptionTableEntry { start, end, target, depth, lasti: false }),
-        }
-    };
     for (k, i) in ins.iter().enumerate() {
         let Some(st) = trimmed(k) else { continue };
         let own = match innermost(st) {
@@ -1557,41 +1768,18 @@ pub(super) fn protected_ranges(code: &CodeObject, ins: &[Instruction], ir: &[IrI
             }
             None => None,
         };
-        // With scaled offsets, the copies entered at k lie inside k's range...
+        // With scaled offsets, the copies entered at k lie inside k's range, but for
+        // the instructions inside the blocks of their bodies (see `copy_ranges`).
         let start = i.offset * scale;
         let end = ins.get(k + 1).map_or(i.offset + 2, |n| n.offset) * scale;
-        let body = facts.as_ref().filter(|_| scale > 1).and_then(|f| match (f.begin38.get(&k), f.call38.get(&k)) {
-            (Some(&Begin38::Finally(e)), _) => Some((k + 1, e)),
-            (_, Some(&(e, _))) => i.jump_target().and_then(index_of).map(|t| (t, e)),
-            _ => None,
-        });
-        let Some((from, to)) = body.filter(|&(from, to)| nested38(ins, from, to)) else {
-            push(start, end, own);
-            continue;
-        };
-        // ...but in a copy of a body with blocks of its own, the instructions
-        // inside those blocks are protected by the copies of their handlers.
-        let entry = ins
-            .iter()
-            .position(|x| x.opname == "SETUP_FINALLY" && x.jump_target() == Some(ins[from].offset))
-            .and_then(|s| stacks[s].as_ref())
-            .map(Vec::len)
-            .ok_or_else(|| bad(from, "a finally body without its SETUP_FINALLY".into()))?;
-        push(start, start + 1, own);
-        for j in from..=to {
-            let slot = start + 1 + (j - from) as u32;
-            let inner = trimmed(j).and_then(|sj| innermost(sj.get(entry..).unwrap_or(&[])));
-            let r = match inner {
-                Some((h, _)) => {
-                    let s = setup_of[&h];
-                    let lv = copy_level.get(&(start + 1 + (s - from) as u32)).ok_or_else(|| bad(s, "a copied SETUP block whose stack depth is unknown".into()))?;
-                    Some((start + 1 + (h - from) as u32, *lv))
-                }
-                None => own,
-            };
-            push(slot, slot + 1, r);
+        match facts.as_ref().filter(|_| scale > 1) {
+            Some(f) if f.copied_body(ins, k).is_some() => {
+                let step = f.step;
+                let cx = CopyRanges { code, ins, facts: f, stacks: &stacks, setup_of: &setup_of, copy_level: &copy_level, step };
+                cx.copy_ranges(&mut out, k, start, scale / step, end, own)?;
+            }
+            _ => push_range(&mut out, start, end, own),
         }
-        push(start + 2 + (to - from) as u32, end, own);
     }
     Ok(out)
 }

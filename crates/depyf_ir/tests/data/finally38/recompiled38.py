@@ -346,3 +346,149 @@ def return_in_try_if_in_finally(g, x, h):
     finally:
         if x:
             h()
+
+
+async def async_with(m, g):
+    async with m as x:
+        g(x)
+    g(1)
+
+
+async def async_with_return(m, g):
+    async with m as x:
+        return g(x)
+
+
+async def async_with_break_continue(m, g, items):
+    for y in items:
+        async with m:
+            if g(y):
+                break
+            if y:
+                continue
+            g(2)
+    return 3
+
+
+async def async_with_in_try_finally(m, g, h):
+    try:
+        async with m:
+            g(4)
+    finally:
+        h()
+
+
+async def async_with_in_finally(m, g, h):
+    try:
+        g(5)
+    finally:
+        async with m:
+            h()
+
+
+def try_finally_in_finally(g, h, k):
+    g(1, 2, 3)
+    try:
+        g(1)
+    finally:
+        try:
+            h(2)
+        finally:
+            k(3)
+
+
+def try_finally_in_finally_branches(g, h, k):
+    g(1, 2, 3, 4, 5)
+    try:
+        g(1)
+    finally:
+        try:
+            if h:
+                h(2)
+        finally:
+            if k:
+                k(3)
+            else:
+                k(4)
+        g(5)
+
+
+def try_finally_in_finally_in_loop(g, h, items):
+    for x in items:
+        try:
+            g(x)
+        finally:
+            try:
+                h(x)
+            finally:
+                g(6)
+    return 7
+
+
+def try_except_in_finally_in_finally(g, h):
+    g(1, 2, 3, 4)
+    try:
+        g(1)
+    finally:
+        try:
+            g(2)
+        finally:
+            try:
+                h(3)
+            except OSError:
+                h(4)
+
+
+def return_in_try_try_finally_in_finally(g, h):
+    g(1, 2, 3)
+    try:
+        return g(1)
+    finally:
+        try:
+            h(2)
+        finally:
+            h(3)
+
+
+def try_finally_in_finally_in_finally(g, h, k):
+    g(1, 2, 3, 4)
+    try:
+        g(1)
+    finally:
+        try:
+            h(2)
+        finally:
+            try:
+                k(3)
+            finally:
+                k(4)
+
+
+def try_finally_in_with_in_finally(g, h, m):
+    g(1, 2, 3)
+    try:
+        g(1)
+    finally:
+        with m:
+            try:
+                h(2)
+            finally:
+                h(3)
+
+
+def close_like(self, g):
+    g(self.lock, self.closed, self.mode, self.buf, self.close, self.closefp, self.fp, 1, 2, 0)
+    with self.lock:
+        if not self.closed:
+            try:
+                if self.mode == 1:
+                    self.buf.close()
+                elif self.mode == 2:
+                    g(self.buf)
+            finally:
+                try:
+                    if self.closefp:
+                        self.fp.close()
+                finally:
+                    self.fp = None
+                    self.mode = 0
