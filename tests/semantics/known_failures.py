@@ -112,6 +112,22 @@ KNOWN_FAILURES = {
     's5_async_loops_with.coro_return_await_in_async_with': {
         '3.8': '3.8 async with is not handled',
     },
+    's6_async_with38.coro_async_with_break_continue': {
+        '3.10': 'the code after a with differs on its normal and suppressed exits',
+        '3.12 3.13 3.14 3.15': 'a with statement whose handler goes on elsewhere than its normal exit',
+    },
+    's6_nested_finally38.close_like': {
+        '3.10': 'a try or with body with several exits',
+    },
+    's6_nested_finally38.try_finally_in_finally_branches': {
+        '3.11 3.12 3.13 3.14 3.15': 'the normal exit of a try/finally does not run the finally body',
+    },
+    's6_nested_finally38.try_finally_in_finally_in_plain_loop': {
+        '3.10': 'a try or with body with several exits',
+    },
+    's6_nested_finally38.try_finally_in_finally_in_loop': {
+        'all': 'the normal exit of a try/finally does not run the finally body',
+    },
     'try_else_layouts.else_in_with': {
         'all': 'a construct that recovery could not shape (`__with_exit__` left in the output)',
     },

@@ -26,6 +26,13 @@ def gen(n):
         yield i
     yield from range(3)
 
+# depyf-function: coro
+async def coro(session):
+    async with session as s:
+        async for item in s:
+            await item
+    return [i async for i in session]
+
 # depyf-function: comprehensions
 def comprehensions(xs):
     return [x for x in xs if x], {x: x for x in xs}, {x for x in xs}, (x for x in xs)
