@@ -11,41 +11,11 @@ KNOWN_FAILURES = {
     'control_handler_loops.continue_in_try_finally_then_break': {
         'all': 'the way out of a while loop lies inside a try or with of its body',
     },
-    'lang2_async.async_for_and_with_in_try': {
-        '3.8': 'SETUP_FINALLY: not supported by the decompiler yet',
-    },
     'lang2_async.async_generator_expression': {
         '3.15': 'GET_ANEXT: not supported by the decompiler yet',
     },
-    'lang2_async.async_with_as': {
-        '3.8': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
-    },
-    'lang2_async.async_with_nested_sync_and_return': {
-        '3.8': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
-    },
-    'lang2_async.async_with_suppress_and_plain': {
-        '3.8': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
-    },
-    'part2_async.agen_async_with_inside': {
-        '3.8': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
-    },
     'part2_async.coro_async_genexp': {
         '3.15': 'GET_AITER: not supported by the decompiler yet',
-    },
-    'part2_async.coro_async_with': {
-        '3.8': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
-    },
-    'part2_async.coro_async_with_in_loop': {
-        '3.8': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
-    },
-    'part2_async.coro_async_with_nested_sync_with': {
-        '3.8': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
-    },
-    'part2_async.coro_async_with_return': {
-        '3.8': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
-    },
-    'part2_async.coro_async_with_two_items': {
-        '3.8': 'BEFORE_ASYNC_WITH: not supported by the decompiler yet',
     },
     'part2_exceptions.nested_try_in_finally': {
         '3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -94,23 +64,8 @@ KNOWN_FAILURES = {
         '3.14': 'LOAD_SPECIAL: not supported by the decompiler yet',
         '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
-    's5_async_loops_with.agen_async_with_and_async_for': {
-        '3.8': 'BEGIN_FINALLY into the exit of an async with (3.8 async with is not handled)',
-    },
-    's5_async_loops_with.agen_athrow_inside_async_with': {
-        '3.8': 'BEGIN_FINALLY into the exit of an async with (3.8 async with is not handled)',
-    },
-    's5_async_loops_with.coro_async_for_with_return_inside_async_with': {
-        '3.8': '3.8 async with is not handled',
-    },
     's5_async_loops_with.coro_async_genexp_filter': {
         '3.15': 'a comprehension body of an unknown shape',
-    },
-    's5_async_loops_with.coro_async_with_in_while_suppressing': {
-        '3.8': '3.8 async with is not handled',
-    },
-    's5_async_loops_with.coro_return_await_in_async_with': {
-        '3.8': '3.8 async with is not handled',
     },
     's6_async_with38.coro_async_with_break_continue': {
         '3.10': 'the code after a with differs on its normal and suppressed exits',
@@ -122,11 +77,11 @@ KNOWN_FAILURES = {
     's6_nested_finally38.try_finally_in_finally_branches': {
         '3.11 3.12 3.13 3.14 3.15': 'the normal exit of a try/finally does not run the finally body',
     },
-    's6_nested_finally38.try_finally_in_finally_in_plain_loop': {
-        '3.10': 'a try or with body with several exits',
-    },
     's6_nested_finally38.try_finally_in_finally_in_loop': {
         'all': 'the normal exit of a try/finally does not run the finally body',
+    },
+    's6_nested_finally38.try_finally_in_finally_in_plain_loop': {
+        '3.10': 'a try or with body with several exits',
     },
     'try_else_layouts.else_in_with': {
         'all': 'a construct that recovery could not shape (`__with_exit__` left in the output)',
