@@ -155,3 +155,70 @@ def close_like(mode, log, closed=False, closefp=True):
             finally:
                 log.append("reset")
     return "done"
+
+
+@case(("none", 0), ("outer", 0), ("outer", 1), ("none", 1), ("os", 1), ("os", 0))
+def return_in_finally_in_try_except(mode, n):
+    # The return leaves the finally body and the try/except around the try/finally
+    # (3.8: POP_FINALLY; ...; POP_BLOCK; RETURN_VALUE); an exception from the try
+    # body is dropped by the return, or caught by the except clause without it.
+    log = []
+    try:
+        try:
+            if mode == "os":
+                raise OSError("os")
+            _act(log, "outer", mode)
+        finally:
+            log.append("fin")
+            if n:
+                return log, "returned"
+    except OSError as e:
+        log.append(("caught", str(e)))
+    except ValueError as e:
+        log.append(("value", str(e)))
+    return log, None
+
+
+@case(([1, 2, 3], 2, "none"), ([1, 2, 3], 9, "outer"), ([0, 1], 1, "os"), ([], 0, "none"))
+def break_continue_in_finally_in_try_except(items, stop, mode):
+    log = []
+    for x in items:
+        try:
+            try:
+                if x == 1 and mode == "os":
+                    raise OSError("os")
+                if x == 3:
+                    _act(log, "outer", mode)
+                log.append(x)
+            finally:
+                if x == stop:
+                    break
+                if x == 0:
+                    continue
+                log.append(("fin", x))
+        except OSError:
+            log.append("caught os")
+        except ValueError:
+            log.append("caught value")
+    return log
+
+
+def _raise_os(log, mode):
+    log.append("body")
+    if mode == "os":
+        raise OSError("os")
+    if mode == "value":
+        raise ValueError("value")
+
+
+@case(("none", 0, []), ("none", 1, []), ("os", 0, []), ("os", 1, []), ("value", 1, []), ("value", 0, []))
+def return_in_finally_in_try_except_plain(mode, n, log):
+    try:
+        try:
+            _raise_os(log, mode)
+        finally:
+            if n:
+                return log
+    except OSError:
+        log.append("caught")
+    return 3

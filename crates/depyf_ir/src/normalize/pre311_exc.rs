@@ -95,6 +95,9 @@
 //!   the `try` body that puts its value in the placeholder's place
 //!   (`POP_BLOCK; ROT_TWO; POP_TOP; CALL_FINALLY`) is 3.9's value kept below the
 //!   copy.
+//!   An exit that also leaves a `try/except` around the `try/finally` pops its block
+//!   after the placeholder (`POP_BLOCK`, a `Nop`); in the copies, the ops after it
+//!   lie outside that `try`'s range, as in 3.9's ([`protected_ranges`]).
 //!
 //! - a `finally` body with blocks of its own (`try/except`, `with`, `except E as
 //!   name`) is copied with them: each copy has offsets of its own, and the
@@ -398,6 +401,9 @@ fn finally_body(ins: &[Instruction], h: usize) -> Option<(usize, bool)> {
             Opname::END_FINALLY => open -= 1,
             Opname::POP_FINALLY if open == 0 => {
                 let last = exit38(ins, j)?;
+                // Leaving blocks around the `try/finally`: its copies' ranges end
+                // inside them (offsets of their own).
+                straight &= !ins[j..last].iter().any(|x| x.opname == "POP_BLOCK");
                 exits.insert(last);
                 j = last + 1;
                 continue;
@@ -465,9 +471,10 @@ fn finally_body(ins: &[Instruction], h: usize) -> Option<(usize, bool)> {
 /// `FINALLY_END`): `POP_FINALLY p` (`p` = 1 when the returned value is above what
 /// it pops), `ROT_TWO` when `p` = 1, `POP_TOP` (the placeholder pushed before the
 /// `try`, see [`Facts::try2`]), then the unwinding of enclosing loops (`ROT_TWO`,
-/// `POP_TOP`), a `LOAD_CONST` of the returned constant, and the `RETURN_VALUE` or
-/// jump that leaves. `None` for any other shape (an enclosing `try` or `with` to
-/// leave as well, ...).
+/// `POP_TOP`), a `LOAD_CONST` of the returned constant, the `POP_BLOCK` of each
+/// `try/except` around the `try/finally` that it leaves, and the `RETURN_VALUE` or
+/// jump that leaves. `None` for any other shape (an enclosing `with` or `except`
+/// clause to leave as well, ...).
 fn exit38(ins: &[Instruction], j: usize) -> Option<usize> {
     let p = ins[j].oparg?;
     let mut k = j + 1;
@@ -485,7 +492,8 @@ fn exit38(ins: &[Instruction], j: usize) -> Option<usize> {
     loop {
         let x = ins.get(k)?;
         match x.id {
-            Opname::POP_TOP | Opname::ROT_TWO | Opname::LOAD_CONST | Opname::EXTENDED_ARG => k += 1,
+            // `POP_BLOCK`: leaving a `try/except` around the `try/finally` too.
+            Opname::POP_TOP | Opname::ROT_TWO | Opname::LOAD_CONST | Opname::EXTENDED_ARG | Opname::POP_BLOCK => k += 1,
             Opname::RETURN_VALUE | Opname::JUMP_ABSOLUTE | Opname::JUMP_FORWARD => return (!lands(j + 1, k)).then_some(k),
             _ => return None,
         }
@@ -1260,8 +1268,12 @@ fn copy_finally(cx: &mut Cx<'_>, k: usize, from: usize, end: usize, facts: &Fact
             }
             continue;
         }
-        // A body with blocks of its own: their ops as on the exception path.
-        if !nested || !op_at(cx, j, facts, j != from)? {
+        // A body with blocks of its own: their ops as on the exception path; the
+        // `POP_BLOCK` of an exit leaving a `try/except` around the `try/finally`
+        // (see `exit38`) pops nothing of the IR.
+        if cx.ins[j].id == Opname::POP_BLOCK && !nested {
+            cx.emit(j, Op::Nop);
+        } else if !nested || !op_at(cx, j, facts, j != from)? {
             super::py38::op(cx, j)?;
         }
         j += 1;
@@ -1677,6 +1689,9 @@ struct CopyRanges<'a> {
     setup_of: &'a BTreeMap<usize, usize>,
     /// The depth recorded by each copied `SETUP_*`, by IR offset ([`levels_by_ops`]).
     copy_level: &'a BTreeMap<u32, u32>,
+    /// The depth recorded by each `SETUP_*` of the code, by index ([`levels_by_ops`]).
+    level: &'a BTreeMap<usize, u32>,
+    scale: u32,
     step: u32,
 }
 
@@ -1713,6 +1728,22 @@ impl CopyRanges<'_> {
                     let s = self.setup_of[&h];
                     let lv = self.copy_level.get(&slot(s)).ok_or_else(|| bad(s, "a copied SETUP block whose stack depth is unknown"))?;
                     Some((slot(h), *lv))
+                }
+                // An exit of the body past its handler and blocks around the
+                // `try/finally` (`POP_FINALLY ... POP_BLOCK`, see `exit38`): what is
+                // left is the stack of the instruction entering the copy, less
+                // those blocks, as on the exception path.
+                None if st.is_some_and(|sj| sj.len() < entry) => {
+                    if u * self.step != self.scale {
+                        return Err(bad(j, "an exit of a finally body leaving blocks around it, in a copy nested in a copy"));
+                    }
+                    match st.and_then(innermost) {
+                        Some((h, _)) => {
+                            let s = self.setup_of[&h];
+                            Some((ins[h].offset * self.scale, *self.level.get(&s).ok_or_else(|| bad(s, "a SETUP block whose stack depth is unknown"))?))
+                        }
+                        None => None,
+                    }
                 }
                 None => own,
             };
@@ -1775,7 +1806,7 @@ pub(super) fn protected_ranges(code: &CodeObject, ins: &[Instruction], ir: &[IrI
         match facts.as_ref().filter(|_| scale > 1) {
             Some(f) if f.copied_body(ins, k).is_some() => {
                 let step = f.step;
-                let cx = CopyRanges { code, ins, facts: f, stacks: &stacks, setup_of: &setup_of, copy_level: &copy_level, step };
+                let cx = CopyRanges { code, ins, facts: f, stacks: &stacks, setup_of: &setup_of, copy_level: &copy_level, level: &level, scale, step };
                 cx.copy_ranges(&mut out, k, start, scale / step, end, own)?;
             }
             _ => push_range(&mut out, start, end, own),

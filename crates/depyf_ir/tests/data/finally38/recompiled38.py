@@ -492,3 +492,42 @@ def close_like(self, g):
                 finally:
                     self.fp = None
                     self.mode = 0
+
+
+def return_in_finally_in_try_except(g, h):
+    try:
+        try:
+            g(1)
+        finally:
+            if h:
+                return h
+    except OSError:
+        g(2)
+    return 3
+
+
+def break_in_finally_in_try_except(items, g):
+    for x in items:
+        try:
+            try:
+                g(x)
+            finally:
+                if x:
+                    break
+        except OSError:
+            g(2)
+            continue
+    return 3
+
+
+def return_value_in_finally_in_try_except(g, h):
+    try:
+        try:
+            __temp_0__ = g(1)
+        except:
+            pass
+        else:
+            return h
+        return h
+    except OSError:
+        g(2)
