@@ -99,7 +99,9 @@
 //!   the exceptional exit of a `with` as one group on the path that suppresses the
 //!   exception; the `WITH_CLEANUP_START; WITH_CLEANUP_FINISH; POP_FINALLY 0` of a
 //!   `with` left by return/break/continue folded into its `BEGIN_FINALLY`'s
-//!   `WithExit`; a `BEGIN_FINALLY` never reached (a `Nop`) not checked. An
+//!   `WithExit` (an `async with` has the await of `__aexit__`'s result, no ops and 0
+//!   in all, before `WITH_CLEANUP_FINISH`); a `BEGIN_FINALLY` never reached (a `Nop`)
+//!   not checked. An
 //!   `END_FINALLY` that re-raises (`Reraise`) is 3.9's `RERAISE`, -3 (one IR value for
 //!   the triple): `dis`'s -6 also counts the saved `exc_info` triple that unwinding
 //!   pops after the raise, so it is counted 3 more. `CALL_FINALLY` runs the finally
@@ -295,7 +297,9 @@ fn folds(v: PythonVersion, ins: &[Instruction], ops: &HashMap<u32, Vec<&Op>>) ->
             if all_nop(k) {
                 m.insert(k, k);
             } else if ops.get(&ins[k].offset).is_some_and(|o| o.as_slice() == [&Op::WithExit]) {
-                for j in k + 1..(k + 4).min(ins.len()) {
+                // (`async with`: the await of `__aexit__`'s result between them.)
+                let n = if ins.get(k + 2).is_some_and(|i| i.opname == "GET_AWAITABLE") { 7 } else { 4 };
+                for j in k + 1..(k + n).min(ins.len()) {
                     m.insert(j, k);
                 }
             }
@@ -656,6 +660,8 @@ fn py38_finally(
             ("BEGIN_FINALLY", [.., Op::Jump(t)]) => {
                 let end = match mine.as_slice() {
                     [Op::WithExit, Op::Jump(_)] if names(k + 1, 3) == ["WITH_CLEANUP_START", "WITH_CLEANUP_FINISH", "END_FINALLY"] => k + 3,
+                    // `async with`: the await of `__aexit__`'s result (0 in all).
+                    [Op::WithExit, Op::Jump(_)] if names(k + 1, 6) == ["WITH_CLEANUP_START", "GET_AWAITABLE", "LOAD_CONST", "YIELD_FROM", "WITH_CLEANUP_FINISH", "END_FINALLY"] => k + 6,
                     [Op::PopExcept, ..] if names(k + 4, 2) == ["END_FINALLY", "POP_EXCEPT"] => k + 5,
                     // A copy of the straight-line body up to its END_FINALLY (the
                     // jump goes past it, threaded through a jump there).
@@ -687,6 +693,17 @@ fn py38_finally(
                 out.insert(k + 1, None);
                 out.insert(k + 2, None);
                 (suppress, k..=k + 2)
+            }
+            // The same in an `async with`, with the await of `__aexit__`'s result
+            // (no ops of its own) before WITH_CLEANUP_FINISH.
+            ("WITH_CLEANUP_START", [Op::WithExceptStart, Op::JumpIf { when: true, .. }, Op::Reraise])
+                if names(k + 1, 5) == ["GET_AWAITABLE", "LOAD_CONST", "YIELD_FROM", "WITH_CLEANUP_FINISH", "END_FINALLY"] =>
+            {
+                let suppress = net(&mine, true) + items(&of(k + 4)) + items(&of(k + 5)) - 2;
+                for j in k + 1..=k + 5 {
+                    out.insert(j, None);
+                }
+                (suppress, k..=k + 5)
             }
             _ => continue,
         };
