@@ -94,6 +94,21 @@ KNOWN_FAILURES = {
     's6_nested_finally38.try_finally_in_finally_in_plain_loop': {
         '3.10': 'a try or with body with several exits',
     },
+    's6_finally_exits.finally_holds_if_with_try': {
+        '3.10 3.12 3.13 3.14 3.15': 'the normal exit of a try/finally does not run the finally body',
+    },
+    's6_finally_exits.finally_holds_try_except': {
+        '3.10': 'the normal exit of a try/finally does not run the finally body',
+    },
+    's6_finally_exits.finally_holds_try_except_at_end': {
+        '3.10': 'the normal exit of a try/finally does not run the finally body',
+    },
+    's6_finally_exits.with_returns_conditional': {
+        '3.8 3.9 3.10': 'a with body whose normal exit does not call __exit__',
+    },
+    's6_finally_exits.with_returns_conditional_plain': {
+        '3.8 3.9 3.10': 'a with body whose normal exit does not call __exit__',
+    },
     'try_else_layouts.else_in_with': {
         'all': 'a construct that recovery could not shape (`__with_exit__` left in the output)',
     },

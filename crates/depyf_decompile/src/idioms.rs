@@ -467,6 +467,13 @@ fn set_last_return(s: &mut Stmt, t: &str) -> bool {
         }
         Stmt::With(_, b) => b.last_mut().is_some_and(|l| set_last_return(l, t)),
         Stmt::Try(b, hs, orelse, fin) if hs.is_empty() && orelse.is_empty() && !fin.is_empty() => b.last_mut().is_some_and(|l| set_last_return(l, t)),
+        // `except` clauses that never fall through (each ends in `raise` or
+        // `return`) never reach the `return t` after the statement: only the body
+        // does, as with `finally` alone (`try: return f() except E: ...; raise
+        // finally: ...`, CPython 3.12+).
+        Stmt::Try(b, hs, orelse, fin) if orelse.is_empty() && !fin.is_empty() && hs.iter().all(|h| matches!(h.body.last(), Some(Stmt::Raise(..) | Stmt::Return(_)))) => {
+            b.last_mut().is_some_and(|l| set_last_return(l, t))
+        }
         _ => false,
     }
 }

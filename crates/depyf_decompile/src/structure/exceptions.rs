@@ -420,7 +420,20 @@ impl Structurer<'_> {
             let n = fbody.len();
             let mut rest = Vec::new();
             match e1 {
-                Some(e1) => self.region_into(&mut rest, e1, stop, false, err)?,
+                Some(e1) => {
+                    self.region_into(&mut rest, e1, stop, false, err)?;
+                    // `try: return x` then a copy of the `finally` body that rebinds
+                    // `x`: the value loaded in the body waits on the stack, and
+                    // recovery names it before the copy's store. The load is the
+                    // body's (nothing runs between the body and its copy), so is
+                    // the naming; the `return` of it after the copy folds back
+                    // into the body (`idioms::fold_returned_temps`).
+                    if let Some(Stmt::Assign(t, Expr::Name(_))) = rest.first() {
+                        if matches!(t.as_slice(), [Expr::Name(tn)] if tn.starts_with("__temp_") && matches!(rest.last(), Some(Stmt::Return(Some(Expr::Name(r)))) if r == tn)) && rest.len() > 2 {
+                            body.push(rest.remove(0));
+                        }
+                    }
+                }
                 // Every way out of the body is a copy read as its statement, or
                 // there is none: the body always raises (or loops for ever), and
                 // the finally body runs in the handler only.
@@ -430,7 +443,7 @@ impl Structurer<'_> {
                 // CPython 3.12+ copies the small exit block after the `try` into
                 // every end of a copy that ends in an `if` (see `is_copy_before`):
                 // that exit is the code after the `try` when every end has it.
-                if let Some(t) = first_tail(&rest[n - 1]).filter(|t| matches!(t, Stmt::Return(None | Some(Expr::Const(_))) | Stmt::Break | Stmt::Continue)).cloned() {
+                if let Some(t) = first_tail(&rest[n - 1]).filter(|t| is_small_exit(t)).cloned() {
                     if all_tails_leave(&rest[n - 1], &t) && !is_copy_before(&rest, &[], &fbody) && is_copy_before(&rest, std::slice::from_ref(&t), &fbody) {
                         rest.push(t);
                     }
@@ -818,6 +831,26 @@ impl Structurer<'_> {
         }
     }
 
+    /// The value `v` of a `return v` that ends a `with` body (handler `h`) whose
+    /// value recovery reads at the body's exit `e1` (`rest`: `__temp = v;
+    /// __with_exit__; return __temp`): a conditional expression (`return a if c
+    /// else b`) whose arms meet at `e1`, after the protected range, where CPython
+    /// calls `__exit__` with the value on the stack (3.11+ `Python/compile.c`
+    /// `compiler_unwind_fblock_stack`). `None` unless every way into `e1` and the
+    /// block the value's branches start from lie in the body, so that `v` is
+    /// evaluated there.
+    fn with_return_value(&self, rest: &[Stmt], e1: BlockId, h: BlockId) -> Option<Expr> {
+        let [Stmt::Assign(t, v), x, Stmt::Return(Some(Expr::Name(r)))] = rest else { return None };
+        if !is_marker(x, markers::WITH_EXIT) || !matches!(t.as_slice(), [Expr::Name(n)] if n == r && n.starts_with("__temp_")) {
+            return None;
+        }
+        let preds = &self.cfg.blocks[e1.index()].preds;
+        let mut roots = (0..self.cfg.blocks.len()).filter(|&i| self.rec.blocks[i].collapsed_to == Some(e1)).peekable();
+        roots.peek()?;
+        let inside = |x: BlockId| self.protected_by(x, h);
+        (preds.iter().all(|&p| inside(p)) && roots.all(|i| inside(BlockId(i as u32)))).then(|| v.clone())
+    }
+
     fn finish_with(&mut self, out: &mut Vec<Stmt>, mut body: Vec<Stmt>, h: BlockId, e1: Option<BlockId>, stop: Option<BlockId>, err: &dyn Fn(&str) -> DecompileError) -> Result<(), DecompileError> {
         let (mgr, target) = match body.first() {
             Some(Stmt::Assign(t, v)) if t.len() == 1 => (marker_call(v, markers::WITH_ENTER).cloned(), Some(t[0].clone())),
@@ -878,12 +911,18 @@ impl Structurer<'_> {
                 Some(e1) => {
                     let mut rest = Vec::new();
                     self.region_into(&mut rest, e1, stop, false, err)?;
-                    if !rest.first().is_some_and(|s| is_marker(s, markers::WITH_EXIT)) {
+                    if let Some(v) = self.with_return_value(&rest, e1, h) {
+                        // `return v` ending the body: the code after the `with`
+                        // is the suppressing path's alone.
+                        body.push(Stmt::Return(Some(v)));
+                        rest = suppressed;
+                    } else if !rest.first().is_some_and(|s| is_marker(s, markers::WITH_EXIT)) {
                         return Err(err("a with body whose normal exit does not call __exit__"));
-                    }
-                    rest.remove(0);
-                    if !self.same_continuation(&rest, &suppressed, stop, err) {
-                        return Err(err("a with statement whose handler goes on elsewhere than its normal exit"));
+                    } else {
+                        rest.remove(0);
+                        if !self.same_continuation(&rest, &suppressed, stop, err) {
+                            return Err(err("a with statement whose handler goes on elsewhere than its normal exit"));
+                        }
                     }
                     rest
                 }
@@ -1495,10 +1534,20 @@ fn unguard(stmts: &[Stmt]) -> Option<Vec<Stmt>> {
     Some(out)
 }
 
+/// A statement that CPython 3.12+ copies into the jumps to it as a small exit
+/// block: `return` of a constant or of the compiler temporary holding a value the
+/// body computed, `break`, `continue`.
+fn is_small_exit(t: &Stmt) -> bool {
+    matches!(t, Stmt::Return(None | Some(Expr::Const(_))) | Stmt::Break | Stmt::Continue)
+        || matches!(t, Stmt::Return(Some(Expr::Name(n))) if n.starts_with("__temp_"))
+}
+
 /// The statement that ends the first arm of `s` (through nested `if`s), or `s`.
 fn first_tail(s: &Stmt) -> Option<&Stmt> {
     match s {
         Stmt::If(_, a, _) => a.last().and_then(first_tail),
+        Stmt::Try(b, _, e, f) if f.is_empty() => if e.is_empty() { b } else { e }.last().and_then(first_tail),
+        Stmt::With(_, b) => b.last().and_then(first_tail),
         s => Some(s),
     }
 }
@@ -1508,6 +1557,13 @@ fn first_tail(s: &Stmt) -> Option<&Stmt> {
 fn all_tails_leave(s: &Stmt, t: &Stmt) -> bool {
     match s {
         Stmt::If(_, a, b) => [a, b].iter().all(|x| x.last().is_some_and(|l| all_tails_leave(l, t))),
+        // The ends that `strip_end_exit` strips: the `try` body (or its `else`) and
+        // every `except` clause, the `with` body.
+        Stmt::Try(b, hs, e, f) if f.is_empty() => {
+            let main = if e.is_empty() { b } else { e };
+            main.last().is_some_and(|l| all_tails_leave(l, t)) && hs.iter().all(|h| h.body.last().is_some_and(|l| all_tails_leave(l, t)))
+        }
+        Stmt::With(_, b) => b.last().is_some_and(|l| all_tails_leave(l, t)),
         s => s == t || matches!(s, Stmt::Return(_) | Stmt::Raise(..)),
     }
 }
@@ -1522,8 +1578,12 @@ fn strip_end_exit(s: &mut Stmt, t: &Stmt) {
     fn strip(stmts: &mut Vec<Stmt>, t: &Stmt, ok: bool) {
         if ok && stmts.last() == Some(t) {
             stmts.pop();
-            if stmts.is_empty() {
-                stmts.push(Stmt::Pass);
+            // The statement now last may end in copies of `t` too (an `if` in
+            // an `if`, each arm given its own copy): flow falling off it reaches
+            // the same `t` after.
+            match stmts.last_mut() {
+                Some(last) => strip_end_exit(last, t),
+                None => stmts.push(Stmt::Pass),
             }
         } else if let Some(last) = stmts.last_mut() {
             strip_end_exit(last, t);

@@ -324,6 +324,7 @@ fn protected_ranges_in(
         }
     };
     extend_over_nops(ins, &mut ranges);
+    extend_back_over_nops(ins, &mut ranges);
     if code.version.minor >= 12 {
         ranges = join_over_not_taken(ins, ranges);
     }
@@ -434,6 +435,38 @@ fn extend_over_nops(ins: &[Instruction], ranges: &mut [depyf_bytecode::Exception
     }
 }
 
+/// CPython 3.12+ also leaves out the `NOP` that ends a nested `with`/`try` body
+/// after a loop (`try: with m: for x in y: ... <NOP> ...`: the `with` line marker
+/// after `END_FOR`), so the enclosing body seems to end there and the nested
+/// statement's normal exit seems to lie outside it. Extends a range back over a
+/// run of uncovered `NOP`s right before it when the instruction before the run is
+/// covered by a range of another handler (the nested body that just ended), an
+/// earlier range ends before the run with the first range's handler, depth and
+/// `lasti` (the enclosing body began before it) and no jump lands in the run (it
+/// is reached from the nested body only). A `NOP` cannot raise, so protecting it
+/// changes nothing. `ins` is the decoded code, `ranges` in table order (by start).
+fn extend_back_over_nops(ins: &[Instruction], ranges: &mut [depyf_bytecode::ExceptionTableEntry]) {
+    let targets: rustc_hash::FxHashSet<u32> = ins.iter().filter_map(Instruction::jump_target).collect();
+    let covered = |ranges: &[depyf_bytecode::ExceptionTableEntry], off: u32| ranges.iter().any(|r| r.start <= off && off < r.end);
+    for k in 0..ranges.len() {
+        let Ok(end) = ins.binary_search_by_key(&ranges[k].start, |i| i.offset) else { continue };
+        let mut j = end;
+        while j > 0 && ins[j - 1].opname == "NOP" && !covered(ranges, ins[j - 1].offset) && !targets.contains(&ins[j - 1].offset) {
+            j -= 1;
+        }
+        if j == end || j == 0 {
+            continue;
+        }
+        let r = ranges[k];
+        let (before, at) = (ins[j - 1].offset, ins[j].offset);
+        let nested_before = ranges.iter().any(|o| o.start <= before && before < o.end && o.target != r.target);
+        let began_before = ranges.iter().any(|o| o.end <= at && o.target == r.target && o.depth == r.depth && o.lasti == r.lasti);
+        if nested_before && began_before {
+            ranges[k].start = at;
+        }
+    }
+}
+
 /// 3.15 leaves a `return <constant>` at the end of a `try` body (`LOAD_COMMON_CONSTANT`
 /// or `LOAD_SMALL_INT`, `RETURN_VALUE`: nothing there can raise) out of the range, so
 /// the body seems to leave it twice. Extends a range over such a run right after it
@@ -469,7 +502,7 @@ fn extend_over_constant_returns(ins: &[Instruction], ranges: &mut [depyf_bytecod
 mod tests {
     use depyf_bytecode::{Argval, ExceptionTableEntry, Instruction};
 
-    use super::{extend_over_constant_returns, extend_over_nops, fuse_jump_or_pop, join_over_not_taken, post314, unthread_pop_jumps, IrInstr};
+    use super::{extend_back_over_nops, extend_over_constant_returns, extend_over_nops, fuse_jump_or_pop, join_over_not_taken, post314, unthread_pop_jumps, IrInstr};
     use crate::Op;
 
     /// Ops at offsets 0, 2, 4, ...
@@ -582,6 +615,25 @@ mod tests {
         let mut ranges = vec![range(0, 2, 20), range(4, 6, 30)];
         extend_over_nops(&ins, &mut ranges);
         assert_eq!(ranges, vec![range(0, 2, 20), range(4, 6, 30)]);
+    }
+
+    #[test]
+    fn an_enclosing_body_takes_in_the_nop_after_a_nested_body() {
+        // `try: with m: for x in y: f()` then more of the try body (3.12): 0 CALL
+        // (try body), 2 CALL (with body), 4 NOP (uncovered), 6 CALL (try body again).
+        let ins = code(&[("CALL", None), ("CALL", None), ("NOP", None), ("CALL", None), ("RETURN_VALUE", None)]);
+        let mut ranges = vec![range(0, 2, 20), range(2, 4, 30), range(6, 8, 20)];
+        extend_back_over_nops(&ins, &mut ranges);
+        assert_eq!(ranges, vec![range(0, 2, 20), range(2, 4, 30), range(4, 8, 20)]);
+        // Not when the enclosing handler covers nothing before the run.
+        let mut ranges = vec![range(2, 4, 30), range(6, 8, 20)];
+        extend_back_over_nops(&ins, &mut ranges);
+        assert_eq!(ranges, vec![range(2, 4, 30), range(6, 8, 20)]);
+        // Not when a jump lands on the NOP.
+        let ins = code(&[("CALL", None), ("CALL", None), ("NOP", None), ("CALL", None), ("JUMP_BACKWARD", Some(4))]);
+        let mut ranges = vec![range(0, 2, 20), range(2, 4, 30), range(6, 8, 20)];
+        extend_back_over_nops(&ins, &mut ranges);
+        assert_eq!(ranges, vec![range(0, 2, 20), range(2, 4, 30), range(6, 8, 20)]);
     }
 
     #[test]
