@@ -531,3 +531,13 @@ def return_value_in_finally_in_try_except(g, h):
         return h
     except OSError:
         g(2)
+
+
+def return_in_try_except_as_in_finally(g, h):
+    try:
+        return g()
+    finally:
+        try:
+            h()
+        except Exception as e:
+            g(e)
