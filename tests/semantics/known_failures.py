@@ -104,10 +104,10 @@ KNOWN_FAILURES = {
         '3.10': 'the normal exit of a try/finally does not run the finally body',
     },
     's6_finally_exits.with_returns_conditional': {
-        '3.8 3.9 3.10': 'a with body whose normal exit does not call __exit__',
+        '3.9 3.10': 'a with body whose normal exit does not call __exit__',
     },
     's6_finally_exits.with_returns_conditional_plain': {
-        '3.8 3.9 3.10': 'a with body whose normal exit does not call __exit__',
+        '3.9 3.10': 'a with body whose normal exit does not call __exit__',
     },
     'try_else_layouts.else_in_with': {
         'all': 'a construct that recovery could not shape (`__with_exit__` left in the output)',

@@ -836,7 +836,7 @@ impl Structurer<'_> {
     /// __with_exit__; return __temp`): a conditional expression (`return a if c
     /// else b`) whose arms meet at `e1`, after the protected range, where CPython
     /// calls `__exit__` with the value on the stack (3.11+ `Python/compile.c`
-    /// `compiler_unwind_fblock_stack`). `None` unless every way into `e1` and the
+    /// `compiler_unwind_fblock_stack`; 3.8-3.10 `compiler_unwind_fblock`). `None` unless every way into `e1` and the
     /// block the value's branches start from lie in the body, so that `v` is
     /// evaluated there.
     fn with_return_value(&self, rest: &[Stmt], e1: BlockId, h: BlockId) -> Option<Expr> {
@@ -863,9 +863,17 @@ impl Structurer<'_> {
             // 3.9-3.10: the handler has no clean-up of its own; the suppressing
             // path is read from the `POP_EXCEPT` it jumps to.
             let mut rest = vec![Stmt::Expr(Expr::name(markers::WITH_EXIT))];
-            if let Some(e1) = e1 {
+            let mut e1 = e1;
+            if let Some(e) = e1 {
                 rest.clear();
-                self.region_into(&mut rest, e1, stop, false, err)?;
+                self.region_into(&mut rest, e, stop, false, err)?;
+                if let Some(v) = self.with_return_value(&rest, e, h) {
+                    // `return v` ending the body: read as a body without a normal
+                    // exit, the code after the `with` is the suppressing path's.
+                    body.push(Stmt::Return(Some(v)));
+                    rest = vec![Stmt::Expr(Expr::name(markers::WITH_EXIT))];
+                    e1 = None;
+                }
             }
             if !rest.first().is_some_and(|s| is_marker(s, markers::WITH_EXIT)) {
                 return Err(err("a with body whose normal exit does not call __exit__"));
