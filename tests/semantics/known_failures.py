@@ -103,12 +103,6 @@ KNOWN_FAILURES = {
     's6_finally_exits.finally_holds_try_except_at_end': {
         '3.10': 'the normal exit of a try/finally does not run the finally body',
     },
-    's6_finally_exits.with_returns_conditional': {
-        '3.9 3.10': 'a with body whose normal exit does not call __exit__',
-    },
-    's6_finally_exits.with_returns_conditional_plain': {
-        '3.9 3.10': 'a with body whose normal exit does not call __exit__',
-    },
     'try_else_layouts.else_in_with': {
         'all': 'a construct that recovery could not shape (`__with_exit__` left in the output)',
     },
