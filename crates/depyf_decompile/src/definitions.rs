@@ -95,12 +95,21 @@ pub(crate) fn class_body(_code: &CodeObject, mut body: Vec<Stmt>) -> Vec<Stmt> {
 }
 
 /// `__doc__ = '...'` as the first statement of a class body (after `global` and
-/// `nonlocal`) becomes the docstring.
+/// `nonlocal`) becomes the docstring, moved before those declarations: they are
+/// statements too, and a string after them would be a plain expression statement
+/// that no longer sets `__doc__` (CPython `Python/compile.c`: only a body's first
+/// statement is its docstring). Not when a declaration names `__doc__` itself (the
+/// store is then not the class namespace's).
 fn class_docstring(body: &mut [Stmt]) {
     if let Some(i) = body.iter().position(|s| !matches!(s, Stmt::Global(_) | Stmt::Nonlocal(_))) {
+        let declared = body[..i].iter().any(|s| matches!(s, Stmt::Global(ns) | Stmt::Nonlocal(ns) if ns.iter().any(|n| n == "__doc__")));
+        if declared {
+            return;
+        }
         if let Stmt::Assign(t, v @ Expr::Const(Constant::Str(_))) = &body[i] {
             if matches!(t.as_slice(), [Expr::Name(n)] if n == "__doc__") {
                 body[i] = Stmt::Expr(v.clone());
+                body[..=i].rotate_right(1);
             }
         }
     }

@@ -431,10 +431,14 @@ pub(crate) fn recover_body_with(
             _ => {}
         }
     }
-    if let Some(doc) = code.docstring() {
-        body.insert(0, Stmt::Expr(Expr::Const(Constant::Str(doc.to_string()))));
-    }
+    // The docstring must be the first statement (before `global`/`nonlocal`, which
+    // are statements too): a string after them is an expression statement and the
+    // function would lose its `__doc__` (CPython `Python/compile.c`, docstring of a
+    // body = first statement only).
     let mut decls = Vec::new();
+    if let Some(doc) = code.docstring() {
+        decls.push(Stmt::Expr(Expr::Const(Constant::Str(doc.to_string()))));
+    }
     if !globals.is_empty() && code.co_name != "<module>" {
         decls.push(Stmt::Global(globals.into_iter().collect()));
     }
