@@ -353,7 +353,7 @@ impl<'a> Structurer<'a> {
                     let (cond, fall, jump, merge) = match self.star_test_follow(&cond, jump) {
                         Some(m) => (cond, fall, jump, Some(m)),
                         None => {
-                            let (cond, fall, jump) = self.short_circuit(cond, fall, jump);
+                            let (cond, fall, jump) = self.short_circuit(b, cond, fall, jump);
                             let merge = self.follow(b, fall, jump).or_else(|| self.written_else_end(b, jump));
                             (cond, fall, jump, merge)
                         }
@@ -460,11 +460,19 @@ impl<'a> Structurer<'a> {
     }
 
     /// `Some((cond, fall, jump))` when `b` is a branch that only tests a condition:
-    /// no statements, one predecessor, not a loop header.
+    /// no statements, one predecessor, not a loop header, in the same protected
+    /// range as that predecessor. A test at the start of a `try` body (`if p:` /
+    /// `try:` / `if stat(p):`) is not part of the test before it: folding it into
+    /// `if p and stat(p):` would move it out of the `try`, so its exceptions would
+    /// no longer reach the handlers (CPython 3.11+ put no op at a `try:`; 3.8-3.10's
+    /// `SETUP_FINALLY` becomes a range too).
     fn bare_test(&self, b: BlockId) -> Option<(Expr, BlockId, BlockId)> {
         let block = &self.cfg.blocks[b.index()];
         let code = &self.rec.blocks[b.index()];
         if block.preds.len() != 1 || !code.stmts.is_empty() || !self.latches[b.index()].is_empty() || code.for_loop.is_some() || code.collapsed_to.is_some() {
+            return None;
+        }
+        if block.handler != self.cfg.blocks[block.preds[0].index()].handler {
             return None;
         }
         match block.term {
@@ -474,11 +482,18 @@ impl<'a> Structurer<'a> {
     }
 
     /// Follows blocks that only drop stack values and go on (the clean-up of a
-    /// chained comparison's kept operand) to where they lead.
-    fn skip_bare(&self, mut b: BlockId) -> BlockId {
+    /// chained comparison's kept operand) to where they lead, never out of the
+    /// protected range `within` of the test they follow: a block outside it is the
+    /// way out of a `try`/`with` body (CPython 3.12 `break` after a `try` that ends
+    /// in an `if`: the test jumps straight to the `POP_TOP; JUMP` of the `break`),
+    /// and code past it is not in the body.
+    fn skip_bare(&self, mut b: BlockId, within: Option<depyf_cfg::ExcEdge>) -> BlockId {
         for _ in 0..8 {
             let block = &self.cfg.blocks[b.index()];
             let code = &self.rec.blocks[b.index()];
+            if within.is_some_and(|e| !self.protected_by(b, e.target)) {
+                break;
+            }
             // The clean-up of a chain of three or more comparisons is reached from
             // each test but the last (CPython 3.8-3.10 `compiler_jump_if`): it
             // only pops the kept operand.
@@ -572,23 +587,25 @@ impl<'a> Structurer<'a> {
 
     /// Merges chains of tests into one condition with `and`/`or` (how CPython
     /// compiles `if a and b:` / `if a or b:`): `cond` leads to `fall`, else `jump`.
-    fn short_circuit(&self, cond: Expr, fall: BlockId, jump: BlockId) -> (Expr, BlockId, BlockId) {
-        self.short_circuit_in(cond, fall, jump, 0)
+    /// `b` is the block of the test `cond`.
+    fn short_circuit(&self, b: BlockId, cond: Expr, fall: BlockId, jump: BlockId) -> (Expr, BlockId, BlockId) {
+        self.short_circuit_in(cond, fall, jump, self.cfg.blocks[b.index()].handler, 0)
     }
 
     /// A test block's condition with the tests that follow it folded in first
     /// (`a or (b and c)`: the `b and c` region is one operand), to a bounded depth.
-    fn test_region(&self, b: BlockId, depth: usize) -> Option<(Expr, BlockId, BlockId)> {
+    fn test_region(&self, b: BlockId, within: Option<depyf_cfg::ExcEdge>, depth: usize) -> Option<(Expr, BlockId, BlockId)> {
         let (c, f, j) = self.bare_test(b)?;
-        Some(if depth < 32 { self.short_circuit_in(c, f, j, depth + 1) } else { (c, f, j) })
+        Some(if depth < 32 { self.short_circuit_in(c, f, j, within, depth + 1) } else { (c, f, j) })
     }
 
-    fn short_circuit_in(&self, mut cond: Expr, mut fall: BlockId, mut jump: BlockId, depth: usize) -> (Expr, BlockId, BlockId) {
+    /// `within`: the protected range of the first test (every test folded in shares it).
+    fn short_circuit_in(&self, mut cond: Expr, mut fall: BlockId, mut jump: BlockId, within: Option<depyf_cfg::ExcEdge>, depth: usize) -> (Expr, BlockId, BlockId) {
         loop {
-            fall = self.skip_bare(fall);
-            jump = self.skip_bare(jump);
-            if let Some((c2, f2, j2)) = self.test_region(fall, depth) {
-                let (f2, j2) = (self.skip_bare(f2), self.skip_bare(j2));
+            fall = self.skip_bare(fall, within);
+            jump = self.skip_bare(jump, within);
+            if let Some((c2, f2, j2)) = self.test_region(fall, within, depth) {
+                let (f2, j2) = (self.skip_bare(f2, within), self.skip_bare(j2, within));
                 if self.same_exit(j2, jump) {
                     cond = and_or(true, cond, c2);
                     fall = f2;
@@ -601,8 +618,8 @@ impl<'a> Structurer<'a> {
                     continue;
                 }
             }
-            if let Some((c2, f2, j2)) = self.test_region(jump, depth) {
-                let (f2, j2) = (self.skip_bare(f2), self.skip_bare(j2));
+            if let Some((c2, f2, j2)) = self.test_region(jump, within, depth) {
+                let (f2, j2) = (self.skip_bare(f2, within), self.skip_bare(j2, within));
                 if self.same_exit(f2, fall) {
                     cond = and_or(false, cond, c2);
                     jump = j2;
