@@ -77,3 +77,107 @@ def try_else_break_after_if(xs, remote):
     else:
         return "exhausted"
     return _after(r)
+
+
+def _h(log, v):
+    # Raises the first time only: run twice (once under the `except`), it
+    # would be caught and the function would return.
+    first = "h" not in log
+    log.append("h")
+    if v == "raise" and first:
+        raise ValueError("from h")
+
+
+@case(([1, 2, 3], 2), ([1, 2, 3], 9), ([], 0))
+def for_else_break_in_try(xs, c):
+    log = []
+    try:
+        for x in xs:
+            if x == c:
+                break
+        else:
+            log.append("else")
+    except ValueError:
+        log.append("caught")
+    _h(log, "raise" if c == 2 else "ok")
+    return log
+
+
+@case(([1, 2, 3], 2), ([1, 2, 3], 9), ([], 0))
+def while_else_break_in_try(xs, c):
+    # The `break` skips the `else` and goes straight to the code after the
+    # `try`: written in place, that code ran under the `except` (3.10-3.12;
+    # SSLProtocol._do_read__buffered). Now refused where the shape is not read.
+    log = []
+    xs = list(xs)
+    try:
+        while xs:
+            if xs.pop() == c:
+                break
+        else:
+            log.append("else")
+    except ValueError:
+        log.append("caught")
+    _h(log, "raise" if c == 2 else "ok")
+    return log
+
+
+def _maybe(fail):
+    if fail:
+        raise OSError("fail")
+    return "v"
+
+
+@case(([], False), ([], True))
+def finally_body_with_try_and_return_in_clause(log, fail):
+    # A finally body that is itself a try/except, and a `return` in an except
+    # clause of the body: the copies of the finally body were not recognised, so
+    # the code after the try/finally was written inside it and the finally body
+    # ran twice (ctypes.util._findLib_gcc, 3.11+). Now refused there.
+    try:
+        log.append("body")
+        try:
+            v = _maybe(fail)
+        except OSError:
+            return None
+        t = v
+    finally:
+        try:
+            log.append("fin")
+        except KeyError:
+            pass
+    log.append(t)
+    return log
+
+
+class _Ctx(object):
+    def __init__(self, log):
+        self.log = log
+
+    def __enter__(self):
+        self.log.append("enter")
+        return self
+
+    def __exit__(self, *exc):
+        self.log.append("exit")
+        return False
+
+
+@case(([1, 2, 3], 2), ([1, 2, 3], 9), ([], 0))
+def for_else_return_break_with_in_try(xs, c):
+    # compileall.compile_file: the `break` out of a `for` whose `else` returns
+    # goes straight to the code after the try; it was written inside the try,
+    # under its `except` (3.12). Now refused where the shape is not read.
+    log = []
+    try:
+        for x in xs:
+            with _Ctx(log):
+                y = x
+            if y == c:
+                break
+        else:
+            return log
+    except ValueError:
+        log.append("caught")
+    _h(log, "raise" if c == 2 else "ok")
+    return log
