@@ -181,3 +181,27 @@ def for_else_return_break_with_in_try(xs, c):
         log.append("caught")
     _h(log, "raise" if c == 2 else "ok")
     return log
+
+
+def _attr(x):
+    if x == 2:
+        raise AttributeError("attr")
+    return x
+
+
+@case((0, []), (1, []), (2, []))
+def if_raise_ends_try_body(x, log):
+    # A try body that ends in `if c: raise`: the false arm jumps out of the
+    # protected range; followed past it, the rest of the function was written
+    # inside the try, so its AttributeError was swallowed (_pyio.FileIO.__init__,
+    # 3.11).
+    v = None
+    try:
+        if x == 1:
+            raise KeyError("k")
+    except AttributeError:
+        pass
+    finally:
+        log.append("fin")
+    log.append(_attr(x))
+    return log
