@@ -48,8 +48,6 @@ pub(crate) struct Structurer<'a> {
     pub ir: &'a [depyf_ir::IrInstr],
     /// Handlers of the `try`/`with` statements being emitted.
     opened: Vec<BlockId>,
-    /// The normal exits of the `try`/`with` bodies in `opened` (where they have one).
-    try_ends: Vec<BlockId>,
     /// Bodies of the `finally` clauses whose `try` bodies are being emitted,
     /// outermost first.
     finals: Vec<Vec<Stmt>>,
@@ -141,7 +139,6 @@ impl<'a> Structurer<'a> {
             cfg,
             ir,
             opened: Vec::new(),
-            try_ends: Vec::new(),
             finals: Vec::new(),
             exit_stubs: Vec::new(),
             exit_hits: 0,
@@ -282,10 +279,7 @@ impl<'a> Structurer<'a> {
                     out.push(Stmt::Continue);
                     return Ok(());
                 }
-                // (Through blocks of jumps alone: CPython 3.11+ leave the `JUMP` of
-                // a `break` out of the protected range of a `try` around the loop.)
-                let to = self.through_jumps(b);
-                if Some(b) == l.follow || l.copies.contains(&b) || Some(to) == l.follow || l.copies.contains(&to) {
+                if Some(b) == l.follow || l.copies.contains(&b) {
                     out.push(Stmt::Break);
                     return Ok(());
                 }
@@ -329,14 +323,6 @@ impl<'a> Structurer<'a> {
                 }
             }
             entering_loop = false;
-            // The normal exit of an enclosing `try`/`with` body is where the body
-            // ends (the stop of its region): reached from a nested region that
-            // stops elsewhere (a `break` that skips a `while`'s `else` and the rest
-            // of the body, going straight to the code after the `try`), writing it
-            // there would run the code after the `try` under the body's handlers.
-            if self.try_ends.contains(&b) {
-                return Err(err("code after a try or with body reached from inside the body (a way out that no statement there can write)"));
-            }
             self.emitted += 1;
             if self.emitted > self.limit {
                 return Err(err("control flow too tangled to structure (duplication limit reached)"));
@@ -495,28 +481,6 @@ impl<'a> Structurer<'a> {
         }
     }
 
-    /// Whether block `b` holds nothing but `Nop`s and an unconditional jump (or a
-    /// fall-through): no code of its own.
-    fn jumps_only(&self, b: BlockId) -> bool {
-        let block = &self.cfg.blocks[b.index()];
-        matches!(block.term, Terminator::Jump(_) | Terminator::FallThrough(_)) && self.ir[block.start..block.end].iter().all(|i| matches!(i.op, depyf_ir::Op::Nop | depyf_ir::Op::Jump(_)))
-    }
-
-    /// Where `b` leads past blocks of jumps alone (see [`Self::jumps_only`]), not
-    /// through a loop header; `b` itself when it has code.
-    fn through_jumps(&self, mut b: BlockId) -> BlockId {
-        for _ in 0..8 {
-            if !self.jumps_only(b) || !self.latches[b.index()].is_empty() {
-                break;
-            }
-            match self.cfg.blocks[b.index()].term {
-                Terminator::Jump(s) | Terminator::FallThrough(s) if self.latches[s.index()].is_empty() => b = s,
-                _ => break,
-            }
-        }
-        b
-    }
-
     /// Follows blocks that only drop stack values and go on (the clean-up of a
     /// chained comparison's kept operand) to where they lead, never out of the
     /// protected range `within` of the test they follow: a block outside it (other
@@ -527,13 +491,11 @@ impl<'a> Structurer<'a> {
         for _ in 0..8 {
             let block = &self.cfg.blocks[b.index()];
             let code = &self.rec.blocks[b.index()];
-            // A block of jumps alone is never protected (a jump raises nothing,
+            // A block of jumps alone is never protected (a jump raises nothing;
             // CPython 3.13 leaves the `JUMP` of a `break` out of the range): it is
             // no way out by itself.
-            // Nor past the normal exit of a `try`/`with` body being written: the
-            // code after it is not in the body.
-            let jumps_only = self.jumps_only(b);
-            if within.is_some_and(|e| !self.protected_by(b, e.target)) && !jumps_only || self.try_ends.contains(&b) {
+            let jumps_only = matches!(block.term, Terminator::Jump(_) | Terminator::FallThrough(_)) && self.ir[block.start..block.end].iter().all(|i| matches!(i.op, depyf_ir::Op::Nop | depyf_ir::Op::Jump(_)));
+            if within.is_some_and(|e| !self.protected_by(b, e.target)) && !jumps_only {
                 break;
             }
             // The clean-up of a chain of three or more comparisons is reached from
@@ -684,10 +646,9 @@ impl<'a> Structurer<'a> {
     /// no such block is certain. The paths that leave the body elsewhere than at
     /// `exhausted` are followed (through the blocks that `if` arms inside the body
     /// reach before their `break`) up to the first blocks that are either reached
-    /// from `exhausted` (the `else` clause falls into them), the header or follow
+    /// from `exhausted` (the `else` clause falls into them) or the header or follow
     /// of an enclosing loop (a `break` that leads to the enclosing loop's `continue`
-    /// or `break`, which the body cannot write itself) or the normal exit of the
-    /// `try`/`with` body the loop ends (the `else` returns); paths that end in
+    /// or `break`, which the body cannot write itself); paths that end in
     /// `return`/`raise` don't count. The answer is the one such block, if there is
     /// exactly one and it is not `exhausted`. Any such block gives correct code:
     /// edges to it become `break`, the `else` region stops at it and the statement
@@ -702,9 +663,7 @@ impl<'a> Structurer<'a> {
             }
             // CPython 3.12+ `break` first pops the iterator (`POP_TOP`) in a block of its own.
             let y = self.skip_empty(x);
-            // The normal exit of the `try`/`with` body around the loop is no block
-            // the loop's body can write either (the body ends there).
-            let outer = self.loops.iter().any(|l| l.header == y || l.follow == Some(y)) || self.try_ends.last() == Some(&y);
+            let outer = self.loops.iter().any(|l| l.header == y || l.follow == Some(y));
             if outer || self.reaches(exhausted, y) {
                 found.insert(y);
                 continue;
@@ -795,14 +754,12 @@ impl<'a> Structurer<'a> {
     }
 
     /// Follows blocks without statements (that only drop stack values) that have one
-    /// predecessor and jump on, to where they lead, possibly a loop header; never
-    /// past the normal exit of a `try`/`with` body being written (the code after it
-    /// is not in the body).
+    /// predecessor and jump on, to where they lead, possibly a loop header.
     fn skip_empty(&self, mut b: BlockId) -> BlockId {
         for _ in 0..8 {
             let block = &self.cfg.blocks[b.index()];
             let code = &self.rec.blocks[b.index()];
-            if self.try_ends.contains(&b) || block.preds.len() != 1 || !code.stmts.is_empty() || !self.latches[b.index()].is_empty() || code.collapsed_to.is_some() || code.error.is_some() {
+            if block.preds.len() != 1 || !code.stmts.is_empty() || !self.latches[b.index()].is_empty() || code.collapsed_to.is_some() || code.error.is_some() {
                 break;
             }
             match block.term {

@@ -139,7 +139,7 @@ impl Structurer<'_> {
     /// code of its own, so it belongs where its predecessor does. CPython 3.12+ cuts
     /// the `await` loop of an `async with` exit (folded into the exit) into such blocks
     /// where the exception ranges of its `yield` (dropped: `post311_exc`) start and end.
-    pub(super) fn is_gap(&self, s: BlockId) -> bool {
+    fn is_gap(&self, s: BlockId) -> bool {
         let blk = &self.cfg.blocks[s.index()];
         blk.preds.len() == 1
             && matches!(blk.term, Terminator::FallThrough(_) | Terminator::Jump(_))
@@ -155,7 +155,7 @@ impl Structurer<'_> {
     /// <const>` is loaded after the `with` exit, which is also the code of a `return`
     /// right after the `with`: such a block is left after the `with` (both compile
     /// the same).
-    pub(super) fn is_return_tail(&self, mut s: BlockId, h: BlockId) -> bool {
+    fn is_return_tail(&self, mut s: BlockId, h: BlockId) -> bool {
         let pre311 = !self.has_cleanup(h);
         // An `async with` exit awaits `__aexit__()`: the exception ranges of its
         // `await` loop cut the chain into blocks of `Nop`s after the exit.
@@ -389,8 +389,6 @@ impl Structurer<'_> {
             self.finals.push(hstmts[..hstmts.len() - 1].to_vec());
         }
         self.opened.push(h);
-        let n_ends = self.try_ends.len();
-        self.try_ends.extend(e1);
         let n_stubs = self.exit_stubs.len();
         if !stubs.is_empty() {
             self.exit_stubs.extend(stubs.iter().cloned());
@@ -404,7 +402,6 @@ impl Structurer<'_> {
         self.exit_hits = hits;
         self.exit_stubs.truncate(n_stubs);
         self.opened.pop();
-        self.try_ends.truncate(n_ends);
         if is_finally {
             self.finals.pop();
         }
