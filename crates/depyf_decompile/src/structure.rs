@@ -60,6 +60,10 @@ pub(crate) struct Structurer<'a> {
     /// How many times structuring reached a normal exit of those bodies (an empty
     /// stub): a branch whose arm gets there must not go on to code after it.
     exit_hits: usize,
+    /// The normal exits of the `try`/`with` bodies being emitted (where their
+    /// regions stop): [`Self::skip_bare`] does not skip past them into the code
+    /// after the statement.
+    body_exits: Vec<BlockId>,
     pub rec: &'a Recovered,
     /// Blocks emitted so far, to bound duplication.
     pub emitted: usize,
@@ -142,6 +146,7 @@ impl<'a> Structurer<'a> {
             finals: Vec::new(),
             exit_stubs: Vec::new(),
             exit_hits: 0,
+            body_exits: Vec::new(),
             rec,
             emitted: 0,
             limit: 16 * n + 64,
@@ -505,7 +510,7 @@ impl<'a> Structurer<'a> {
                 let ops = &self.ir[block.start..block.end];
                 ops.iter().any(|i| i.op == depyf_ir::Op::PopTop) && ops.iter().all(|i| matches!(i.op, depyf_ir::Op::PopTop | depyf_ir::Op::Nop | depyf_ir::Op::Jump(_)))
             };
-            if (block.preds.len() != 1 && !pops_only()) || !code.stmts.is_empty() || !self.latches[b.index()].is_empty() || code.collapsed_to.is_some() {
+            if (block.preds.len() != 1 && !pops_only()) || !code.stmts.is_empty() || !self.latches[b.index()].is_empty() || code.collapsed_to.is_some() || self.body_exits.contains(&b) {
                 break;
             }
             match block.term {

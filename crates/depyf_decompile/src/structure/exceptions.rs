@@ -146,7 +146,8 @@ impl Structurer<'_> {
             && self.ir[blk.start..blk.end].iter().all(|i| matches!(i.op, Op::Nop))
     }
 
-    /// A block that only returns (after a `with` exit), reached from one place:
+    /// A block that only returns (after a `with` exit, or dropping the iterator of an
+    /// enclosing `for`), reached from one place:
     /// CPython puts the `RETURN_VALUE` of a `return` in a `try`/`with` body outside
     /// the protected range, so it belongs to the body. A `return` in nested `with`
     /// bodies calls each `__exit__` in a block of its own: a chain of such blocks
@@ -166,7 +167,10 @@ impl Structurer<'_> {
             if pre311 && ops.iter().position(|o| matches!(o, Op::WithExit)).is_some_and(|w| w + 1 < ops.len() && matches!(ops[w + 1], Op::LoadConst(_) | Op::LoadSmallInt(_))) {
                 return false;
             }
-            if blk.preds.len() != 1 || !ops.iter().all(|o| matches!(o, Op::Return | Op::WithExit | Op::Swap(2) | Op::LoadConst(_) | Op::LoadSmallInt(_))) {
+            // `SWAP 2; POP_TOP` drops the iterator of an enclosing `for` under the
+            // returned value (CPython 3.11+ `compiler_unwind_fblock` of `FOR_LOOP`).
+            let iter_pop = |j: usize| j > 0 && matches!(ops[j - 1], Op::Swap(2));
+            if blk.preds.len() != 1 || !ops.iter().enumerate().all(|(j, o)| matches!(o, Op::Return | Op::WithExit | Op::Swap(2) | Op::LoadConst(_) | Op::LoadSmallInt(_)) || matches!(o, Op::PopTop) && iter_pop(j)) {
                 return false;
             }
             if matches!(ops.last(), Some(Op::Return)) {
@@ -389,6 +393,7 @@ impl Structurer<'_> {
             self.finals.push(hstmts[..hstmts.len() - 1].to_vec());
         }
         self.opened.push(h);
+        self.body_exits.extend(e1);
         let n_stubs = self.exit_stubs.len();
         if !stubs.is_empty() {
             self.exit_stubs.extend(stubs.iter().cloned());
@@ -402,6 +407,9 @@ impl Structurer<'_> {
         self.exit_hits = hits;
         self.exit_stubs.truncate(n_stubs);
         self.opened.pop();
+        if e1.is_some() {
+            self.body_exits.pop();
+        }
         if is_finally {
             self.finals.pop();
         }
@@ -489,36 +497,39 @@ impl Structurer<'_> {
         if finally_copies {
             return Err(err("a try or with body with several exits"));
         }
-        let mut posts = Vec::new();
         // Code after a clause's `POP_EXCEPT` is cut out as the code after the `try`
         // on 3.11+ only; 3.9-3.10 handlers are read as before (`clean` refuses a bare
         // `raise` there).
-        let fins = if self.has_cleanup(h) { Some(&self.finals[..]) } else { None };
-        let handlers = parse_handlers(hstmts, &mut posts, fins).map_err(|m| err(m))?;
+        let fins = if self.has_cleanup(h) { Some(self.finals.clone()) } else { None };
         let body = if body.is_empty() { vec![Stmt::Pass] } else { body };
-        if let Some(p) = posts.first() {
-            // Code after an exception is popped runs outside the handler: it is the
-            // code after the `try` (CPython 3.12+ copies small tails into each exit).
-            let text = print_body(p, 0);
-            if posts.iter().any(|q| print_body(q, 0) != text) {
-                return Err(err("except clauses followed by different code after their exception is popped"));
+        // Read as written, the code after the clauses being the end of the code at
+        // `e1`; else with the copies of the code after the current loop that end
+        // clauses read as `break` (see `clauses_break`); else with an `else` that
+        // always leaves (see `handlers_and_after`).
+        let breaks = match (&fins, self.after_loop_code(err)) {
+            (Some(_), Some(a)) => {
+                let mut hs = hstmts.clone();
+                clauses_break(&mut hs, &print_body(&a, 0)).then_some(hs)
             }
-            if after.is_some() {
-                return Err(err("code between the end of an except clause and the code after its try"));
-            }
-            let orelse = match e1 {
-                None => Vec::new(),
-                Some(e) if self.loop_edge(e) => return Err(err("an except clause followed by code where its try body continues a loop")),
-                Some(e) => {
-                    let r = self.region(e, stop, err)?;
-                    if r.len() < p.len() || print_body(&r[r.len() - p.len()..], 0) != text {
-                        return Err(err("the code after an except clause is not the code after its try"));
-                    }
-                    r[..r.len() - p.len()].to_vec()
+            _ => None,
+        };
+        let mut attempt = self.handlers_and_after(hstmts.clone(), fins.as_deref(), e1, after, stop, false, err);
+        if attempt.is_err() {
+            if let Some(hs) = breaks {
+                if let Ok(x) = self.handlers_and_after(hs, fins.as_deref(), e1, after, stop, true, err) {
+                    attempt = Ok(x);
                 }
-            };
+            }
+        }
+        if attempt.is_err() {
+            if let Ok(x) = self.handlers_and_after(hstmts, fins.as_deref(), e1, after, stop, true, err) {
+                attempt = Ok(x);
+            }
+        }
+        let (handlers, tail) = attempt?;
+        if let Some((orelse, p)) = tail {
             out.push(Stmt::Try(body, handlers, orelse, Vec::new()));
-            out.extend(p.iter().cloned());
+            out.extend(p);
             return Ok(());
         }
         if let (Some(e), None) = (e1, after) {
@@ -552,6 +563,72 @@ impl Structurer<'_> {
                 Ok(())
             }
         }
+    }
+
+    /// The `except` clauses of handler statements `hstmts` and, where code runs
+    /// after a clause's exception is popped (`posts`, see [`split_after_pop`]; `fins`
+    /// given for 3.11+ handlers), the `else` clause and that code, which is the code
+    /// after the `try` (`None` when no clause has such code). `e1` is the body's
+    /// normal exit and `after` where the clauses join the code after the `try`. The
+    /// code after the clauses must be the same in all of them, and either the end of
+    /// the code at `e1` (the rest is the `else`) or code that `e1` never reaches: an
+    /// `else` that always leaves (returns, raises, breaks or continues) is all of the
+    /// code at `e1`, and only the clauses go on to the code after the `try` (read so
+    /// only with `else_leaves`).
+    #[allow(clippy::type_complexity)]
+    fn handlers_and_after(
+        &mut self,
+        hstmts: Vec<Stmt>,
+        fins: Option<&[Vec<Stmt>]>,
+        e1: Option<BlockId>,
+        after: Option<BlockId>,
+        stop: Option<BlockId>,
+        else_leaves: bool,
+        err: &dyn Fn(&str) -> DecompileError,
+    ) -> Result<(Vec<ExceptHandler>, Option<(Vec<Stmt>, Vec<Stmt>)>), DecompileError> {
+        let mut posts = Vec::new();
+        let handlers = parse_handlers(hstmts, &mut posts, fins).map_err(|m| err(m))?;
+        let Some(p) = posts.first() else { return Ok((handlers, None)) };
+        // Code after an exception is popped runs outside the handler: it is the
+        // code after the `try` (CPython 3.12+ copies small tails into each exit).
+        let text = print_body(p, 0);
+        if posts.iter().any(|q| print_body(q, 0) != text) {
+            return Err(err("except clauses followed by different code after their exception is popped"));
+        }
+        if after.is_some() {
+            return Err(err("code between the end of an except clause and the code after its try"));
+        }
+        let orelse = match e1 {
+            None => Vec::new(),
+            Some(e) if self.loop_edge(e) => return Err(err("an except clause followed by code where its try body continues a loop")),
+            Some(e) => {
+                let r = self.region(e, stop, err)?;
+                if r.len() >= p.len() && print_body(&r[r.len() - p.len()..], 0) == text {
+                    r[..r.len() - p.len()].to_vec()
+                } else if else_leaves && ends_control(&r) {
+                    // `try: ... except E: pass else: return x` then `return y`.
+                    r
+                } else {
+                    return Err(err("the code after an except clause is not the code after its try"));
+                }
+            }
+        };
+        let p = p.clone();
+        Ok((handlers, Some((orelse, p))))
+    }
+
+    /// The code after the current loop (what a `break` runs), read outside the
+    /// loop, when it always leaves (returns, raises, or continues or breaks an
+    /// enclosing loop): CPython 3.12+ copies such a small exit block into each jump
+    /// to it (`Python/flowgraph.c` `inline_small_exit_blocks`). `None` outside a
+    /// loop, for a loop without follow, or for other code.
+    fn after_loop_code(&mut self, err: &dyn Fn(&str) -> DecompileError) -> Option<Vec<Stmt>> {
+        let f = self.loops.last().and_then(|l| l.follow)?;
+        // Read outside the loop (inside it, its follow is `break`).
+        let l = self.loops.pop();
+        let a = self.region(f, None, err);
+        self.loops.extend(l);
+        a.ok().filter(|a| ends_control(a))
     }
 
     /// For a `try` whose `except` clauses never fall through, body exit `e` and
@@ -744,6 +821,9 @@ impl Structurer<'_> {
             vec![Stmt::Expr(Expr::name(markers::WITH_EXIT))]
         } else {
             let (_, hstmts) = self.handler_body(h, None, stop, err)?;
+            // As `emit_try` reads it: a `finally` body that ends in an `if` has
+            // the re-raise in both arms.
+            let hstmts = hoist_reraise(hstmts);
             if is_finally_handler(&hstmts) {
                 let f = drop_exit_pops(&hstmts);
                 f[..f.len() - 1].to_vec()
@@ -755,29 +835,43 @@ impl Structurer<'_> {
         let text = print_body(&prologue, 0);
         let n = prologue.len();
         // The code after the current loop, which a `break` runs.
-        let after_loop = match self.loops.last().and_then(|l| l.follow) {
-            Some(f) => {
-                // Read outside the loop (inside it, its follow is `break`).
-                let l = self.loops.pop();
-                let a = self.region(f, None, err);
-                self.loops.extend(l);
-                a.ok().filter(|a| ends_control(a))
-            }
-            None => None,
-        };
+        let after_loop = self.after_loop_code(err);
         let mut normal = Vec::new();
         let mut stubs: Vec<ExitStub> = Vec::new();
         for &x in exits {
-            let r = self.region(x, stop, err)?;
+            let mut r = self.region(x, stop, err)?;
             if r.len() < n || print_body(&r[..n], 0) != text {
-                return Err(err(SEVERAL));
+                // CPython 3.12+ copies the small exit block after the copy (`return`
+                // of a constant, `break`, `continue`) into every end of a copy that
+                // ends in an `if` (see `is_copy_before`): flow leaving those ends
+                // goes on to that exit, as it does after the `if`.
+                let exit = r.last().filter(|t| matches!(t, Stmt::Return(None | Some(Expr::Const(_))) | Stmt::Break | Stmt::Continue)).cloned();
+                match exit {
+                    Some(t) if n > 0 && r.len() == n + 1 && is_copy_before(&r[..n], std::slice::from_ref(&t), &prologue) => {
+                        r = prologue.clone();
+                        r.push(t);
+                    }
+                    _ => return Err(err(SEVERAL)),
+                }
             }
-            let tail = &r[n..];
+            // Pops of the exceptions of enclosing `except` clauses (a `return` in a
+            // `try` inside a clause unwinds them, CPython 3.11+
+            // `compiler_unwind_fblock` of `HANDLER_CLEANUP`) stay with the exit.
+            let mut lead = n;
+            loop {
+                match &r[lead..] {
+                    [p, a, d, ..] if is_marker(p, markers::POP_EXCEPT) && is_unbind(a, d) => lead += 3,
+                    [p, ..] if is_marker(p, markers::POP_EXCEPT) => lead += 1,
+                    _ => break,
+                }
+            }
+            let pops = &r[n..lead];
+            let tail = &r[lead..];
             let stub = match tail {
-                [Stmt::Break] | [Stmt::Continue] | [Stmt::Return(None | Some(Expr::Const(_)))] => Some(tail.to_vec()),
+                [Stmt::Break] | [Stmt::Continue] | [Stmt::Return(None | Some(Expr::Const(_)))] => Some(r[n..].to_vec()),
                 _ if plain_try => None,
-                [Stmt::Return(Some(Expr::Name(_)))] if self.returns_loaded_value(x) => Some(tail.to_vec()),
-                _ if !tail.is_empty() && after_loop.as_ref().is_some_and(|a| print_body(a, 0) == print_body(tail, 0)) => Some(vec![Stmt::Break]),
+                [Stmt::Return(Some(Expr::Name(_)))] if pops.is_empty() && self.returns_loaded_value(x) => Some(tail.to_vec()),
+                _ if pops.is_empty() && !tail.is_empty() && after_loop.as_ref().is_some_and(|a| print_body(a, 0) == print_body(tail, 0)) => Some(vec![Stmt::Break]),
                 _ => None,
             };
             match stub {
@@ -803,7 +897,7 @@ impl Structurer<'_> {
                 // body or the `return` of a constant last in the layout (the end of
                 // the function).
                 let k = stubs.iter().rposition(|(_, s)| matches!(s.last(), Some(Stmt::Continue)));
-                let k = k.or_else(|| stubs.iter().enumerate().filter(|(_, (_, s))| matches!(s.as_slice(), [Stmt::Return(None | Some(Expr::Const(_)))])).max_by_key(|(_, (x, _))| *x).map(|(k, _)| k));
+                let k = k.or_else(|| stubs.iter().enumerate().filter(|(_, (_, s))| matches!(s.last(), Some(Stmt::Return(None | Some(Expr::Const(_)))))).max_by_key(|(_, (x, _))| *x).map(|(k, _)| k));
                 k.map(|k| stubs.remove(k).0)
             }
             [e] => Some(*e),
@@ -953,6 +1047,37 @@ impl Structurer<'_> {
     }
 }
 
+/// Reads, in each path of handler code `stmts` through `if` statements, the code
+/// after a clause's `POP_EXCEPT` (and `name = None; del name`) whose text is
+/// `after_loop`, the code after the enclosing loop, as `break`: CPython 3.12+
+/// compiles a `break` in an `except` clause as the pop and a jump to the code after
+/// the loop, and copies that code there when it is a small exit block
+/// (`Python/flowgraph.c` `inline_small_exit_blocks`). Both run the same code after
+/// the exception is popped. Loops, `with` and `try` statements of the handler are
+/// not entered (a `break` there would leave them instead). Whether any was read.
+fn clauses_break(stmts: &mut Vec<Stmt>, after_loop: &str) -> bool {
+    let mut found = false;
+    for i in 0..stmts.len() {
+        if is_marker(&stmts[i], markers::POP_EXCEPT) {
+            let mut k = i + 1;
+            if k + 1 < stmts.len() && is_unbind(&stmts[k], &stmts[k + 1]) {
+                k += 2;
+            }
+            if k < stmts.len() && print_body(&stmts[k..], 0) == after_loop {
+                stmts.truncate(k);
+                stmts.push(Stmt::Break);
+                return true;
+            }
+            return found;
+        }
+        if let Stmt::If(_, a, b) = &mut stmts[i] {
+            found |= clauses_break(a, after_loop);
+            found |= clauses_break(b, after_loop);
+        }
+    }
+    found
+}
+
 /// Cuts, in each path of handler code `stmts`, what follows the `POP_EXCEPT` that
 /// ends the handler (and the `name = None; del name` after it) into `posts`, unless
 /// it is an exit that means the same inside and outside the handler (`return` of a
@@ -977,10 +1102,30 @@ fn split_after_pop(stmts: &mut Vec<Stmt>, posts: &mut Vec<Vec<Stmt>>, top: bool,
             posts.push(stmts.split_off(k));
             return Ok(());
         }
+        let more = i + 1 < stmts.len();
         match &mut stmts[i] {
             Stmt::If(_, a, b) => {
+                let n = posts.len();
                 split_after_pop(a, posts, top, fins)?;
+                let cut_a = posts.len() > n;
                 split_after_pop(b, posts, top, fins)?;
+                let cut_b = posts.len() > n + cut_a as usize;
+                if (cut_a || cut_b) && more {
+                    // An arm cut here went on to the code after the `try`, not to the
+                    // statements after the `if` (printed after it because the arm
+                    // left before the cut): they belong to the other arm alone, which
+                    // must reach them (fall through, no pop of its own).
+                    let other = if cut_a { &*b } else { &*a };
+                    if cut_a == cut_b || ends_control(other) || has_pop(other) {
+                        return Err("code after the end of an except clause in one branch and more code after the branch");
+                    }
+                    let rest = stmts.split_off(i + 1);
+                    if let Stmt::If(_, a, b) = &mut stmts[i] {
+                        let other = if cut_a { b } else { a };
+                        other.extend(rest);
+                        return split_after_pop(other, posts, top, fins);
+                    }
+                }
             }
             Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => {
                 split_after_pop(a, posts, false, fins)?;
@@ -999,6 +1144,17 @@ fn split_after_pop(stmts: &mut Vec<Stmt>, posts: &mut Vec<Vec<Stmt>>, top: bool,
         }
     }
     Ok(())
+}
+
+/// Whether a pop of the exception (a `POP_EXCEPT` marker) is among `stmts` or the
+/// statements nested in them.
+fn has_pop(stmts: &[Stmt]) -> bool {
+    stmts.iter().any(|s| match s {
+        Stmt::If(_, a, b) | Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => has_pop(a) || has_pop(b),
+        Stmt::With(_, b) => has_pop(b),
+        Stmt::Try(b, hs, e, f) => has_pop(b) || hs.iter().any(|h| has_pop(&h.body)) || has_pop(e) || has_pop(f),
+        s => is_marker(s, markers::POP_EXCEPT),
+    })
 }
 
 /// Statements after a handler's `POP_EXCEPT` (and `unbind`, its `name = None; del
@@ -1433,6 +1589,19 @@ fn clean(body: &mut Vec<Stmt>, name: Option<&str>) -> bool {
         match &mut body[i] {
             Stmt::If(_, a, b) | Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => {
                 if !clean(a, name) || !clean(b, name) {
+                    return false;
+                }
+            }
+            // A `return` (or `break`/`continue`) in a `try` or `with` of the clause
+            // pops the clause's exception first (`split_after_pop` let only such
+            // exits follow a pop there).
+            Stmt::With(_, b) => {
+                if !clean(b, name) {
+                    return false;
+                }
+            }
+            Stmt::Try(b, hs, e, f) => {
+                if !clean(b, name) || !hs.iter_mut().all(|h| clean(&mut h.body, name)) || !clean(e, name) || !clean(f, name) {
                     return false;
                 }
             }
