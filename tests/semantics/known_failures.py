@@ -37,10 +37,6 @@ KNOWN_FAILURES = {
     'part2_exceptions.reraise_after_inner_handler': {
         '3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
-    'part2_exceptions.try_except_return_tuple_or_fall_to_loop': {
-        '3.8 3.9 3.10': 'a try or with body with several exits',
-        '3.11 3.12': 'a branch of a try or with body that leaves it before the code after the branch',
-    },
     'part2_exceptions.while_retry': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.11 3.12 3.13 3.14 3.15': 'control flow too tangled to structure (duplication limit reached)',
@@ -71,12 +67,6 @@ KNOWN_FAILURES = {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.11 3.12 3.13': 'a with statement whose handler goes on elsewhere than its normal exit',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
-    },
-    'part2_wrong_tails.with_return_then_tail_in_loop': {
-        '3.8 3.9 3.10': 'SETUP_WITH: not supported by the decompiler yet',
-        '3.11 3.12 3.13': 'a loop branch outside its loop header',
-        '3.14': 'LOAD_SPECIAL: not supported by the decompiler yet',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     's5_async_loops_with.coro_async_genexp_filter': {
         '3.15': 'a comprehension body of an unknown shape',

@@ -1913,6 +1913,38 @@ mod tests {
         Stmt::Expr(Expr::name(markers::POP_EXCEPT))
     }
 
+    /// `return f()`: a value that runs code, so not the same inside the clause.
+    fn ret(f: &str) -> Stmt {
+        Stmt::Return(Some(Expr::Call(Box::new(Expr::name(f)), Vec::new(), Vec::new())))
+    }
+
+    #[test]
+    fn clause_tail_cut_in_one_arm_gives_the_rest_to_the_other() {
+        // `if c: pop; <code after the try>` then `pop; return x`, printed flat
+        // because the first arm left: the rest belongs to the else arm.
+        let mut stmts = vec![Stmt::If(Expr::name("c"), vec![call("a"), pop(), ret("r")], Vec::new()), pop(), ret("x")];
+        let mut posts = Vec::new();
+        split_after_pop(&mut stmts, &mut posts, true, &[]).unwrap();
+        // Both arms then end at their pop, each followed by its own code.
+        assert_eq!(posts, vec![vec![ret("r")], vec![ret("x")]]);
+        assert_eq!(stmts, vec![Stmt::If(Expr::name("c"), vec![call("a"), pop()], vec![pop()])]);
+        // An else arm that cannot reach the rest: refused.
+        let mut stmts = vec![Stmt::If(Expr::name("c"), vec![pop(), ret("r")], vec![Stmt::Break]), call("b")];
+        assert!(split_after_pop(&mut stmts, &mut Vec::new(), true, &[]).is_err());
+    }
+
+    #[test]
+    fn copies_of_the_code_after_the_loop_read_as_break() {
+        let raise = Stmt::Raise(Some(Expr::name("E")), None);
+        let after = print_body(std::slice::from_ref(&raise), 0);
+        let mut stmts = vec![Stmt::If(Expr::name("c"), vec![pop(), raise.clone()], Vec::new()), pop(), Stmt::Return(None)];
+        assert!(clauses_break(&mut stmts, &after));
+        assert_eq!(stmts, vec![Stmt::If(Expr::name("c"), vec![pop(), Stmt::Break], Vec::new()), pop(), Stmt::Return(None)]);
+        // Inside a loop of the clause a `break` would leave that loop: not read.
+        let mut stmts = vec![Stmt::While(Expr::name("c"), vec![pop(), raise], Vec::new())];
+        assert!(!clauses_break(&mut stmts, &after));
+    }
+
     #[test]
     fn finally_copies_before_exits_of_the_try_only() {
         // try: for i in it: f(); break / f(); continue / f(); return  finally: f()
