@@ -85,6 +85,7 @@ fn decompiles_like_39_and_round_trips() {
             "close_like",
             "continue_in_finally",
             "continue_in_try",
+            "continue_in_try_if_in_finally",
             "continue_in_with",
             "finally_if_else",
             "finally_if_in_try_finally",

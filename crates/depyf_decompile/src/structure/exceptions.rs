@@ -1146,6 +1146,20 @@ fn split_after_pop(stmts: &mut Vec<Stmt>, posts: &mut Vec<Vec<Stmt>>, top: bool,
     Ok(())
 }
 
+/// Whether `stmts` is pops of exceptions (`POP_EXCEPT` markers, each optionally
+/// followed by `name = None; del name`) and then one `return` of a constant,
+/// `break` or `continue`.
+fn pops_before_exit(mut stmts: &[Stmt]) -> bool {
+    loop {
+        match stmts {
+            [p, a, d, rest @ ..] if is_marker(p, markers::POP_EXCEPT) && is_unbind(a, d) => stmts = rest,
+            [p, rest @ ..] if is_marker(p, markers::POP_EXCEPT) => stmts = rest,
+            [Stmt::Return(None | Some(Expr::Const(_))) | Stmt::Break | Stmt::Continue] => return true,
+            _ => return false,
+        }
+    }
+}
+
 /// Whether a pop of the exception (a `POP_EXCEPT` marker) is among `stmts` or the
 /// statements nested in them.
 fn has_pop(stmts: &[Stmt]) -> bool {
@@ -1563,9 +1577,19 @@ fn handler(typ: Option<Expr>, mut body: Vec<Stmt>, posts: &mut Vec<Vec<Stmt>>, f
 /// the code after a `try` into its handlers, e.g. the bare `raise` of an enclosing
 /// handler), so the clause is refused (false) when one follows it.
 fn clean(body: &mut Vec<Stmt>, name: Option<&str>) -> bool {
+    clean_in(body, name, false)
+}
+
+/// [`clean`] of `body`; `nested`: `body` lies in a `try` or `with` of the clause,
+/// where a pop may only come right before the `return` of a constant, `break` or
+/// `continue` that leaves it (see `split_exit_copies`), after more pops.
+fn clean_in(body: &mut Vec<Stmt>, name: Option<&str>, nested: bool) -> bool {
     let mut i = 0;
     while i < body.len() {
         if is_marker(&body[i], markers::POP_EXCEPT) {
+            if nested && !pops_before_exit(&body[i..]) {
+                return false;
+            }
             body.remove(i);
             if let Some(n) = name {
                 let unbind = matches!(body.get(i), Some(Stmt::Assign(t, Expr::Const(depyf_bytecode::Constant::None))) if matches!(t.as_slice(), [Expr::Name(m)] if m == n))
@@ -1588,20 +1612,19 @@ fn clean(body: &mut Vec<Stmt>, name: Option<&str>) -> bool {
         }
         match &mut body[i] {
             Stmt::If(_, a, b) | Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => {
-                if !clean(a, name) || !clean(b, name) {
+                if !clean_in(a, name, nested) || !clean_in(b, name, nested) {
                     return false;
                 }
             }
             // A `return` (or `break`/`continue`) in a `try` or `with` of the clause
-            // pops the clause's exception first (`split_after_pop` let only such
-            // exits follow a pop there).
+            // pops the clause's exception first.
             Stmt::With(_, b) => {
-                if !clean(b, name) {
+                if !clean_in(b, name, true) {
                     return false;
                 }
             }
             Stmt::Try(b, hs, e, f) => {
-                if !clean(b, name) || !hs.iter_mut().all(|h| clean(&mut h.body, name)) || !clean(e, name) || !clean(f, name) {
+                if !clean_in(b, name, true) || !hs.iter_mut().all(|h| clean_in(&mut h.body, name, true)) || !clean_in(e, name, true) || !clean_in(f, name, true) {
                     return false;
                 }
             }

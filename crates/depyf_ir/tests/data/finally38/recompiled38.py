@@ -541,3 +541,15 @@ def return_in_try_except_as_in_finally(g, h):
             h()
         except Exception as e:
             g(e)
+
+
+def continue_in_try_if_in_finally(items, g):
+    for x in items:
+        try:
+            if x:
+                continue
+            g(x)
+        finally:
+            if g():
+                g()
+    return 0
