@@ -15,9 +15,6 @@ KNOWN_FAILURES = {
     'audit_differs.for_else_return_break_with_in_try': {
         'all': 'wrong code: input #0: result: value: original (\'raised\', \'ValueError\', \'from h\'), recompiled (\'returned\', (\'list\', [(\'str\', "\'enter\'"), (\'str\', "\'exit\'"), (\'str\', "\'enter\'"',
     },
-    'audit_differs.if_raise_ends_try_body': {
-        '3.8 3.9 3.10 3.11': 'wrong code: input #0: result: [1][1] original [(\'str\', "\'fin\'"), (\'int\', \'0\')], recompiled [(\'str\', "\'fin\'"), (\'int\', \'0\'), (\'str\', "\'fin\'")]; arguments after the call: [1]',
-    },
     'audit_differs.while_else_break_in_try': {
         '3.10 3.11 3.12': 'wrong code: input #0: result: value: original (\'raised\', \'ValueError\', \'from h\'), recompiled (\'returned\', (\'list\', [(\'str\', "\'h\'"), (\'str\', "\'caught\'"), (\'str\', "\'h\'")]))',
         '3.13': 'a branch of a try or with body that leaves it before the code after the branch',
@@ -75,6 +72,15 @@ KNOWN_FAILURES = {
         '3.10': 'the code after a with differs on its normal and suppressed exits',
         '3.12 3.13 3.14 3.15': 'a with statement whose handler goes on elsewhere than its normal exit',
     },
+    's6_finally_exits.finally_holds_if_with_try': {
+        '3.10 3.12 3.13 3.14 3.15': 'the normal exit of a try/finally does not run the finally body',
+    },
+    's6_finally_exits.finally_holds_try_except': {
+        '3.10': 'the normal exit of a try/finally does not run the finally body',
+    },
+    's6_finally_exits.finally_holds_try_except_at_end': {
+        '3.10': 'the normal exit of a try/finally does not run the finally body',
+    },
     's6_nested_finally38.break_continue_in_finally_in_try_except': {
         '3.10': 'the normal exit of a try/finally does not run the finally body',
         '3.11 3.12 3.13 3.14 3.15': 'a construct that recovery could not shape (`__reraise__` left in the output)',
@@ -97,15 +103,6 @@ KNOWN_FAILURES = {
     },
     's6_nested_finally38.try_finally_in_finally_in_plain_loop': {
         '3.10': 'a try or with body with several exits',
-    },
-    's6_finally_exits.finally_holds_if_with_try': {
-        '3.10 3.12 3.13 3.14 3.15': 'the normal exit of a try/finally does not run the finally body',
-    },
-    's6_finally_exits.finally_holds_try_except': {
-        '3.10': 'the normal exit of a try/finally does not run the finally body',
-    },
-    's6_finally_exits.finally_holds_try_except_at_end': {
-        '3.10': 'the normal exit of a try/finally does not run the finally body',
     },
     'try_else_layouts.else_in_with': {
         'all': 'a construct that recovery could not shape (`__with_exit__` left in the output)',
