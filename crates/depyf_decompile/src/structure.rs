@@ -31,6 +31,16 @@ struct LoopCtx {
     /// Copies of the code after a `for` loop that CPython made at a `break` (see
     /// [`Structurer::break_copies`]): reaching one is `break`.
     copies: Vec<BlockId>,
+    /// The no-op block before `header` that `continue` jumps to (see
+    /// [`Structurer::pre_headers`]): reaching it is `continue` too.
+    entry: Option<BlockId>,
+}
+
+impl LoopCtx {
+    /// Whether flow to `x` goes back to the top of this loop (`continue`).
+    fn is_header(&self, x: BlockId) -> bool {
+        x == self.header || Some(x) == self.entry
+    }
 }
 
 /// A block that leaves a `try`/`with` body and the statements that stand for it
@@ -75,6 +85,10 @@ pub(crate) struct Structurer<'a> {
     loops: Vec<LoopCtx>,
     /// Loop headers, with the sources of their back edges.
     latches: Vec<Vec<BlockId>>,
+    /// For a loop header `h`, the block of no code before it that falls into it and
+    /// that `continue` jumps to, when there is one (see [`pre_header_of`]); its back
+    /// edges are `h`'s (in `latches`).
+    pre_headers: Vec<Option<BlockId>>,
     /// Position of each block in reverse postorder (`usize::MAX`: unreachable).
     rpo_index: Vec<usize>,
     /// Blocks reachable from each block along forward edges, as bitsets: row `b`
@@ -124,6 +138,16 @@ impl<'a> Structurer<'a> {
                 latches[to.index()].push(from);
             }
         }
+        let idom = cfg.immediate_dominators();
+        let mut pre_headers = vec![None; n];
+        for p in 0..n {
+            let p = BlockId(p as u32);
+            if let Some(h) = pre_header_of(cfg, rec, ir, &latches, idom, &rpo_index, p) {
+                let moved = std::mem::take(&mut latches[p.index()]);
+                latches[h.index()].extend(moved);
+                pre_headers[h.index()] = Some(p);
+            }
+        }
         let words = n.div_ceil(64);
         // One row of `words` bits per block, in one allocation.
         let mut reach = vec![0u64; words * n];
@@ -153,10 +177,11 @@ impl<'a> Structurer<'a> {
             depth: 0,
             loops: Vec::new(),
             latches,
+            pre_headers,
             rpo_index,
             reach,
             words,
-            idom: cfg.immediate_dominators(),
+            idom,
             dead_jumps_kept: version <= depyf_bytecode::PythonVersion::PY39,
             else_before_handlers: version == depyf_bytecode::PythonVersion::PY311,
         }
@@ -185,7 +210,7 @@ impl<'a> Structurer<'a> {
     fn follow(&self, b: BlockId, fall: BlockId, jump: BlockId) -> Option<BlockId> {
         // An arm that goes back to the loop's header is a `continue`: it meets
         // nothing (the header reaches the rest of the body only by looping).
-        if self.loops.last().is_some_and(|l| l.header == fall || l.header == jump) {
+        if self.loops.last().is_some_and(|l| l.is_header(fall) || l.is_header(jump)) {
             return None;
         }
         if self.rpo_index[b.index()] == usize::MAX {
@@ -219,7 +244,7 @@ impl<'a> Structurer<'a> {
                 }
             }
             while let Some(x) = work.pop() {
-                if self.loops.last().is_some_and(|l| l.header == x || l.follow == Some(x)) {
+                if self.loops.last().is_some_and(|l| l.is_header(x) || l.follow == Some(x)) {
                     continue;
                 }
                 for s in self.cfg.blocks[x.index()].succs() {
@@ -240,7 +265,7 @@ impl<'a> Structurer<'a> {
         (0..n as u32)
             .map(BlockId)
             .filter(|&c| c != b && self.rpo_index[c.index()] == usize::MAX && rf[c.index()] && rj[c.index()] && !around[c.index()])
-            .filter(|&c| !self.loops.last().is_some_and(|l| l.header == c || l.follow == Some(c)))
+            .filter(|&c| !self.loops.last().is_some_and(|l| l.is_header(c) || l.follow == Some(c)))
             .min()
     }
 
@@ -249,7 +274,9 @@ impl<'a> Structurer<'a> {
     /// entry in the loop protects are in it too (they reach it by an exception edge).
     fn loop_body(&self, header: BlockId) -> BTreeSet<BlockId> {
         let by_handler = self.latches[header.index()].iter().all(|l| self.rpo_index[l.index()] == usize::MAX);
-        natural_loop(self.cfg, header, &self.latches[header.index()], by_handler)
+        let mut body = natural_loop(self.cfg, header, &self.latches[header.index()], by_handler);
+        body.extend(self.pre_headers[header.index()]);
+        body
     }
 
     fn in_current_loop(&self, b: BlockId) -> bool {
@@ -280,7 +307,7 @@ impl<'a> Structurer<'a> {
                 return Ok(());
             }
             if let Some(l) = self.loops.last() {
-                if b == l.header && !entering_loop {
+                if (b == l.header && !entering_loop) || Some(b) == l.entry {
                     out.push(Stmt::Continue);
                     return Ok(());
                 }
@@ -460,7 +487,7 @@ impl<'a> Structurer<'a> {
             && self.reaches(jump, end)
             && self.dominates(b, end)
             && self.in_current_loop(end)
-            && self.loops.last().is_none_or(|l| l.header != end);
+            && self.loops.last().is_none_or(|l| !l.is_header(end));
         ok.then_some(end)
     }
 
@@ -668,7 +695,7 @@ impl<'a> Structurer<'a> {
             }
             // CPython 3.12+ `break` first pops the iterator (`POP_TOP`) in a block of its own.
             let y = self.skip_empty(x);
-            let outer = self.loops.iter().any(|l| l.header == y || l.follow == Some(y));
+            let outer = self.loops.iter().any(|l| l.is_header(y) || l.follow == Some(y));
             if outer || self.reaches(exhausted, y) {
                 found.insert(y);
                 continue;
@@ -815,7 +842,7 @@ impl<'a> Structurer<'a> {
             out.extend(pre);
             let after = self.for_else_follow(jump, &body_set);
             let copies = if after.is_none() { self.break_copies(jump, &body_set) } else { Vec::new() };
-            self.loops.push(LoopCtx { header: h, follow: Some(after.unwrap_or(jump)), body: body_set, copies });
+            self.loops.push(LoopCtx { header: h, follow: Some(after.unwrap_or(jump)), body: body_set, copies, entry: self.pre_headers[h.index()] });
             let mut body = Vec::new();
             let r = self.region_into(&mut body, fall, None, false, err);
             self.loops.pop();
@@ -855,8 +882,11 @@ impl<'a> Structurer<'a> {
             // Handler code that re-raises is no way out of the loop.
             .filter(|s| self.rpo_index[s.index()] != usize::MAX || !matches!(self.cfg.blocks[s.index()].term, Terminator::Raise))
             // A `break` compiled as a jump block of its own (CPython 3.12+
-            // `JUMP_FORWARD` after a failed test) leaves for where that block leads.
-            .map(|s| if self.rpo_index[s.index()] == usize::MAX { s } else { self.skip_empty(s) })
+            // `JUMP_FORWARD` after a failed test) leaves for where that block leads;
+            // so does the `break` of a loop in handler code (an `except` clause, the
+            // copy of a `finally` body that runs on an exception), as in its copy in
+            // normal code.
+            .map(|s| if self.rpo_index[s.index()] == usize::MAX && self.rpo_index[h.index()] != usize::MAX { s } else { self.skip_empty(s) })
             .filter(|s| !body_set.contains(s))
             .collect();
         exits.sort();
@@ -892,8 +922,10 @@ impl<'a> Structurer<'a> {
         }
         // Of two exits, one that only goes on to the other (`x = 1; break` jumps to
         // the block after the loop that a bare `break` goes to) is code run before
-        // its `break`; the other is the block after the loop.
-        if let [a, b] = exits.as_slice() {
+        // its `break`; the other is the block after the loop. (Exits that only raise
+        // or return from one place are written in place and don't count.)
+        let main: Vec<BlockId> = exits.iter().copied().filter(|x| !lone_raise(x) && !lone_return(x)).collect();
+        if let [a, b] = main.as_slice() {
             let goes_to = |x: BlockId, y: BlockId| self.rpo_index[x.index()] != usize::MAX && matches!(self.cfg.blocks[x.index()].term, Terminator::Jump(t) | Terminator::FallThrough(t) if t == y);
             if goes_to(*a, *b) && self.latches[b.index()].is_empty() {
                 follow = Some(*b);
@@ -943,7 +975,7 @@ impl<'a> Structurer<'a> {
                 return Err(err("the way out of a while loop lies inside a try or with of its body"));
             }
         }
-        self.loops.push(LoopCtx { header: h, follow, body: body_set, copies });
+        self.loops.push(LoopCtx { header: h, follow, body: body_set, copies, entry: self.pre_headers[h.index()] });
         let mut body = Vec::new();
         let r = self.region_into(&mut body, h, None, true, err);
         self.loops.pop();
@@ -952,6 +984,41 @@ impl<'a> Structurer<'a> {
         out.push(Stmt::While(Expr::Const(depyf_bytecode::Constant::Bool(true)), body, Vec::new()));
         Ok(follow)
     }
+}
+
+/// `Some(h)` when block `p` is a block of no code (only `NOP`s) before the loop
+/// header `h` that `continue` jumps to, apart from the end of the body: CPython
+/// 3.10-3.13 compile `while True:` to a `NOP` on the `while` line that `continue`
+/// goes back to, while the jump at the end of the body, on that same line, skips it
+/// (`Python/flowgraph.c` removes a `NOP` whose line the next instruction repeats,
+/// `remove_redundant_nops`), so the loop has two heads. Only when `p` falls into
+/// `h`, both have back edges from normal code, `h` dominates every back edge to
+/// `p` (they are in `h`'s loop) and nothing but `p` and `h`'s back edges enters
+/// `h`: then going to `p` runs exactly what going to `h` runs.
+fn pre_header_of(cfg: &Cfg, rec: &Recovered, ir: &[depyf_ir::IrInstr], latches: &[Vec<BlockId>], idom: &[Option<BlockId>], rpo_index: &[usize], p: BlockId) -> Option<BlockId> {
+    let blk = &cfg.blocks[p.index()];
+    let Terminator::FallThrough(h) = blk.term else { return None };
+    let code = &rec.blocks[p.index()];
+    if h == p || latches[p.index()].is_empty() || latches[h.index()].is_empty() || !code.stmts.is_empty() || code.for_loop.is_some() || code.collapsed_to.is_some() || code.error.is_some() {
+        return None;
+    }
+    if !ir[blk.start..blk.end].iter().all(|i| i.op == depyf_ir::Op::Nop) || rpo_index[p.index()] == usize::MAX || rpo_index[h.index()] == usize::MAX {
+        return None;
+    }
+    let dominated = |mut x: BlockId| loop {
+        if x == h {
+            return true;
+        }
+        match idom[x.index()] {
+            Some(d) if d != x => x = d,
+            _ => return false,
+        }
+    };
+    let normal = |x: &BlockId| rpo_index[x.index()] != usize::MAX;
+    let ok = latches[p.index()].iter().all(|l| normal(l) && dominated(*l))
+        && latches[h.index()].iter().all(normal)
+        && cfg.blocks[h.index()].preds.iter().all(|x| *x == p || latches[h.index()].contains(x));
+    ok.then_some(h)
 }
 
 /// The blocks of the natural loop of `header` with back edges from `latches`: the
@@ -983,10 +1050,12 @@ fn natural_loop(cfg: &Cfg, header: BlockId, latches: &[BlockId], exception_edges
 }
 
 /// Back edges that only handler code takes: a jump from a block that only exception
-/// edges reach (outside `rpo_index`, the normal reverse postorder) to a normal block
-/// that dominates it once exception edges count, i.e. a loop header whose body goes
+/// edges reach (outside `rpo_index`, the normal reverse postorder) to a block that
+/// dominates it once exception edges count, i.e. a loop header whose body goes
 /// back to it only from an `except` clause (`while True: try: x = f() except E:
-/// pass else: break`, any CPython 3.8+: the normal exit of the body is the `break`).
+/// pass else: break`, any CPython 3.8+: the normal exit of the body is the `break`),
+/// or any loop whose header is handler code itself (a loop in an `except` clause or
+/// in the copy of a `finally` body that runs when the `try` body raises).
 /// [`Cfg::back_edges`] sees normal flow only. A retreating edge of a depth-first
 /// order with exception edges is a back edge when it goes to a block that reaches
 /// its source without leaving through the entry (checked: the natural loop walked
@@ -1010,8 +1079,10 @@ fn handler_back_edges(cfg: &Cfg, rpo_index: &[usize]) -> Vec<(BlockId, BlockId)>
         // Only a jump back in the code (`continue`, the end of the loop body) is
         // taken: CPython 3.8's `END_FINALLY` and the like go on to code shared with
         // normal flow without looping.
+        // The target may be handler code too: a loop written in an `except` clause
+        // or a `finally` body (whose copy for the exceptional exit is handler code).
         for s in cfg.blocks[x.index()].succs() {
-            if rpo_index[s.index()] == usize::MAX || order[s.index()] > order[x.index()] || cfg.blocks[s.index()].start >= cfg.blocks[x.index()].start {
+            if order[s.index()] > order[x.index()] || cfg.blocks[s.index()].start >= cfg.blocks[x.index()].start {
                 continue;
             }
             let body = natural_loop(cfg, s, &[x], true);

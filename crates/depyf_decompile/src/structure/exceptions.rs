@@ -118,7 +118,7 @@ impl Structurer<'_> {
         seen[b.index()] = true;
         while let Some(x) = work.pop() {
             for s in self.cfg.blocks[x.index()].succs() {
-                if self.loop_edge(s) {
+                if self.loop_edge(s) || self.handler_loop_break(s, h) {
                     continue;
                 }
                 if !self.protected_by(s, h) && !self.is_return_tail(s, h) && !self.is_gap(s) {
@@ -133,6 +133,27 @@ impl Structurer<'_> {
         }
         exits.sort();
         exits
+    }
+
+    /// Whether `s` is the `break` of a loop in handler code (an `except` clause, the
+    /// copy of a `finally` body run on an exception) as a block of its own that only
+    /// jumps to the code after the loop. CPython 3.12+ removes the jump of that
+    /// `break` in the copy of the same loop in normal code, where the code after the
+    /// loop comes next (`Python/flowgraph.c` drops a jump to the next block, leaving
+    /// a `NOP` for its line), so the `try` body there reaches the loop's follow
+    /// itself and the `break` is read inside the body; read the same here, both
+    /// copies of a `finally` body compare equal (either reading runs the same). Only
+    /// 3.12+: not before 3.11 (`h` without clean-up of its own), whose copies keep
+    /// that jump in both, nor on 3.11, whose `else:` of a `try` is told from the
+    /// layout ([`super::Structurer::else_before_handlers`]).
+    fn handler_loop_break(&self, s: BlockId, h: BlockId) -> bool {
+        let Some(l) = self.loops.last() else { return false };
+        if self.else_before_handlers || !self.has_cleanup(h) || self.rpo_index[l.header.index()] != usize::MAX || l.follow.is_none() {
+            return false;
+        }
+        let blk = &self.cfg.blocks[s.index()];
+        let only_jump = self.ir[blk.start..blk.end].iter().all(|i| matches!(i.op, Op::Nop | Op::Jump(_)));
+        only_jump && blk.preds.len() == 1 && matches!(blk.term, Terminator::Jump(t) if Some(t) == l.follow)
     }
 
     /// A block of `Nop`s alone, reached from one place, that goes on to one block: no
