@@ -993,8 +993,9 @@ impl<'a> Structurer<'a> {
 /// (`Python/flowgraph.c` removes a `NOP` whose line the next instruction repeats,
 /// `remove_redundant_nops`), so the loop has two heads. Only when `p` falls into
 /// `h`, both have back edges from normal code, `h` dominates every back edge to
-/// `p` (they are in `h`'s loop) and nothing but `p` and `h`'s back edges enters
-/// `h`: then going to `p` runs exactly what going to `h` runs.
+/// `p` (they are in `h`'s loop), every back edge to `h` jumps from the line of `p`
+/// and nothing but `p` and `h`'s back edges enters `h`: then going to `p` runs
+/// exactly what going to `h` runs.
 fn pre_header_of(cfg: &Cfg, rec: &Recovered, ir: &[depyf_ir::IrInstr], latches: &[Vec<BlockId>], idom: &[Option<BlockId>], rpo_index: &[usize], p: BlockId) -> Option<BlockId> {
     let blk = &cfg.blocks[p.index()];
     let Terminator::FallThrough(h) = blk.term else { return None };
@@ -1015,7 +1016,16 @@ fn pre_header_of(cfg: &Cfg, rec: &Recovered, ir: &[depyf_ir::IrInstr], latches: 
         }
     };
     let normal = |x: &BlockId| rpo_index[x.index()] != usize::MAX;
+    // The jumps that skip the `NOP` are on its line (the `while` line, where the end
+    // of the body goes back); a loop nested first in the body (3.14+ keeps `while c:`
+    // unrotated) goes back to its own test from its own lines.
+    let line = ir[blk.start..blk.end].first().and_then(|i| i.line);
+    let on_line = |l: &BlockId| {
+        let b = &cfg.blocks[l.index()];
+        line.is_some() && ir[b.start..b.end].last().is_some_and(|i| i.line == line)
+    };
     let ok = latches[p.index()].iter().all(|l| normal(l) && dominated(*l))
+        && latches[h.index()].iter().all(on_line)
         && latches[h.index()].iter().all(normal)
         && cfg.blocks[h.index()].preds.iter().all(|x| *x == p || latches[h.index()].contains(x));
     ok.then_some(h)
