@@ -74,6 +74,11 @@ pub(crate) struct Structurer<'a> {
     /// regions stop): [`Self::skip_bare`] does not skip past them into the code
     /// after the statement.
     body_exits: Vec<BlockId>,
+    /// The normal exits of the `try` bodies being emitted (not `with` bodies, whose
+    /// exit block, the `__exit__` call, is still part of the statement; nor the
+    /// `finally` bodies of CPython 3.8-3.10, whose copies the structurer matches on
+    /// its own): code there is after the `try` and never written inside the body.
+    try_exits: Vec<BlockId>,
     pub rec: &'a Recovered,
     /// Blocks emitted so far, to bound duplication.
     pub emitted: usize,
@@ -171,6 +176,7 @@ impl<'a> Structurer<'a> {
             exit_stubs: Vec::new(),
             exit_hits: 0,
             body_exits: Vec::new(),
+            try_exits: Vec::new(),
             rec,
             emitted: 0,
             limit: 16 * n + 64,
@@ -323,6 +329,17 @@ impl<'a> Structurer<'a> {
                 out.extend(s.iter().cloned());
                 return Ok(());
             }
+            // The normal exit of a `try` body being written is where that body
+            // ends: every region inside the body stops before it. Reached here
+            // (a `break` that skips a loop's `else` and goes straight to the code
+            // after the `try`), writing it in place would run the code after the
+            // `try` under its handlers or before its `finally` body.
+            // (A block that only returns a local or a constant raises nothing the
+            // handlers could catch: CPython 3.12+ copy such a block into the body's
+            // exits, `Python/flowgraph.c` `inline_small_exit_blocks`.)
+            if self.try_exits.contains(&b) && !self.returns_name_only(b) {
+                return Err(err("code after a try body reached from inside the body where no statement can leave it"));
+            }
             if let Some((inner, exit, to_inner)) = self.pretest_of(b) {
                 if self.loops.last().is_some_and(|l| l.header == inner) {
                     // `continue` of a rotated `while c:` (CPython 3.10+): the test
@@ -435,6 +452,14 @@ impl<'a> Structurer<'a> {
                 }
             }
         }
+    }
+
+    /// Whether block `b` is only `return`, `return <constant>` or `return <name>`
+    /// (code that runs the same inside or after a `try` body: it raises nothing a
+    /// handler would catch, short of an unbound local).
+    fn returns_name_only(&self, b: BlockId) -> bool {
+        let code = &self.rec.blocks[b.index()];
+        matches!(self.cfg.blocks[b.index()].term, Terminator::Return) && code.collapsed_to.is_none() && code.error.is_none() && matches!(code.stmts.as_slice(), [Stmt::Return(None | Some(Expr::Const(_) | Expr::Name(_)))])
     }
 
     /// Whether block `fall`, where an `if`'s test goes on when true, is the body of a

@@ -415,6 +415,10 @@ impl Structurer<'_> {
         }
         self.opened.push(h);
         self.body_exits.extend(e1);
+        let n_try_exits = self.try_exits.len();
+        if !with && (!is_finally || self.has_cleanup(h)) {
+            self.try_exits.extend(e1);
+        }
         let n_stubs = self.exit_stubs.len();
         if !stubs.is_empty() {
             self.exit_stubs.extend(stubs.iter().cloned());
@@ -431,6 +435,7 @@ impl Structurer<'_> {
         if e1.is_some() {
             self.body_exits.pop();
         }
+        self.try_exits.truncate(n_try_exits);
         if is_finally {
             self.finals.pop();
         }
@@ -940,7 +945,12 @@ impl Structurer<'_> {
         if long.len() <= short.len() || print_body(&long[..short.len()], 0) != text || ends_control(short) {
             return false;
         }
-        match self.region(s, None, err) {
+        // Only compared, never written: the code from `stop` on may be the code
+        // after an enclosing `try` body being written (`Structurer::try_exits`).
+        let exits = std::mem::take(&mut self.try_exits);
+        let after = self.region(s, None, err);
+        self.try_exits = exits;
+        match after {
             Ok(after) => print_body(&after, 0) == print_body(&long[short.len()..], 0),
             Err(_) => false,
         }
@@ -1029,7 +1039,12 @@ impl Structurer<'_> {
             // Where `__exit__` suppresses the exception the handler goes on after the
             // `with` too: that code must be the normal exit's, or the code after the
             // `with` when the body never exits normally (it returns).
-            let suppressed = suppressed_path(self.region(h, stop, err)?).ok_or_else(|| err("a with handler of an unknown shape"))?;
+            // (Compared with the normal exit's code, not written: it may go on to the
+            // code after an enclosing `try` body, `Structurer::try_exits`.)
+            let exits = std::mem::take(&mut self.try_exits);
+            let suppressed = self.region(h, stop, err);
+            self.try_exits = exits;
+            let suppressed = suppressed_path(suppressed?).ok_or_else(|| err("a with handler of an unknown shape"))?;
             match e1 {
                 Some(e1) => {
                     let mut rest = Vec::new();
