@@ -78,7 +78,9 @@ pub(crate) struct Structurer<'a> {
     /// exit block, the `__exit__` call, is still part of the statement; nor the
     /// `finally` bodies of CPython 3.8-3.10, whose copies the structurer matches on
     /// its own): code there is after the `try` and never written inside the body.
-    try_exits: Vec<BlockId>,
+    /// (With the number of loops open when the `try` was: a `for` opened at that
+    /// depth ends the body when its `break` goes there.)
+    try_exits: Vec<(BlockId, usize)>,
     pub rec: &'a Recovered,
     /// Blocks emitted so far, to bound duplication.
     pub emitted: usize,
@@ -337,7 +339,7 @@ impl<'a> Structurer<'a> {
             // (A block that only returns a local or a constant raises nothing the
             // handlers could catch: CPython 3.12+ copy such a block into the body's
             // exits, `Python/flowgraph.c` `inline_small_exit_blocks`.)
-            if self.try_exits.contains(&b) && !self.returns_name_only(b) {
+            if self.try_exits.iter().any(|&(x, _)| x == b) && !self.returns_name_only(b) {
                 return Err(err("code after a try body reached from inside the body where no statement can leave it"));
             }
             if let Some((inner, exit, to_inner)) = self.pretest_of(b) {
@@ -452,6 +454,26 @@ impl<'a> Structurer<'a> {
                 }
             }
         }
+    }
+
+    /// Whether block `b` is `to`, or leads there through at most four blocks
+    /// without statements of their own that only jump or fall on (no loop back
+    /// edge among them).
+    fn jumps_to(&self, mut b: BlockId, to: BlockId) -> bool {
+        for _ in 0..4 {
+            if b == to {
+                return true;
+            }
+            let code = &self.rec.blocks[b.index()];
+            if !code.stmts.is_empty() || code.collapsed_to.is_some() || code.error.is_some() || !self.latches[b.index()].is_empty() {
+                return false;
+            }
+            match self.cfg.blocks[b.index()].term {
+                Terminator::Jump(s) | Terminator::FallThrough(s) => b = s,
+                _ => return false,
+            }
+        }
+        b == to
     }
 
     /// Whether block `b` is only `return`, `return <constant>` or `return <name>`
@@ -720,7 +742,13 @@ impl<'a> Structurer<'a> {
             }
             // CPython 3.12+ `break` first pops the iterator (`POP_TOP`) in a block of its own.
             let y = self.skip_empty(x);
-            let outer = self.loops.iter().any(|l| l.is_header(y) || l.follow == Some(y));
+            // The normal exit of the `try` body that the loop ends (the loop is
+            // the body's last statement, opened in no loop of the body): `break`
+            // goes on after the `try`, an `else` that returns never gets there.
+            // (Through blocks without statements that only jump on: the `POP_BLOCK`
+            // of 3.8-3.10, the `JUMP` that 3.13+ leave outside the protected range.)
+            let try_end = self.try_exits.last().is_some_and(|&(e, d)| d == self.loops.len() && self.jumps_to(y, e));
+            let outer = self.loops.iter().any(|l| l.is_header(y) || l.follow == Some(y)) || try_end;
             if outer || self.reaches(exhausted, y) {
                 found.insert(y);
                 continue;

@@ -417,7 +417,7 @@ impl Structurer<'_> {
         self.body_exits.extend(e1);
         let n_try_exits = self.try_exits.len();
         if !with && (!is_finally || self.has_cleanup(h)) {
-            self.try_exits.extend(e1);
+            self.try_exits.extend(e1.map(|e| (e, self.loops.len())));
         }
         let n_stubs = self.exit_stubs.len();
         if !stubs.is_empty() {
