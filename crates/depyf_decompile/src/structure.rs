@@ -339,7 +339,13 @@ impl<'a> Structurer<'a> {
             // (A block that only returns a local or a constant raises nothing the
             // handlers could catch: CPython 3.12+ copy such a block into the body's
             // exits, `Python/flowgraph.c` `inline_small_exit_blocks`.)
-            if self.try_exits.iter().any(|&(x, _)| x == b) && !self.returns_name_only(b) {
+            // (Nor is the `break` of a loop opened inside that body whose follow is
+            // the body's exit: CPython 3.14+ keeps a `while` last in a `try` body
+            // unrotated, its test jumping straight to the exit.)
+            // The exit may be a block without statements (the `NOP` of the `while`
+            // line) before that follow.
+            let breaks_to = |d: usize| self.loops.len() > d && self.loops.last().is_some_and(|l| l.follow.is_some_and(|f| self.passes_to(b, f)));
+            if self.try_exits.iter().rev().find(|&&(x, _)| x == b).is_some_and(|&(_, d)| !breaks_to(d)) && !self.returns_name_only(b) {
                 return Err(err("code after a try body reached from inside the body where no statement can leave it"));
             }
             if let Some((inner, exit, to_inner)) = self.pretest_of(b) {
@@ -470,6 +476,22 @@ impl<'a> Structurer<'a> {
             }
             match self.cfg.blocks[b.index()].term {
                 Terminator::Jump(s) | Terminator::FallThrough(s) => b = s,
+                _ => return false,
+            }
+        }
+        b == to
+    }
+
+    /// Whether flow from block `b` reaches block `to` through blocks without
+    /// statements that only fall through or jump on (at most 4), or `b` is `to`.
+    fn passes_to(&self, mut b: BlockId, to: BlockId) -> bool {
+        for _ in 0..4 {
+            if b == to {
+                return true;
+            }
+            let code = &self.rec.blocks[b.index()];
+            match self.cfg.blocks[b.index()].term {
+                Terminator::Jump(n) | Terminator::FallThrough(n) if code.stmts.is_empty() && code.collapsed_to.is_none() && code.error.is_none() => b = n,
                 _ => return false,
             }
         }

@@ -205,3 +205,51 @@ def if_raise_ends_try_body(x, log):
         log.append("fin")
     log.append(_attr(x))
     return log
+
+
+class _Cancellable:
+    def __init__(self, log, n):
+        self.log, self.n = log, n
+
+    def cancel(self):
+        self.log.append(("cancel", self.n))
+
+
+@case(([1, 2, 3], False), ([], False), ([1, 0, 2], True))
+def while_last_in_try_finally_with_loop(xs, boom):
+    # CPython 3.14+ keeps a `while` that ends a `try` body unrotated: its test
+    # jumps straight to the body's exit, the `NOP` of the `while` line before the
+    # copy of the `finally` body. That is the loop's `break`, not code after the
+    # `try` reached inside it (concurrent.futures `result_iterator`, `as_completed`).
+    log = []
+    fs = [_Cancellable(log, x) for x in xs]
+    try:
+        while fs:
+            f = fs.pop()
+            if boom and f.n == 0:
+                raise ValueError("boom")
+            log.append(("pop", f.n))
+    finally:
+        for f in fs:
+            f.cancel()
+    return log
+
+
+@case(([1, 2, 3],), ([],))
+def while_last_in_try_finally_generator(xs):
+    log = []
+
+    def gen(fs):
+        try:
+            fs.reverse()
+            while fs:
+                yield fs.pop().n
+        finally:
+            for f in fs:
+                f.cancel()
+
+    fs = [_Cancellable(log, x) for x in xs]
+    g = gen(fs)
+    first = next(g, None)
+    g.close()
+    return first, log, [f.n for f in fs]
