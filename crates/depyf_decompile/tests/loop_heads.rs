@@ -8,6 +8,9 @@
 //! Data in `tests/data/loop_heads`: `source.py` compiled by CPython 3.10-3.13
 //! (`py3X.pyc`, unchecked-hash pycs).
 
+mod common;
+use common::defs;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -21,25 +24,6 @@ fn data() -> PathBuf {
 fn functions(file: &str) -> BTreeMap<String, CodeObject> {
     let pyc = read_pyc(&std::fs::read(data().join(file)).unwrap()).unwrap();
     pyc.code.nested_code().map(|c| (c.co_name.clone(), c.clone())).collect()
-}
-
-/// `def` blocks of a source file by name.
-fn defs(text: &str) -> BTreeMap<String, String> {
-    let mut out: BTreeMap<String, String> = BTreeMap::new();
-    let mut cur: Option<String> = None;
-    for line in text.lines() {
-        if let Some(rest) = line.strip_prefix("def ") {
-            cur = Some(rest.split('(').next().unwrap().to_string());
-        } else if !line.starts_with(' ') && !line.is_empty() {
-            cur = None;
-        }
-        if let Some(n) = &cur {
-            let s = out.entry(n.clone()).or_default();
-            s.push_str(line);
-            s.push('\n');
-        }
-    }
-    out.into_iter().map(|(n, s)| (n, s.trim_end().to_string() + "\n")).collect()
 }
 
 #[test]
