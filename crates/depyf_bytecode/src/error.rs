@@ -31,16 +31,23 @@ pub struct BytecodeError {
     pub offset: usize,
 }
 
+/// What went wrong, without where (callers that name the code object and offset
+/// themselves print this alone).
+impl fmt::Display for BytecodeErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BytecodeErrorKind::UnsupportedVersion(v) => write!(f, "unsupported Python version {v}"),
+            BytecodeErrorKind::Truncated => write!(f, "bytecode ends inside an instruction"),
+            BytecodeErrorKind::UnknownOpcode(op) => write!(f, "unknown opcode {op}"),
+            BytecodeErrorKind::BadOparg(m) => write!(f, "bad oparg: {m}"),
+            BytecodeErrorKind::BadJumpTarget(t) => write!(f, "jump to invalid offset {t}"),
+            BytecodeErrorKind::BadTable(m) => write!(f, "malformed table: {m}"),
+        }
+    }
+}
+
 impl fmt::Display for BytecodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.kind {
-            BytecodeErrorKind::UnsupportedVersion(v) => write!(f, "unsupported Python version {v}")?,
-            BytecodeErrorKind::Truncated => write!(f, "bytecode ends inside an instruction")?,
-            BytecodeErrorKind::UnknownOpcode(op) => write!(f, "unknown opcode {op}")?,
-            BytecodeErrorKind::BadOparg(m) => write!(f, "bad oparg: {m}")?,
-            BytecodeErrorKind::BadJumpTarget(t) => write!(f, "jump to invalid offset {t}")?,
-            BytecodeErrorKind::BadTable(m) => write!(f, "malformed table: {m}")?,
-        }
-        write!(f, " (in {} at offset {})", self.code_name, self.offset)
+        write!(f, "{} (in {} at offset {})", self.kind, self.code_name, self.offset)
     }
 }

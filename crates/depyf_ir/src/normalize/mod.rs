@@ -97,7 +97,8 @@ impl IrError {
             offset: e.offset as u32,
             opname: String::new(),
             version: code.version,
-            message: e.to_string(),
+            // The kind alone: this error names the code object and offset itself.
+            message: e.kind.to_string(),
         }
     }
 }
