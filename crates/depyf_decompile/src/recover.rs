@@ -19,9 +19,31 @@ use std::collections::BTreeSet;
 use depyf_bytecode::{local_kind, CodeObject, Constant};
 use depyf_cfg::{BlockId, Cfg, Terminator};
 use depyf_ir::{CallLayout, CmpOp, IrInstr, Op, UnaryOp};
-use depyf_source::{Expr, Keyword, Stmt};
+use depyf_source::{CompKind, Comprehension, Expr, Keyword, Stmt};
 
 use crate::DecompileError;
+
+/// The prefix of the variables that hold `for` iterators when [`Naming::iter_temps`]
+/// is set (`__depyf_it_<depth>__`, the state-machine fallback's, see `state_machine`).
+pub(crate) const ITER_PREFIX: &str = "__depyf_it_";
+/// The loop variable of the generator that wraps an iterable.
+const ITEM: &str = "__depyf_x__";
+
+/// The variable of the iterator at stack depth `depth`.
+fn iter_name(depth: usize) -> String {
+    format!("{ITER_PREFIX}{depth}__")
+}
+
+/// `(__depyf_x__ for __depyf_x__ in v)`: an iterator over `v` made as `GET_ITER`
+/// makes one (`iter(v)` once, now), stepped with a `for` statement whose own
+/// `GET_ITER` returns the generator itself.
+fn iter_wrapper(v: Expr) -> Expr {
+    Expr::Comp(
+        CompKind::Generator,
+        Box::new(Expr::name(ITEM)),
+        vec![Comprehension { target: Expr::name(ITEM), iter: v, ifs: Vec::new(), ifs_on_new_line: Vec::new() }],
+    )
+}
 
 mod exprs;
 
@@ -393,7 +415,7 @@ impl BlockState<'_, '_> {
     /// `iter(e)`; an error for one named by [`Naming::iter_temps`], whose variable
     /// holds a wrapper of the iterator, not the iterator itself.
     fn iter_value(&self, e: Expr) -> Result<Expr, DecompileError> {
-        if matches!(&e, Expr::Name(n) if n.starts_with(crate::state_machine::ITER_PREFIX)) {
+        if matches!(&e, Expr::Name(n) if n.starts_with(ITER_PREFIX)) {
             return Err(self.err("an iterator used other than by FOR_ITER, in a state machine"));
         }
         Ok(iter_call(e))
@@ -940,7 +962,7 @@ impl BlockState<'_, '_> {
                 // of now, as the stack lets go of it: a generator being iterated is
                 // closed at this point, not when the function returns.
                 if let SVal::Iter(Expr::Name(n)) = &v {
-                    if n.starts_with(crate::state_machine::ITER_PREFIX) {
+                    if n.starts_with(ITER_PREFIX) {
                         self.emit(Stmt::Assign(vec![Expr::name(n)], Expr::Const(Constant::None)));
                     }
                 }
@@ -1324,8 +1346,8 @@ impl BlockState<'_, '_> {
                 }
                 let v = set_display(self.pop_expr()?);
                 if self.ctx.naming.iter_temps && !matches!(next.first().map(|i| &i.op), Some(Op::InlinedComp(_))) {
-                    let name = crate::state_machine::iter_name(self.stack.len());
-                    self.emit(Stmt::Assign(vec![Expr::name(&name)], crate::state_machine::iter_wrapper(v)));
+                    let name = iter_name(self.stack.len());
+                    self.emit(Stmt::Assign(vec![Expr::name(&name)], iter_wrapper(v)));
                     self.stack.push(SVal::Iter(Expr::Name(name)));
                 } else {
                     self.stack.push(SVal::Iter(v));

@@ -39,16 +39,12 @@ use std::collections::BTreeMap;
 
 use depyf_bytecode::{co_flags, CodeObject, Constant};
 use depyf_cfg::{BlockId, Cfg, Terminator};
-use depyf_source::{CompKind, Comprehension, Expr, Stmt};
+use depyf_source::{Expr, Stmt};
 
-use crate::recover::Recovered;
+use crate::recover::{Recovered, ITER_PREFIX};
 
 /// The variable that holds the current state.
 const STATE: &str = "__depyf_state__";
-/// The prefix of the variables that hold `for` iterators (`__depyf_it_<depth>__`).
-pub(crate) const ITER_PREFIX: &str = "__depyf_it_";
-/// The loop variable of the generator that wraps an iterable.
-const ITEM: &str = "__depyf_x__";
 /// What the names the state machine invents start with: code that has a name with
 /// this prefix does not get a state machine.
 const PREFIX: &str = "__depyf_";
@@ -59,22 +55,6 @@ pub const FORCE_ENV: &str = "DEPYF_FORCE_STATE_MACHINE";
 /// How deeply blocks reached from one place are written inside the arm of an `if`
 /// before they become states of their own.
 const MAX_INLINE_DEPTH: usize = 16;
-
-/// The variable of the iterator at stack depth `depth`.
-pub(crate) fn iter_name(depth: usize) -> String {
-    format!("{ITER_PREFIX}{depth}__")
-}
-
-/// `(__depyf_x__ for __depyf_x__ in v)`: an iterator over `v` made as `GET_ITER`
-/// makes one (`iter(v)` once, now), stepped with a `for` statement whose own
-/// `GET_ITER` returns the generator itself.
-pub(crate) fn iter_wrapper(v: Expr) -> Expr {
-    Expr::Comp(
-        CompKind::Generator,
-        Box::new(Expr::name(ITEM)),
-        vec![Comprehension { target: Expr::name(ITEM), iter: v, ifs: Vec::new(), ifs_on_new_line: Vec::new() }],
-    )
-}
 
 /// Whether the fallback is forced ([`FORCE_ENV`]) on the code whose CFG is `cfg`:
 /// only where there is control flow (more than one block). Straight-line code gains
