@@ -344,7 +344,7 @@ impl<'a> Structurer<'a> {
             // unrotated, its test jumping straight to the exit.)
             // The exit may be a block without statements (the `NOP` of the `while`
             // line) before that follow.
-            let breaks_to = |d: usize| self.loops.len() > d && self.loops.last().is_some_and(|l| l.follow.is_some_and(|f| self.passes_to(b, f)));
+            let breaks_to = |d: usize| self.loops.len() > d && self.loops.last().is_some_and(|l| l.follow.is_some_and(|f| self.jumps_to(b, f)));
             if self.try_exits.iter().rev().find(|&&(x, _)| x == b).is_some_and(|&(_, d)| !breaks_to(d)) && !self.returns_name_only(b) {
                 return Err(err("code after a try body reached from inside the body where no statement can leave it"));
             }
@@ -476,22 +476,6 @@ impl<'a> Structurer<'a> {
             }
             match self.cfg.blocks[b.index()].term {
                 Terminator::Jump(s) | Terminator::FallThrough(s) => b = s,
-                _ => return false,
-            }
-        }
-        b == to
-    }
-
-    /// Whether flow from block `b` reaches block `to` through blocks without
-    /// statements that only fall through or jump on (at most 4), or `b` is `to`.
-    fn passes_to(&self, mut b: BlockId, to: BlockId) -> bool {
-        for _ in 0..4 {
-            if b == to {
-                return true;
-            }
-            let code = &self.rec.blocks[b.index()];
-            match self.cfg.blocks[b.index()].term {
-                Terminator::Jump(n) | Terminator::FallThrough(n) if code.stmts.is_empty() && code.collapsed_to.is_none() && code.error.is_none() => b = n,
                 _ => return false,
             }
         }
