@@ -286,18 +286,44 @@ pub(crate) const ASSERTION_ERROR: &str = "<AssertionError>";
 /// AssertionError(msg)`, and `if c: T` followed by that raise where `T` does not fall
 /// through; both become `assert c, msg` followed by `T`; and `if not c: raise
 /// AssertionError(msg) else: E` (an `elif` chain read from the test that follows
-/// the `assert`) becomes `assert c, msg` followed by `E`.
+/// the `assert`) becomes `assert c, msg` followed by `E`. A raise that no `if`
+/// guards is `assert False, msg`.
 pub(crate) fn asserts(body: &mut Vec<Stmt>) {
+    fold_asserts(body);
+    unguarded_asserts(body);
+}
+
+/// The raises of `LOAD_ASSERTION_ERROR` that [`fold_asserts`] left, which no test
+/// guards, become `assert False, msg`: CPython folds a conditional jump on a constant,
+/// so that test leaves no instruction.
+fn unguarded_asserts(body: &mut [Stmt]) {
+    for s in body {
+        if let Some(msg) = assertion_raise(std::slice::from_ref(s)) {
+            *s = Stmt::Assert(Expr::Const(Constant::Bool(false)), msg);
+            continue;
+        }
+        match s {
+            Stmt::If(_, a, b) | Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => {
+                unguarded_asserts(a);
+                unguarded_asserts(b);
+            }
+            _ => s.bodies_mut().into_iter().for_each(|b| unguarded_asserts(b)),
+        }
+    }
+}
+
+/// The `if` shapes of [`asserts`], bottom-up.
+fn fold_asserts(body: &mut Vec<Stmt>) {
     let mut i = 0;
     while i < body.len() {
         match &mut body[i] {
             Stmt::If(_, a, b) | Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => {
-                asserts(a);
-                asserts(b);
+                fold_asserts(a);
+                fold_asserts(b);
             }
             s @ (Stmt::Try(..) | Stmt::With(..)) => {
                 for b in s.bodies_mut() {
-                    asserts(b);
+                    fold_asserts(b);
                 }
             }
             _ => {}
