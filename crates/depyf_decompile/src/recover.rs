@@ -1236,15 +1236,20 @@ impl BlockState<'_, '_> {
                 // `a, b = value` when the items go straight into simple targets. A
                 // target stored again by the next target (`_, _, x`) is a `POP_TOP`:
                 // CPython 3.13+ drops the first of two stores to one local in a row
-                // (`Python/flowgraph.c`, `optimize_basic_block`, `STORE_FAST`).
+                // (`Python/flowgraph.c`, `optimize_basic_block`, `STORE_FAST`), again
+                // and again along a run (`_, _, _, x`: two `POP_TOP`s, then the stores
+                // of `_` and `x`), so each `POP_TOP` of a run stands for the store that
+                // ends it.
                 let targets: Option<Vec<Expr>> = (0..n.min(next.len()))
                     .map(|k| match next[k].op {
                         Op::StoreFast(x) => Some(Expr::Name(self.ctx.local_name(x))),
                         Op::StoreName(x) => Some(Expr::Name(self.ctx.name(x))),
-                        Op::PopTop if k + 1 < n && self.ctx.code.version >= depyf_bytecode::PythonVersion::PY313 => match next.get(k + 1).map(|i| &i.op) {
-                            Some(Op::StoreFast(x)) => Some(Expr::Name(self.ctx.local_name(*x))),
-                            _ => None,
-                        },
+                        Op::PopTop if self.ctx.code.version >= depyf_bytecode::PythonVersion::PY313 => {
+                            match next[k + 1..n.min(next.len())].iter().find(|i| !matches!(i.op, Op::PopTop)).map(|i| &i.op) {
+                                Some(Op::StoreFast(x)) => Some(Expr::Name(self.ctx.local_name(*x))),
+                                _ => None,
+                            }
+                        }
                         _ => None,
                     })
                     .collect();
