@@ -93,8 +93,12 @@ def comprehension_handlers_only(code):
 def in_scope(code):
     """Language part 1: no exception handling or `with` (3.11+ exception table apart
     from the handlers of inlined comprehensions, 3.8-3.10 SETUP_* blocks), generators,
-    coroutines or `match`."""
+    coroutines or `match`. PEP 695 type parameters are part 2 as well: the
+    `<generic parameters of ...>` functions and the generic class bodies that read
+    their `.type_params` cell."""
     if code.co_flags & OUT_OF_SCOPE_FLAGS:
+        return False
+    if code.co_name.startswith("<generic parameters of ") or ".type_params" in code.co_freevars + code.co_cellvars:
         return False
     if getattr(code, "co_exceptiontable", b"") and not comprehension_handlers_only(code):
         return False

@@ -5,6 +5,10 @@ subprocess of that interpreter with `PYTHONPATH=<repo>/python`):
   body's `__annotate__`, a `type` statement's value function): the source is the
   annotations they come from, and compiling it where the function was made gives a
   bytecode-identical function (the round trip of benches/roundtrip_stdlib.py);
+- 3.12+ PEP 695 `<generic parameters of NAME>` functions decompiled on their own: the
+  generic `class`, `def` or `type` statement, which recompiles to an identical
+  function; a generic class body on its own and a parameters function that takes the
+  defaults of its caller are clear DecompilationErrors;
 - `from __future__ import annotations` (PEP 563): the strings the compiler stored are
   printed as the expressions they were unparsed from, the decompiled source starts
   with the future import, and the recompiled function stores the same strings.
@@ -42,6 +46,42 @@ for code, parents in rt.functions(module):
         src = _core.decompile(code).source
         new = rt.find_code(compile(rt.in_context(code, src, {"typing"}, parents), "<depyf>", "exec"), code.co_name)
         out.append([code.co_qualname, src, _core.compare(code, new)[0]])
+print(json.dumps(out))
+'''
+
+GENERIC = r'''
+import json, sys
+sys.path.insert(0, "benches")
+import roundtrip_stdlib as rt
+import depyf
+from depyf import _core
+
+SRC = """
+from typing import Protocol
+class SupportsAbs[T](Protocol):
+    \"\"\"doc\"\"\"
+    __slots__ = ()
+    def __abs__(self) -> T:
+        pass
+class Bounded[T: int, *Ts, **P](dict, metaclass=type):
+    def m(self, *a: Ts) -> T: ...
+def ident[T](x: T, /) -> T:
+    return x
+type Alias[K, V] = dict[K, list[V]]
+def withdef[T](x: T = 1) -> T:
+    return x
+"""
+module = compile(SRC, "<case>", "exec")
+out = []
+for code, parents in rt.functions(module):
+    if code.co_name.startswith("<generic parameters of ") or code.co_name == "SupportsAbs":
+        try:
+            src = _core.decompile(code).source
+        except depyf.DecompilationError as e:
+            out.append([code.co_name, "error", str(e)])
+            continue
+        new = rt.find_code(compile(rt.in_context(code, src, {"typing"}, parents), "<depyf>", "exec"), code.co_name)
+        out.append([code.co_name, src, _core.compare(code, new)[0]])
 print(json.dumps(out))
 '''
 
@@ -87,6 +127,22 @@ def test_compiler_made_functions_decompile_to_their_annotations(version):
         "a: int\nb: 'str'\n",
         "type Alias = list[int]\n",
     ]
+
+
+@pytest.mark.parametrize("version", [v for v in ("3.12", "3.13", "3.14", "3.15") if PYTHONS[v]])
+def test_generic_parameters_functions_on_their_own(version):
+    got = {name: (src, verdict) for name, src, verdict in _run(version, GENERIC)}
+    assert got["<generic parameters of SupportsAbs>"] == (
+        "class SupportsAbs[T](Protocol):\n    'doc'\n    __slots__ = ()\n    def __abs__(self) -> T:\n        pass\n", "identical")
+    assert got["<generic parameters of Bounded>"] == (
+        "class Bounded[T: int, *Ts, **P](dict, metaclass=type):\n    def m(self, *a: Ts) -> T:\n        pass\n", "identical")
+    assert got["<generic parameters of ident>"] == ("def ident[T](x: T, /) -> T:\n    return x\n", "identical")
+    assert got["<generic parameters of Alias>"] == ("type Alias[K, V] = dict[K, list[V]]\n", "identical")
+    # The body alone cannot name its type parameters; the defaults are the caller's.
+    source, message = got["SupportsAbs"]
+    assert source == "error" and "the body of a generic class (PEP 695) on its own" in message
+    source, message = got["<generic parameters of withdef>"]
+    assert source == "error" and "whose defaults its caller passes in" in message
 
 
 @pytest.mark.parametrize("version", [v for v in ("3.9", "3.10", "3.11", "3.12", "3.13", "3.14", "3.15") if PYTHONS[v]])

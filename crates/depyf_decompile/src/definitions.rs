@@ -1357,6 +1357,34 @@ pub(crate) fn generic(code: &CodeObject, body: Vec<Stmt>) -> Result<Expr, Decomp
     Err(err("a generic parameters function of an unknown shape"))
 }
 
+/// The definition that a `<generic parameters of NAME>` function makes, on its own
+/// (decompiled without the code that calls it): the generic `def`, `class` or `type`
+/// statement of [`generic`].
+///
+/// Errors: those of [`generic`], and a parameters function that takes arguments: the
+/// defaults of the generic function are values of its caller, which are not here.
+pub(crate) fn generic_standalone(code: &CodeObject, body: Vec<Stmt>) -> Result<Stmt, DecompileError> {
+    let err = |m: &str| DecompileError::new(code, 0, "", m);
+    if code.total_argcount() != 0 {
+        return Err(err("a generic function whose defaults its caller passes in: decompile the code that defines it"));
+    }
+    let name = code.co_name.strip_prefix("<generic parameters of ").and_then(|n| n.strip_suffix('>')).unwrap_or_default().to_string();
+    match generic(code, body)? {
+        Expr::Def(d) => Ok(std::sync::Arc::unwrap_or_clone(d)),
+        alias => {
+            let called = Expr::Call(Box::new(Expr::Call(Box::new(Expr::name(recover::markers::GENERIC)), vec![alias], Vec::new())), Vec::new(), Vec::new());
+            as_type_alias(&called, &name).ok_or_else(|| err("a generic type alias of an unknown shape"))
+        }
+    }
+}
+
+/// Whether `body`, a class body as recovery leaves it, is that of a generic class
+/// (PEP 695): it stores the hidden `.type_params` into `__type_params__` first
+/// (CPython 3.12-3.15 `Python/compile.c`, `compiler_class_body`).
+pub(crate) fn is_generic_class_body(body: &[Stmt]) -> bool {
+    body.iter().take(3).any(|s| matches!(s, Stmt::Assign(t, v) if matches!(t.as_slice(), [Expr::Name(n)] if n == "__type_params__") && v.is_name(".type_params")))
+}
+
 /// The generic class that a `<generic parameters of NAME>` function makes (PEP 695;
 /// CPython 3.12-3.15 `Python/compile.c`, `compiler_class`): it returns
 /// `__build_class__(<class body>, 'NAME', *bases, .generic_base, **keywords)` where
@@ -1389,7 +1417,7 @@ fn generic_class(
     if bases.iter().chain(kws.iter().map(|k| &k.value)).any(hidden) {
         return Err(err("a generic class whose bases use its hidden type parameters"));
     }
-    let is_params_store = |s: &Stmt| matches!(s, Stmt::Assign(t, v) if matches!(t.as_slice(), [Expr::Name(n)] if n == "__type_params__") && v.is_name(".type_params"));
+    let is_params_store = |s: &Stmt| is_generic_class_body(std::slice::from_ref(s));
     let mut body = body.clone();
     let at = body.iter().take(3).position(is_params_store).ok_or_else(|| err("a generic class body that does not store __type_params__"))?;
     body.remove(at);
@@ -1439,7 +1467,7 @@ fn generic_defaults(a: &depyf_source::Arguments, call_args: &[Expr]) -> Option<d
 /// `type name[params] = value` from the value a `type` statement stores into `name`:
 /// `__type_alias__('name', None, value)`, or the generic form that [`generic`] makes,
 /// called at once (`__generic__(...)()`).
-fn as_type_alias(v: &Expr, name: &str) -> Option<Stmt> {
+pub(crate) fn as_type_alias(v: &Expr, name: &str) -> Option<Stmt> {
     let inner = match v {
         Expr::Call(g, a, k) if a.is_empty() && k.is_empty() => match &**g {
             Expr::Call(m, a, k) if m.is_name(recover::markers::GENERIC) && a.len() == 1 && k.is_empty() => &a[0],

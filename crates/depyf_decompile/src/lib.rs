@@ -570,6 +570,14 @@ pub fn decompile(code: &CodeObject, options: &Options) -> Result<Decompiled, Dec
         return Ok(Decompiled { source: print_body(&body, 0), body, opaque_constants: Vec::new(), failures: Vec::new() });
     }
     let failures = std::cell::RefCell::default();
+    if code.co_name.starts_with("<generic parameters of ") {
+        // A PEP 695 parameters function on its own: the generic definition it makes,
+        // which compiles to such a function again.
+        let def = definitions::generic_standalone(code, generic_params_body(code, options, &failures)?)?;
+        let body = vec![def];
+        let source = future_header(&body) + &print_body(&body, 0);
+        return Ok(Decompiled { opaque_constants: opaque_constants(code, options, &source), source, body, failures: failures.into_inner() });
+    }
     let mut body = recover_body_in(code, options, &failures)?;
     let source = if code.co_name == "<module>" {
         // The module docstring: `__doc__ = '...'` first is how the compiler stores it.
@@ -597,8 +605,17 @@ pub fn decompile(code: &CodeObject, options: &Options) -> Result<Decompiled, Dec
     } else if code.co_flags & (co_flags::OPTIMIZED | co_flags::NEWLOCALS) == 0 {
         // A class body (module-like scope with a name): `class Name:` and its body.
         // Bases and keywords are arguments of the class creation, not of this code.
+        let class_body = definitions::class_body(code, body.clone());
+        if definitions::is_generic_class_body(&class_body) {
+            return Err(DecompileError::new(
+                code,
+                0,
+                "",
+                "the body of a generic class (PEP 695) on its own: its type parameters are named in the `<generic parameters of ...>` function that makes the class; decompile that or the enclosing code",
+            ));
+        }
         let name = options.function_name.clone().unwrap_or_else(|| code.co_name.clone());
-        let class = Stmt::ClassDef(name, Vec::new(), Vec::new(), definitions::class_body(code, body.clone()), Vec::new());
+        let class = Stmt::ClassDef(name, Vec::new(), Vec::new(), class_body, Vec::new());
         print_body(&[class], 0)
     } else {
         let name = options.function_name.clone().unwrap_or_else(|| code.co_name.clone());
