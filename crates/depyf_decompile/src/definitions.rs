@@ -952,11 +952,23 @@ pub(crate) fn compiler_made_source(code: &CodeObject, options: &Options) -> Resu
         let mut sig = depyf_source::Arguments::default();
         for (k, v) in items {
             let Some(Expr::Const(Constant::Str(k))) = k else { return Ok(None) };
-            if sig.returns.is_some() || !(k == "return" || crate::is_identifier(k)) || sig.args.contains(k) {
+            let seen = sig.args.contains(k) || sig.kwonly.contains(k) || sig.vararg.as_ref() == Some(k);
+            if sig.returns.is_some() || !(k == "return" || crate::is_identifier(k)) || seen {
                 return Ok(None);
             }
             if k == "return" {
                 sig.returns = Some(v.clone());
+            } else if matches!(v, Expr::Starred(_)) {
+                // `*args: *Ts` (PEP 646): only a `*args` parameter takes it.
+                if sig.vararg.is_some() {
+                    return Ok(None);
+                }
+                sig.vararg = Some(k.clone());
+                sig.annotations.push((k.clone(), v.clone()));
+            } else if sig.vararg.is_some() {
+                // After `*args` (the dict keeps the order of the parameters).
+                sig.kwonly.push(k.clone());
+                sig.annotations.push((k.clone(), v.clone()));
             } else {
                 sig.args.push(k.clone());
                 sig.annotations.push((k.clone(), v.clone()));

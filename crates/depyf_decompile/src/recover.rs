@@ -121,6 +121,9 @@ pub(crate) mod markers {
         ("INTRINSIC_TYPEVARTUPLE", "__typevartuple__", "*"),
         ("INTRINSIC_PARAMSPEC", "__paramspec__", "**"),
     ];
+    /// `<star_annotation>(Ts)`: `[*Ts][0]`, the annotation `*Ts` of a `*args`
+    /// parameter (PEP 646), for `set_function_attribute` to read back.
+    pub const STAR_ANNOTATION: &str = "<star_annotation>";
     /// `__type_alias__(name, params, value)`: `type name[params] = value`.
     pub const TYPE_ALIAS: &str = "__type_alias__";
     /// `__set_type_params__(func, params)`: a generic function.
@@ -673,6 +676,52 @@ impl BlockState<'_, '_> {
         let v = self.pop_expr()?;
         self.emit(Stmt::Assign(targets, v));
         Ok(Some(i))
+    }
+
+    /// Whether this is the compiler-made `__annotate__(format, /)` of CPython 3.14+
+    /// (PEP 649), whose body returns the dict of annotations.
+    fn in_annotate(&self) -> bool {
+        let code = self.ctx.code;
+        code.co_name == "__annotate__" && code.co_posonlyargcount == 1 && code.total_argcount() == 1
+    }
+
+    /// Whether the item of an `UNPACK_SEQUENCE 1` that no store takes is the
+    /// annotation `*Ts` of a `*args` parameter (PEP 646): in a 3.14+ `__annotate__`
+    /// function, or when the ops in `next` go on to the `MAKE_FUNCTION` (3.13+
+    /// `SET_FUNCTION_ATTRIBUTE 4`) that sets annotations with values still being
+    /// loaded, no statement ending before. A wrong guess leaves a marker that fails the
+    /// function; the other reading names the item with a temporary.
+    fn builds_annotations(&self, next: &[IrInstr]) -> bool {
+        if self.in_annotate() {
+            return true;
+        }
+        for i in next.iter().take(512) {
+            match i.op {
+                Op::MakeFunction { flags, .. } if flags & 0x04 != 0 => return true,
+                Op::SetFunctionAttribute(0x04) => return true,
+                // 3.13+: the function is made first, its closure set before.
+                Op::MakeFunction { flags: 0, .. } | Op::SetFunctionAttribute(0x08) => {}
+                Op::MakeFunction { .. }
+                | Op::SetFunctionAttribute(_)
+                | Op::StoreFast(_)
+                | Op::StoreDeref(_)
+                | Op::StoreGlobal(_)
+                | Op::StoreName(_)
+                | Op::StoreAttr(_)
+                | Op::StoreSubscr
+                | Op::PopTop
+                | Op::Return
+                | Op::Jump { .. }
+                | Op::JumpIf { .. }
+                | Op::JumpIfNone { .. }
+                | Op::JumpIfOrPop { .. }
+                | Op::Raise(_)
+                | Op::UnpackSequence(_)
+                | Op::UnpackEx { .. } => return false,
+                _ => {}
+            }
+        }
+        false
     }
 
     /// Where the ops of one assignment target that starts at `next[from]` end (one
@@ -1272,6 +1321,14 @@ impl BlockState<'_, '_> {
                     }
                     self.emit(Stmt::Assign(vec![Expr::Tuple(targets)], v));
                     return Ok(end);
+                }
+                if n == 1 && self.builds_annotations(next) {
+                    // `*args: *Ts` (PEP 646): the one item stays on the stack as the
+                    // annotation's value.
+                    // In a 3.14+ `__annotate__` it is a value of the dict returned.
+                    let e = if self.in_annotate() { Expr::Starred(Box::new(v)) } else { Expr::Call(Box::new(Expr::name(markers::STAR_ANNOTATION)), vec![v], Vec::new()) };
+                    self.push(e);
+                    return Ok(0);
                 }
                 let temps: Vec<String> = (0..n).map(|_| self.ctx.fresh_temp()).collect();
                 self.emit(Stmt::Assign(vec![Expr::Tuple(temps.iter().map(|t| Expr::name(t)).collect())], v));

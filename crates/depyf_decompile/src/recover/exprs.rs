@@ -683,6 +683,13 @@ impl BlockState<'_, '_> {
                 };
                 for (k, v) in pairs {
                     let Expr::Const(Constant::Str(k)) = k else { return Err(self.err("an annotation without a name")) };
+                    let v = if args.vararg.as_deref() == Some(k.as_str()) {
+                        star_annotation(v)
+                    } else if matches!(v, Expr::Starred(_)) {
+                        return Err(self.err(format!("a starred annotation of `{k}`, which is no *args parameter")));
+                    } else {
+                        v
+                    };
                     if k == "return" {
                         args.returns = Some(v);
                     } else {
@@ -809,12 +816,27 @@ fn is_pending(e: &Expr) -> bool {
 /// any other shape.
 fn annotate_items(f: Expr) -> Option<Vec<(Expr, Expr)>> {
     let Expr::Def(d) = f else { return None };
-    let Stmt::FunctionDef(name, args, body) = std::sync::Arc::unwrap_or_clone(d) else { return None };
-    let [guard, Stmt::Return(Some(Expr::Dict(items)))] = <[Stmt; 2]>::try_from(body).ok()? else {
+    let Stmt::FunctionDef(name, args, mut body) = std::sync::Arc::unwrap_or_clone(d) else { return None };
+    let Some(Stmt::Return(Some(Expr::Dict(items)))) = body.pop() else { return None };
+    if name != "__annotate__" || body.is_empty() || !crate::definitions::is_format_guard(&args, &body[0]) {
         return None;
-    };
-    if name != "__annotate__" || !crate::definitions::is_format_guard(&args, &guard) {
+    }
+    if body.len() != 1 {
         return None;
     }
     items.into_iter().map(|(k, v)| Some((k?, v))).collect()
+}
+
+/// The annotation `*Ts` of a `*args` parameter (PEP 646), from `v`, the value its
+/// code leaves: CPython 3.11+ computes it as `[*Ts][0]`, an `UNPACK_SEQUENCE 1`
+/// (`Python/compile.c` `compiler_visit_argannotation`) that recovery leaves as the
+/// marker call `<star_annotation>(Ts)`. Any other `v` is returned as it is (a marker
+/// elsewhere stays, and is reported as a shape not recognized).
+fn star_annotation(v: Expr) -> Expr {
+    match v {
+        Expr::Call(f, mut args, kws) if f.is_name(crate::recover::markers::STAR_ANNOTATION) && args.len() == 1 && kws.is_empty() => {
+            Expr::Starred(Box::new(args.pop().expect("one argument")))
+        }
+        other => other,
+    }
 }
