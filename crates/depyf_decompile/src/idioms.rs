@@ -49,7 +49,11 @@ pub(crate) fn rotated_while(body: &mut Vec<Stmt>) {
         // A `continue` jumped to the bottom test, which structuring copied before it:
         // in `while c:` the `continue` alone re-tests `c`.
         fold_continue_tests(&mut new_body, &exit_test);
-        if contains_stmt(&new_body, &exit_test) {
+        // What is left of the test inside the body, or a `continue` that went back
+        // to the top of the body without the test (the `continue` of a `while True:`
+        // nested first in `while c:`, which CPython lays out as one loop): in
+        // `while c:` both would test `c` once more.
+        if contains_stmt(&new_body, &exit_test) || continues_here(&new_body) {
             continue;
         }
         *s = Stmt::While(cond.clone(), new_body, Vec::new());
@@ -257,22 +261,43 @@ fn fold_continue_tests(body: &mut Vec<Stmt>, exit_test: &Stmt) {
             body.remove(i);
             continue;
         }
-        if let Stmt::If(_, a, b) = &mut body[i] {
-            fold_continue_tests(a, exit_test);
-            fold_continue_tests(b, exit_test);
+        match &mut body[i] {
+            Stmt::If(_, a, b) => {
+                fold_continue_tests(a, exit_test);
+                fold_continue_tests(b, exit_test);
+            }
+            // The clauses of a `try` (its `else` falls to the bottom test, CPython
+            // 3.11-3.13 copy that test there) and `with`/`match` bodies: a
+            // `continue` there leaves them for the test as well.
+            s @ (Stmt::Try(..) | Stmt::With(..) | Stmt::Match(..)) => {
+                for b in s.bodies_mut() {
+                    fold_continue_tests(b, exit_test);
+                }
+            }
+            _ => {}
         }
         i += 1;
     }
 }
 
+/// Whether `needle` is a statement of `body`, of its `if` branches or of the
+/// clauses of its `try`/`with`/`match` statements (not of nested loops).
 fn contains_stmt(body: &[Stmt], needle: &Stmt) -> bool {
     body.iter().any(|s| {
         s == needle
             || match s {
                 Stmt::If(_, a, b) => contains_stmt(a, needle) || contains_stmt(b, needle),
+                Stmt::Try(b, hs, e, f) => contains_stmt(b, needle) || hs.iter().any(|h| contains_stmt(&h.body, needle)) || contains_stmt(e, needle) || contains_stmt(f, needle),
+                Stmt::With(_, b) => contains_stmt(b, needle),
+                Stmt::Match(_, cases) => cases.iter().any(|c| contains_stmt(&c.body, needle)),
                 _ => false,
             }
     })
+}
+
+/// Whether `body` (of a loop) has a `continue` of its own: one outside nested loops.
+fn continues_here(body: &[Stmt]) -> bool {
+    contains_stmt(body, &Stmt::Continue)
 }
 
 /// `LOAD_ASSERTION_ERROR`, until [`asserts`] reads the `assert` statement.
