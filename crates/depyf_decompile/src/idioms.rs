@@ -46,14 +46,17 @@ pub(crate) fn rotated_while(body: &mut Vec<Stmt>) {
         let exit_test = Stmt::If(exit_cond.clone(), vec![Stmt::Break], Vec::new());
         let mut new_body = loop_body.clone();
         new_body.pop();
+        // A `continue` that goes back to the top of the body without the test (the
+        // `continue` of a `while True:` nested first in `while c:`, which CPython
+        // lays out as one loop) would test `c` in `while c:`.
+        if bare_continue(&new_body, &exit_test) {
+            continue;
+        }
         // A `continue` jumped to the bottom test, which structuring copied before it:
         // in `while c:` the `continue` alone re-tests `c`.
         fold_continue_tests(&mut new_body, &exit_test);
-        // What is left of the test inside the body, or a `continue` that went back
-        // to the top of the body without the test (the `continue` of a `while True:`
-        // nested first in `while c:`, which CPython lays out as one loop): in
-        // `while c:` both would test `c` once more.
-        if contains_stmt(&new_body, &exit_test) || continues_here(&new_body) {
+        // What is left of the test inside the body would test `c` once more.
+        if contains_stmt(&new_body, &exit_test) {
             continue;
         }
         *s = Stmt::While(cond.clone(), new_body, Vec::new());
@@ -295,9 +298,18 @@ fn contains_stmt(body: &[Stmt], needle: &Stmt) -> bool {
     })
 }
 
-/// Whether `body` (of a loop) has a `continue` of its own: one outside nested loops.
-fn continues_here(body: &[Stmt]) -> bool {
-    contains_stmt(body, &Stmt::Continue)
+/// Whether `body` (of a loop) has a `continue` of its own (outside nested loops)
+/// that does not follow `exit_test`: one that goes back to the top of the body
+/// without the loop's test.
+fn bare_continue(body: &[Stmt], exit_test: &Stmt) -> bool {
+    body.iter().enumerate().any(|(i, s)| match s {
+        Stmt::Continue => i == 0 || body[i - 1] != *exit_test,
+        Stmt::If(_, a, b) => bare_continue(a, exit_test) || bare_continue(b, exit_test),
+        Stmt::Try(b, hs, e, f) => bare_continue(b, exit_test) || hs.iter().any(|h| bare_continue(&h.body, exit_test)) || bare_continue(e, exit_test) || bare_continue(f, exit_test),
+        Stmt::With(_, b) => bare_continue(b, exit_test),
+        Stmt::Match(_, cases) => cases.iter().any(|c| bare_continue(&c.body, exit_test)),
+        _ => false,
+    })
 }
 
 /// `LOAD_ASSERTION_ERROR`, until [`asserts`] reads the `assert` statement.
