@@ -67,6 +67,10 @@ pub(crate) struct Structurer<'a> {
     /// alone, and the normal exit (no statements) ends the body (see
     /// `exceptions::split_exit_copies`).
     exit_stubs: Vec<ExitStub>,
+    /// For each of [`Self::exit_stubs`], how many loops were open when its `try`/`with`
+    /// was (a loop opened since is inside the body), and the body's normal exit (an
+    /// empty stub, a copy of it, stands for it).
+    exit_stub_loops: Vec<(usize, Option<BlockId>)>,
     /// How many times structuring reached a normal exit of those bodies (an empty
     /// stub): a branch whose arm gets there must not go on to code after it.
     exit_hits: usize,
@@ -176,6 +180,7 @@ impl<'a> Structurer<'a> {
             opened: Vec::new(),
             finals: Vec::new(),
             exit_stubs: Vec::new(),
+            exit_stub_loops: Vec::new(),
             exit_hits: 0,
             body_exits: Vec::new(),
             try_exits: Vec::new(),
@@ -324,7 +329,27 @@ impl<'a> Structurer<'a> {
                     return Ok(());
                 }
             }
-            if let Some((_, s)) = self.exit_stubs.iter().rev().find(|(x, _)| *x == b) {
+            if let Some(i) = self.exit_stubs.iter().rposition(|(x, _)| *x == b) {
+                let s = &self.exit_stubs[i].1;
+                let (open, normal) = self.exit_stub_loops[i];
+                if self.loops.len() > open {
+                    // Reached from a loop opened inside the body: the normal exit (or
+                    // a copy of it) is that loop's `break` when the loop's follow is
+                    // that exit (a `break` in a `while`/`else` or after a test jumps
+                    // straight there, CPython 3.14+; CPython 3.12+ copy a small exit
+                    // such as `finally` body + `return x` into each jump to it); a
+                    // `break`/`continue` of a loop around the statement would mean
+                    // the inner loop here.
+                    let l = self.loops.last().expect("a loop is open");
+                    let is_exit = |f: BlockId, x: BlockId| self.jumps_to(x, f) || self.jumps_to(f, x);
+                    if s.is_empty() && l.follow.is_some_and(|f| is_exit(f, b) || normal.is_some_and(|e| is_exit(f, e))) {
+                        out.push(Stmt::Break);
+                        return Ok(());
+                    }
+                    if s.is_empty() || loop_exits(s) {
+                        return Err(err("a loop inside a try or with body that leaves it for the code after the statement"));
+                    }
+                }
                 if s.is_empty() {
                     self.exit_hits += 1;
                 }
@@ -373,7 +398,14 @@ impl<'a> Structurer<'a> {
             if (!self.latches[b.index()].is_empty() && !pretest || for_header) && !entering_loop {
                 match self.emit_loop(out, b, err)? {
                     Some(next) => {
-                        b = next;
+                        // A loop whose `break` leaves the `try` body it ends: its
+                        // follow lies past the body's normal exit (a block that only
+                        // jumps there, CPython 3.11+ `break` in a `try` body), so the
+                        // code there is after the `try`. Going on at the exit ends
+                        // the body (or fails below when the exit is not where this
+                        // region stops).
+                        let past_exit = self.try_exits.last().filter(|&&(e, d)| d == self.loops.len() && e != next && self.jumps_to(e, next));
+                        b = past_exit.map_or(next, |&(e, _)| e);
                         continue;
                     }
                     None => return Ok(()),
@@ -1187,6 +1219,19 @@ pub(crate) fn drop_trailing_continue(body: &mut Vec<Stmt>) {
         }
         _ => {}
     }
+}
+
+/// Whether `body` has a `break` or `continue` outside the loops nested in it.
+fn loop_exits(body: &[Stmt]) -> bool {
+    body.iter().any(|s| match s {
+        Stmt::Break | Stmt::Continue => true,
+        Stmt::If(_, a, b) => loop_exits(a) || loop_exits(b),
+        Stmt::Try(..) | Stmt::With(..) | Stmt::Match(..) => {
+            let mut s = s.clone();
+            s.bodies_mut().into_iter().any(|b| loop_exits(b))
+        }
+        _ => false,
+    })
 }
 
 pub(crate) fn ends_control(body: &[Stmt]) -> bool {

@@ -424,6 +424,8 @@ impl Structurer<'_> {
             self.exit_stubs.extend(stubs.iter().cloned());
             // Flow that reaches the normal exit leaves the body there.
             self.exit_stubs.extend(e1.map(|e| (e, Vec::new())));
+            let open = self.loops.len();
+            self.exit_stub_loops.resize(self.exit_stubs.len(), (open, e1));
         }
         let mut body = Vec::new();
         // The normal exits reached inside the body are this statement's end.
@@ -431,6 +433,7 @@ impl Structurer<'_> {
         let r = self.region_into(&mut body, b, e1.or(stop), entering_loop, err);
         self.exit_hits = hits;
         self.exit_stubs.truncate(n_stubs);
+        self.exit_stub_loops.truncate(n_stubs);
         self.opened.pop();
         if e1.is_some() {
             self.body_exits.pop();
