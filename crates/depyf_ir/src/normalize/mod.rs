@@ -256,8 +256,10 @@ fn dispatch_version(code: &CodeObject, ins: &[depyf_bytecode::Instruction], leni
 ///
 /// From 3.14 on the depths leave out the hidden slots (see `post314`), like the ops;
 /// from 3.12 on two ranges that only instructions that cannot raise (`NOT_TAKEN`, the
-/// jumps of a loop's test) separate are one ([`join_over_not_taken`]); from 3.15 on a
-/// range takes in the `return <constant>` that follows it ([`extend_over_constant_returns`]).
+/// jumps of a loop's test) separate are one ([`join_over_not_taken`]); on 3.14 a range
+/// takes in the test and jumps of a loop that ends it ([`extend_over_loop_test`]); from
+/// 3.15 on a range takes in the `return <constant>` that follows it
+/// ([`extend_over_constant_returns`]).
 ///
 /// From 3.12 on, the handlers the compiler adds on its own (a generator's
 /// `StopIteration` guard, the `CLEANUP_THROW` of `yield from`/`await`, the handler of
@@ -328,6 +330,9 @@ fn protected_ranges_in(
     extend_back_over_nops(ins, &mut ranges);
     if code.version.minor >= 12 {
         ranges = join_over_not_taken(ins, ranges);
+    }
+    if code.version.minor == 14 {
+        extend_over_loop_test(ins, &mut ranges);
     }
     if code.version.minor >= 15 {
         extend_over_constant_returns(ins, &mut ranges);
@@ -404,6 +409,39 @@ fn join_over_not_taken(ins: &[Instruction], ranges: Vec<depyf_bytecode::Exceptio
         out.push(r);
     }
     out
+}
+
+/// CPython 3.14 also leaves out the `POP_JUMP_IF_*; NOT_TAKEN; JUMP_BACKWARD` of a
+/// test that ends a loop's body when that loop ends a `try`/`with` body (`try: while
+/// True: ...; if not x: break`): the range stops after the `TO_BOOL` (normalized to a
+/// `Nop`, its truth test read as part of the jump), so the test, which runs inside
+/// the body (`__bool__` may raise), seemed to lie outside it and was written after
+/// the `try`. Extends a range over exactly that run right after it when no other
+/// range covers it and the `JUMP_BACKWARD` lands inside a range of the same handler,
+/// depth and `lasti` (the loop's header in the body). Those three instructions raise
+/// nothing, so protecting them changes nothing else. `ins` is the decoded code.
+fn extend_over_loop_test(ins: &[Instruction], ranges: &mut [depyf_bytecode::ExceptionTableEntry]) {
+    let covered = |ranges: &[depyf_bytecode::ExceptionTableEntry], off: u32| ranges.iter().any(|r| r.start <= off && off < r.end);
+    for k in 0..ranges.len() {
+        let Ok(j) = ins.binary_search_by_key(&ranges[k].end, |i| i.offset) else { continue };
+        let [test, not_taken, back] = match ins.get(j..j + 3) {
+            Some([a, b, c]) => [a, b, c],
+            _ => continue,
+        };
+        let shape = matches!(test.opname, "POP_JUMP_IF_FALSE" | "POP_JUMP_IF_TRUE" | "POP_JUMP_IF_NONE" | "POP_JUMP_IF_NOT_NONE")
+            && not_taken.opname == "NOT_TAKEN"
+            && back.opname == "JUMP_BACKWARD";
+        if !shape || [test, not_taken, back].iter().any(|i| covered(ranges, i.offset)) {
+            continue;
+        }
+        let r = ranges[k];
+        let Some(t) = back.jump_target() else { continue };
+        if !ranges.iter().any(|o| o.target == r.target && o.depth == r.depth && o.lasti == r.lasti && o.start <= t && t < o.end) {
+            continue;
+        }
+        let Some(next) = ins.get(j + 3) else { continue };
+        ranges[k].end = next.offset;
+    }
 }
 
 /// CPython 3.11+ leaves the `NOP` of a `try:` (and of a `while True:` before it) out
@@ -503,7 +541,7 @@ fn extend_over_constant_returns(ins: &[Instruction], ranges: &mut [depyf_bytecod
 mod tests {
     use depyf_bytecode::{Argval, ExceptionTableEntry, Instruction};
 
-    use super::{extend_back_over_nops, extend_over_constant_returns, extend_over_nops, fuse_jump_or_pop, join_over_not_taken, post314, unthread_pop_jumps, IrInstr};
+    use super::{extend_back_over_nops, extend_over_constant_returns, extend_over_loop_test, extend_over_nops, fuse_jump_or_pop, join_over_not_taken, post314, unthread_pop_jumps, IrInstr};
     use crate::Op;
 
     /// Ops at offsets 0, 2, 4, ...
@@ -570,6 +608,35 @@ mod tests {
 
     fn range(start: u32, end: u32, target: u32) -> ExceptionTableEntry {
         ExceptionTableEntry { start, end, target, depth: 0, lasti: false }
+    }
+
+    #[test]
+    fn range_takes_in_the_test_of_a_loop_that_ends_it_314() {
+        // `try: while True: x = f(); if not x: break` (3.14): 0 NOP; 2 CALL;
+        // 4 STORE_FAST; 6 LOAD_FAST; 8 TO_BOOL; 10 POP_JUMP_IF_FALSE 16;
+        // 12 NOT_TAKEN; 14 JUMP_BACKWARD 0; 16 NOP (`break`). The table stops at 10.
+        let ins = code(&[
+            ("NOP", None),
+            ("CALL", None),
+            ("STORE_FAST", None),
+            ("LOAD_FAST", None),
+            ("TO_BOOL", None),
+            ("POP_JUMP_IF_FALSE", Some(16)),
+            ("NOT_TAKEN", None),
+            ("JUMP_BACKWARD", Some(0)),
+            ("NOP", None),
+        ]);
+        let mut ranges = vec![range(0, 10, 30)];
+        extend_over_loop_test(&ins, &mut ranges);
+        assert_eq!(ranges, vec![range(0, 16, 30)]);
+        // A loop whose header this range does not protect: left alone.
+        let mut ranges = vec![range(2, 10, 30)];
+        extend_over_loop_test(&ins, &mut ranges);
+        assert_eq!(ranges, vec![range(2, 10, 30)]);
+        // The run covered by another range already: left alone.
+        let mut ranges = vec![range(0, 10, 30), range(10, 16, 40)];
+        extend_over_loop_test(&ins, &mut ranges);
+        assert_eq!(ranges[0], range(0, 10, 30));
     }
 
     #[test]
