@@ -14,7 +14,7 @@ differently, and the shapes next to them.
 - Two `return x` in a loop ending a try/finally body (`_sendfile_fallback`): the second
   copy of the exit was read as the end of the body (3.13-3.15).
 - A loop test ending a `try` body that CPython 3.14 leaves out of the exception table.
-- The same ways out in `with` bodies.
+- The same ways out in `with` bodies (none wrong; some refused).
 """
 
 from _sem import case
@@ -352,3 +352,18 @@ def loop_return_name_in_try_finally_changed(reads, log):
     finally:
         log.append(total)
         total = -1
+
+
+@case(([1, 2, 3], 2), ([1, 2, 3], 9), ([], 0))
+def with_body_for_else_return_break(xs, stop):
+    # compileall.compile_file's shape (for/else: `else: return`, `break` to the code
+    # after the statement) in a `with` body.
+    log = []
+    with _Cm(log, True):
+        for x in xs:
+            if x == stop:
+                break
+        else:
+            return log, "none"
+    log.append(("after", stop))
+    return log, "found"
