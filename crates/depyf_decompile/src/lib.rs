@@ -476,12 +476,12 @@ fn structured(
     let as_machine = || {
         failures.borrow_mut().truncate(stubs_before);
         let naming = recover::Naming { iter_temps: true, ..naming };
-        let rec = recover::recover(code, &ir, &cfg, &naming).ok()?;
-        let body = state_machine::build(&cfg, &rec).ok()?;
-        Some((body, rec))
+        let rec = recover::recover(code, &ir, &cfg, &naming).map_err(|e| e.message)?;
+        let body = state_machine::build(&cfg, &rec)?;
+        Ok::<_, String>((body, rec))
     };
     if machine && state_machine::forced(&cfg) {
-        if let Some((body, rec)) = as_machine() {
+        if let Ok((body, rec)) = as_machine() {
             return Ok((body, ir, rec));
         }
         failures.borrow_mut().truncate(stubs_before);
@@ -495,11 +495,18 @@ fn structured(
             // The stubs of nested functions stay those of the first recovery when
             // the state machine fails too.
             let saved = failures.borrow().clone();
-            match machine.then(as_machine).flatten() {
-                Some((body, rec)) => return Ok((body, ir, rec)),
-                None => {
+            if !machine {
+                let mut e = e;
+                if cases.is_empty() && state_machine::refused_for_handlers(code, &cfg, class_annotate) {
+                    e.message = format!("{}; {}", e.message, state_machine::HANDLERS_NOTE);
+                }
+                return Err(e);
+            }
+            match as_machine() {
+                Ok((body, rec)) => return Ok((body, ir, rec)),
+                Err(m) => {
                     *failures.borrow_mut() = saved;
-                    return Err(e);
+                    return Err(DecompileError { message: format!("{}; the state-machine fallback failed too: {m}", e.message), ..e });
                 }
             }
         }

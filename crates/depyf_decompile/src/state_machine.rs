@@ -33,7 +33,22 @@
 //! compiler-made functions (names in `<>`, `__annotate__`, parameters like `.format`), with no exception handling (no protected range: handler
 //! entry stacks and `try` semantics have no state form here) and no `match`
 //! statement (its patterns are folded from structured code). The output is correct
-//! code, never bytecode-identical to the original.
+//! code, never bytecode-identical to the original. A function left out because of
+//! a protected range fails with the structurer's error and [`HANDLERS_NOTE`].
+//!
+//! Inlined comprehensions (PEP 709, CPython 3.12+) are in scope although each one
+//! has a protected range of its own in the exception table: its handler only puts
+//! back the locals the comprehension hid and re-raises, so it is no `try` of the
+//! source. Two earlier stages leave nothing of it to the states: the normalizer
+//! drops the range (`depyf_ir` `protected_ranges`, `post311_exc::implicit_handler`:
+//! a range whose handler is implicit goes to the handler of the range around that
+//! handler, if any, or is dropped), and `inline_comp::outline` folds the prologue,
+//! loops and epilogue into one `Op::InlinedComp` before the CFG is built, so the
+//! whole comprehension is one expression inside one block (one state, or part of
+//! one) whose value recovery names like any other. The handler's own instructions
+//! stay in the IR with no edge to them: unreachable blocks, which get no state.
+//! A comprehension inside a `try` body gets the `try`'s handler instead, and that
+//! function stays out of scope like any other with exception handling.
 
 use std::collections::BTreeMap;
 
@@ -52,6 +67,10 @@ const PREFIX: &str = "__depyf_";
 /// applies to (tests of the fallback over the whole semantic suite): set and not
 /// `0`.
 pub const FORCE_ENV: &str = "DEPYF_FORCE_STATE_MACHINE";
+/// What is added to the structurer's error of a function that the state machine
+/// would stand for but for its protected ranges (`try`, `with`, `async for`
+/// outside comprehensions, handlers the normalizer does not drop).
+pub(crate) const HANDLERS_NOTE: &str = "no state-machine fallback for code with exception handling";
 /// How deeply blocks reached from one place are written inside the arm of an `if`
 /// before they become states of their own.
 const MAX_INLINE_DEPTH: usize = 16;
@@ -70,11 +89,21 @@ pub(crate) fn forced(cfg: &Cfg) -> bool {
 /// not start with the state machine's prefix. `class_annotate`: see
 /// `recover::Naming::class_annotate` (never).
 pub(crate) fn applies(code: &CodeObject, cfg: &Cfg, class_annotate: bool) -> bool {
+    applies_but_handlers(code, class_annotate) && cfg.blocks.iter().all(|b| b.handler.is_none())
+}
+
+/// Whether the state machine is left out of `code`, whose CFG is `cfg`, only because
+/// of its protected ranges (see [`applies`], [`HANDLERS_NOTE`]).
+pub(crate) fn refused_for_handlers(code: &CodeObject, cfg: &Cfg, class_annotate: bool) -> bool {
+    applies_but_handlers(code, class_annotate) && cfg.blocks.iter().any(|b| b.handler.is_some())
+}
+
+/// [`applies`] without the condition on protected ranges.
+fn applies_but_handlers(code: &CodeObject, class_annotate: bool) -> bool {
     code.co_flags & co_flags::OPTIMIZED != 0
         && !class_annotate
         && !code.co_name.starts_with('<')
         && code.co_name != "__annotate__"
-        && cfg.blocks.iter().all(|b| b.handler.is_none())
         // `.format` (3.14+ lazily evaluated values) and `.defaults`: compiler-made.
         && !code.co_localsplusnames.iter().any(|n| n.starts_with('.'))
         && !code.co_names.iter().chain(&code.co_localsplusnames).any(|n| n.starts_with(PREFIX))
