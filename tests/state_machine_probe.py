@@ -119,6 +119,180 @@ def into_loop_generator(a, n):
     yield -t
 
 
+# The same irreducible loop with comprehensions in it: on CPython 3.12+ they are
+# inlined (PEP 709), each with a protected range whose handler only puts back the
+# locals it hides and re-raises. `x` is live across the comprehensions that bind it.
+
+def comp_list(a, n, xs):
+    x = 7
+    t = 0
+    if a:
+        t = 1000
+    else:
+        t = 1
+    while n > 0:
+        t += n
+        n -= 1
+        ys = [x * 2 for x in xs if x % 2]
+        t += sum(ys) + x
+        if t % 3 == 0:
+            continue
+        t += 2
+    return t, x
+
+
+def comp_set_dict(a, n, xs):
+    x = -1
+    if a:
+        t = 1000
+    else:
+        t = 1
+    while n > 0:
+        t += n
+        n -= 1
+        s = {x % 5 for x in xs}
+        d = {x: k for k, x in enumerate(xs) if k != n}
+        t += len(s) * 10 + sum(d.values()) + x
+        if t % 3 == 0:
+            continue
+        x = t % 7
+    return t, x, sorted(s), sorted(d.items())
+
+
+def comp_nested(a, n, xs):
+    y = "outer"
+    if a:
+        t = 1000
+    else:
+        t = 1
+    while n > 0:
+        t += n
+        n -= 1
+        grid = [[y * x for y in range(x)] for x in xs if x != n]
+        t += sum(map(sum, grid))
+        if t % 3 == 0:
+            continue
+        t += len(y)
+    return t, y
+
+
+def comp_cells(a, n, xs):
+    x = 3
+    if a:
+        t = 1000
+    else:
+        t = 1
+    while n > 0:
+        t += n
+        n -= 1
+        fs = [lambda: x for x in xs]
+        t += sum(f() for f in fs) + x
+        if t % 3 == 0:
+            continue
+        t += 2
+    return t, x
+
+
+def comp_generator(a, n, xs):
+    x = 11
+    if a:
+        t = 1000
+    else:
+        t = 1
+    while n > 0:
+        yield [x + t for x in xs]
+        t += n
+        n -= 1
+        if t % 3 == 0:
+            continue
+        t += 2
+    yield x
+
+
+def comp_inner_loop(a, n, xs):
+    x = 4
+    k = 2
+    if a:
+        t = 1000
+    else:
+        t = 1
+    while n > 0:
+        k = n
+        while k > 0:
+            t += k
+            k -= 1
+            ys = [x + t for x in xs if x]
+            if t % 3 == 0:
+                continue
+            t += len(ys)
+            if t % 5 == 0:
+                break
+        else:
+            t -= 1
+        n -= 1
+        if t % 7 == 0:
+            continue
+        t += x
+    return t, x
+
+
+def _second_statement_of_inner_loop(ins):
+    """The offset of `k -= 1`'s first load inside the inner loop (after `t += k`)."""
+    for k, i in enumerate(ins):
+        loads = ins[k - 2].argval if k > 1 else None
+        if (i.opname.startswith("STORE") and i.argval == "t" and ins[k - 1].opname in ("INPLACE_ADD", "BINARY_OP")
+                and (loads == "k" or isinstance(loads, tuple) and "k" in loads)):
+            return ins[k + 1].offset
+    raise AssertionError("no `t += k` in the inner loop")
+
+
+# Other protected ranges: the state machine does not stand for them, so the
+# irreducible loop stays a DecompilationError.
+
+def with_try(a, n):
+    t = 0
+    if a:
+        t = 1000
+    else:
+        t = 1
+    while n > 0:
+        t += n
+        n -= 1
+        try:
+            t += 10 // n
+        except ZeroDivisionError:
+            t -= 1
+        if t % 3 == 0:
+            continue
+        t += 2
+    return t
+
+
+def with_with(a, n, cm):
+    t = 0
+    if a:
+        t = 1000
+    else:
+        t = 1
+    while n > 0:
+        t += n
+        n -= 1
+        with cm:
+            t += 1
+        if t % 3 == 0:
+            continue
+        t += 2
+    return t
+
+
+class _Cm:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
 def main():
     cases = [
         ("into_loop", retarget(into_loop.__code__, 1000, "t", _second_statement_of_loop), [(1, 3), (0, 3), (1, 0), (0, 0), (True, 5)]),
@@ -128,6 +302,18 @@ def main():
          [(1, [1, 2]), (0, [3, -1, 4]), (1, []), (0, [5]), (1, None)]),
         ("into_loop_generator", retarget(into_loop_generator.__code__, 1000, "t", _second_statement_of_loop),
          [(1, 3), (0, 2), (1, 0), (0, -1)]),
+    ]
+    lists = [[1, 2, 3], [4, 5, 6, 7], [], [0, 9], None]
+    for name, fn in (("comp_list", comp_list), ("comp_set_dict", comp_set_dict), ("comp_nested", comp_nested),
+                     ("comp_cells", comp_cells), ("comp_generator", comp_generator)):
+        cases.append((name, retarget(fn.__code__, 1000, "t", _second_statement_of_loop),
+                      [(a, n, xs) for a in (1, 0) for n in (0, 2, 5) for xs in lists]))
+    cases.append(("comp_inner_loop", retarget(comp_inner_loop.__code__, 1000, "t", _second_statement_of_inner_loop),
+                  [(a, n, xs) for a in (1, 0) for n in (0, 1, 3, 6) for xs in lists]))
+    cases += [
+        ("with_try", retarget(with_try.__code__, 1000, "t", _second_statement_of_loop), [(1, 3), (0, 5), (1, 0), (0, 1)]),
+        ("with_with", retarget(with_with.__code__, 1000, "t", _second_statement_of_loop),
+         [(1, 3, _Cm()), (0, 5, _Cm()), (1, 0, _Cm()), (0, 1, None)]),
     ]
     out = []
     for name, code, inputs in cases:
