@@ -48,7 +48,8 @@
 //! one) whose value recovery names like any other. The handler's own instructions
 //! stay in the IR with no edge to them: unreachable blocks, which get no state.
 //! A comprehension inside a `try` body gets the `try`'s handler instead, and that
-//! function stays out of scope like any other with exception handling.
+//! function stays out of scope like any other with exception handling. (The
+//! `StopIteration` guard of 3.12+ generators is dropped the same way.)
 
 use std::collections::BTreeMap;
 
