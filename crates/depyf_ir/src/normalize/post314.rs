@@ -124,6 +124,15 @@ fn loads_none(code: &CodeObject, op: &Op) -> bool {
     }
 }
 
+/// The op a 3.15 generator expression's call gets before it ([`Slot::Genexpr`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum GenexprEntry {
+    /// [`Op::GetIter`]: the first `for` of the generator expression is a plain one.
+    Iter,
+    /// [`Op::GetAIter`]: it is an `async for`.
+    AIter,
+}
+
 /// A value-stack slot as [`drop_hidden_slots`] follows it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Slot {
@@ -132,8 +141,9 @@ enum Slot {
     /// The index (or NULL) that 3.15's `GET_ITER` pushes above the iterator, or the
     /// `self` that 3.14's `with` keeps above `__exit__`.
     Index,
-    /// A 3.15 generator expression's function, waiting for its iterable.
-    Genexpr,
+    /// A 3.15 generator expression's function, waiting for its iterable; the op that
+    /// 3.14 put before the call (`GetIter`, or `GetAIter` for an async `for` first).
+    Genexpr(GenexprEntry),
 }
 
 /// Removes the hidden slots from normalized 3.14+ ops `ir` of instructions `ins`,
@@ -147,8 +157,10 @@ enum Slot {
 /// `Nop`s, each exit call into [`Op::WithExit`] (at the first `None` load, the rest
 /// `Nop`s), and lowers the depth operands (`Swap`, `Copy`, `ListAppend`, `SetAdd`,
 /// `MapAdd`, `ListExtend`, `SetUpdate`, `DictUpdate`) by the hidden slots they reach
-/// over. With `genexpr_takes_iterable` (3.15), a call of a `<genexpr>` function gets
-/// the `GetIter` that 3.15 moved into the generator (see `py315`) back before it.
+/// over. With `genexpr_entry` (3.15), a call of a `<genexpr>` function gets the
+/// `GetIter` or `GetAIter` that 3.15 moved into the generator (see `py315`) back
+/// before it: `genexpr_entry` tells which from the generator's code object, `None`
+/// for one whose start it does not know (then the call is left alone).
 /// Returns, per handler offset, the hidden slots within its kept depth.
 ///
 /// Errors (naming the instruction) where a path reaches an op with another stack
@@ -159,7 +171,7 @@ pub(super) fn drop_hidden_slots(
     code: &CodeObject,
     ins: &[Instruction],
     ir: &mut Vec<IrInstr>,
-    genexpr_takes_iterable: bool,
+    genexpr_entry: Option<fn(&CodeObject) -> Option<GenexprEntry>>,
 ) -> Result<HashMap<u32, u32>, IrError> {
     use Slot::{Genexpr, Index, Value};
     let err = |i: &IrInstr, m: String| IrError {
@@ -210,7 +222,7 @@ pub(super) fn drop_hidden_slots(
     let mut state: Vec<Option<Vec<Slot>>> = vec![None; n];
     let mut rewrite: Vec<Option<Op>> = vec![None; n];
     let mut handler_fix: HashMap<u32, u32> = HashMap::default();
-    let mut get_iter_before: Vec<usize> = Vec::new();
+    let mut get_iter_before: Vec<(usize, GenexprEntry)> = Vec::new();
     let mut work: Vec<usize> = Vec::new();
     if n > 0 {
         state[0] = Some(Vec::new());
@@ -265,7 +277,7 @@ pub(super) fn drop_hidden_slots(
         let pop = |s: &mut Vec<Slot>, p: u32, what: &str| -> Result<(), IrError> {
             for _ in 0..p {
                 match s.pop() {
-                    Some(Value | Genexpr) => {}
+                    Some(Value | Genexpr(_)) => {}
                     Some(Index) => return Err(err(here, format!("{what} consumes an iterator index slot"))),
                     None => return Err(err(here, "stack underflow".into())),
                 }
@@ -374,25 +386,23 @@ pub(super) fn drop_hidden_slots(
             }
             // 3.15: `<genexpr>` code made a function, its closure set, called with
             // the iterable (`CALL 0` over `function, iterable`); the generator calls
-            // `iter()` itself (an async one `aiter()`: left alone).
-            Op::MakeFunction { .. }
-                if genexpr_takes_iterable
-                    && k > 0
-                    && matches!(ir[k - 1].op, Op::LoadConst(c) if matches!(code.co_consts.get(c), Some(Constant::Code(g)) if g.co_name == "<genexpr>" && g.co_flags & depyf_bytecode::co_flags::ASYNC_GENERATOR == 0)) =>
-            {
+            // `iter()` (or `aiter()`) itself.
+            Op::MakeFunction { .. } if k > 0 && genexpr_made(code, &ir[k - 1].op, genexpr_entry).is_some() => {
+                let entry = genexpr_made(code, &ir[k - 1].op, genexpr_entry).expect("checked");
                 let (p, _) = op.stack_effect();
                 pop(&mut s, p, here.opname)?;
-                s.push(Genexpr);
+                s.push(Genexpr(entry));
             }
-            Op::SetFunctionAttribute(_) if s.last() == Some(&Genexpr) => {
-                s.pop();
+            Op::SetFunctionAttribute(_) if matches!(s.last(), Some(Genexpr(_))) => {
+                let g = s.pop().expect("checked");
                 pop(&mut s, 1, here.opname)?;
-                s.push(Genexpr);
+                s.push(g);
             }
-            Op::Call { argc: 0, .. } if s.len() >= 2 && s[s.len() - 2] == Genexpr => {
+            Op::Call { argc: 0, .. } if s.len() >= 2 && matches!(s[s.len() - 2], Genexpr(_)) => {
+                let Genexpr(entry) = s[s.len() - 2] else { unreachable!("checked") };
                 pop(&mut s, 2, here.opname)?;
                 s.push(Value);
-                get_iter_before.push(k);
+                get_iter_before.push((k, entry));
             }
             Op::Rot(d) => {
                 if s.len() < d as usize || count(&s[s.len() - d as usize..]) > 0 {
@@ -454,13 +464,29 @@ pub(super) fn drop_hidden_slots(
             ir[k].op = op;
         }
     }
-    get_iter_before.sort_unstable();
-    for &k in get_iter_before.iter().rev() {
+    get_iter_before.sort_unstable_by_key(|&(k, _)| k);
+    for &(k, entry) in get_iter_before.iter().rev() {
         let mut g = ir[k].clone();
-        g.op = Op::GetIter;
+        g.op = match entry {
+            GenexprEntry::Iter => Op::GetIter,
+            GenexprEntry::AIter => Op::GetAIter,
+        };
         ir.insert(k, g);
     }
     Ok(handler_fix)
+}
+
+/// [`drop_hidden_slots`]: when `load` (the op before a `MakeFunction`) loads the code
+/// of a `<genexpr>` whose start `genexpr_entry` knows, the op its call gets before it.
+fn genexpr_made(code: &CodeObject, load: &Op, genexpr_entry: Option<fn(&CodeObject) -> Option<GenexprEntry>>) -> Option<GenexprEntry> {
+    let entry = genexpr_entry?;
+    match load {
+        Op::LoadConst(c) => match code.co_consts.get(*c) {
+            Some(Constant::Code(g)) if g.co_name == "<genexpr>" => entry(g),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// Undoes a 3.14+ jump threading in boolean value chains, so that `a and b or c`

@@ -73,7 +73,7 @@ fn run(code: &CodeObject, ins: &[Instruction], lenient: bool) -> Result<(Normali
     })?;
     let mut fix = HashMap::default();
     if errors.is_empty() {
-        fix = post314::drop_hidden_slots(code, ins, &mut ir, false)?;
+        fix = post314::drop_hidden_slots(code, ins, &mut ir, None)?;
     } else {
         // Another instruction emitted nothing: the `with` slots cannot be followed.
         for i in ins.iter().filter(|i| i.opname == "LOAD_SPECIAL") {

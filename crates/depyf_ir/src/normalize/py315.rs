@@ -12,8 +12,10 @@
 //!   longer count it.
 //! - A generator expression takes the iterable, not `iter(iterable)`: `LOAD_CONST
 //!   <genexpr>; MAKE_FUNCTION; <iterable>; CALL 0`, and the generator runs `LOAD_FAST
-//!   .0; GET_ITER` before `RETURN_GENERATOR`. Both sides are normalized to the 3.14
-//!   convention (a `GetIter` before the call, none in the generator).
+//!   .0; GET_ITER` before `RETURN_GENERATOR` (an async one whose first `for` is an
+//!   `async for`: `LOAD_FAST_BORROW .0; GET_AITER`). Both sides are normalized to the
+//!   3.14 convention (a `GetIter` or `GetAIter` before the call, none in the
+//!   generator; [`genexpr_entry`] tells the caller which).
 //! - `await x` is `GET_AWAITABLE; PUSH_NULL; None; SEND ...` and `yield from x`
 //!   `GET_ITER; None; SEND ...`: the receiver also has two slots ([`delegation`]).
 //! - `IMPORT_NAME` keeps lazy/eager import flags in its low two bits (PEP 810 `lazy
@@ -29,6 +31,7 @@ use depyf_bytecode::{Opname, CodeObject, Instruction};
 
 use super::common::{Cx, Normalized};
 use super::post311::{self, Family, Loops};
+use super::post314::GenexprEntry;
 use super::{post314, py314, IrError};
 use crate::{CallLayout, Op};
 
@@ -85,7 +88,7 @@ fn run(code: &CodeObject, ins: &[Instruction], lenient: bool) -> Result<(Normali
             cx.skip_more = n;
             Ok(())
         }
-        Opname::GET_ITER if genexpr_iter(code, ins, k) => {
+        Opname::GET_ITER | Opname::GET_AITER if genexpr_iter(code, ins, k) => {
             cx.emit(k, Op::Nop);
             Ok(())
         }
@@ -103,7 +106,7 @@ fn run(code: &CodeObject, ins: &[Instruction], lenient: bool) -> Result<(Normali
     })?;
     let mut fix = HashMap::default();
     if errors.is_empty() {
-        fix = post314::drop_hidden_slots(code, ins, &mut ir, true)?;
+        fix = post314::drop_hidden_slots(code, ins, &mut ir, Some(genexpr_entry))?;
     } else {
         // Another instruction emitted nothing: the stack cannot be followed.
         for i in ins.iter().filter(|i| HIDDEN_SLOT_OPS.contains(&i.opname)) {
@@ -133,16 +136,35 @@ fn delegation(code: &CodeObject, ins: &[Instruction], k: usize) -> Option<(Op, u
     ok.then_some((op, from + rest.len() - k))
 }
 
-/// Whether instruction `k` of `code` is the `GET_ITER` of a 3.15 `<genexpr>` on its
-/// argument `.0` that starts it (before `RETURN_GENERATOR`, which the decompiler's
-/// reading of generator expressions may have turned into a `NOP`).
+/// Whether instruction `k` of `code` is the `GET_ITER` (or, when the first `for` is an
+/// `async for`, `GET_AITER`) of a 3.15 `<genexpr>` on its argument `.0` that starts it
+/// (`LOAD_FAST` or, with an `async for`, `LOAD_FAST_BORROW`)
+/// (before `RETURN_GENERATOR`, which the decompiler's reading of generator
+/// expressions may have turned into a `NOP`). CPython 3.15 `Python/codegen.c`
+/// (`codegen_comprehension`: the generator expression's outermost iterable is passed
+/// as it is and turned into an iterator inside).
 fn genexpr_iter(code: &CodeObject, ins: &[Instruction], k: usize) -> bool {
     code.co_name == "<genexpr>"
         && code.co_localsplusnames.first().is_some_and(|n| n == ".0")
+        && matches!(ins[k].id, Opname::GET_ITER | Opname::GET_AITER)
         && k >= 1
-        && ins[k - 1].opname == "LOAD_FAST"
+        && matches!(ins[k - 1].id, Opname::LOAD_FAST | Opname::LOAD_FAST_BORROW)
         && ins[k - 1].oparg == Some(0)
         && ins[..k - 1].iter().all(|i| matches!(i.id, Opname::RESUME | Opname::COPY_FREE_VARS | Opname::MAKE_CELL | Opname::NOP))
+}
+
+/// For the code object `g` of a 3.15 `<genexpr>`, the op that the 3.14 convention has
+/// before its call: [`GenexprEntry::Iter`] when it starts with the `LOAD_FAST .0;
+/// GET_ITER` of [`genexpr_iter`], [`GenexprEntry::AIter`] with `LOAD_FAST .0;
+/// GET_AITER` (an `async for` first); `None` when it starts otherwise or does not
+/// decode (its call is then not rewritten, and the decompiler refuses it).
+fn genexpr_entry(g: &CodeObject) -> Option<GenexprEntry> {
+    let ins = depyf_bytecode::decode(g).ok()?;
+    let k = ins.iter().position(|i| !matches!(i.id, Opname::RESUME | Opname::COPY_FREE_VARS | Opname::MAKE_CELL | Opname::NOP))? + 1;
+    if k >= ins.len() || !genexpr_iter(g, &ins, k) {
+        return None;
+    }
+    Some(if ins[k].id == Opname::GET_AITER { GenexprEntry::AIter } else { GenexprEntry::Iter })
 }
 
 pub(super) fn normalize(code: &CodeObject, ins: &[Instruction], lenient: bool) -> Result<Normalized, IrError> {
