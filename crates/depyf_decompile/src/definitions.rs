@@ -396,6 +396,9 @@ fn genexpr_as_loop(code: &CodeObject) -> Result<CodeObject, DecompileError> {
             // The step of an `async for` before 3.11 (`GET_ANEXT; LOAD_CONST None;
             // YIELD_FROM`) stays: the normalizer folds the loop head into one op.
             "YIELD_FROM" if k >= 2 && ins[k - 2].opname == "GET_ANEXT" => false,
+            // An `await` in an async generator expression before 3.11 (`GET_AWAITABLE;
+            // LOAD_CONST None; YIELD_FROM`) stays: the normalizer folds it into one op.
+            "YIELD_FROM" if k >= 2 && ins[k - 2].opname == "GET_AWAITABLE" => false,
             "YIELD_FROM" => return Err(err("a generator expression with await or yield from")),
             _ => false,
         };
