@@ -931,7 +931,19 @@ impl<'a> Structurer<'a> {
             let (iter, item) = (iter.clone(), item.clone());
             let pre = code.stmts.clone();
             out.extend(pre);
-            let after = self.for_else_follow(jump, &body_set);
+            let mut after = self.for_else_follow(jump, &body_set);
+            // A `break` in an `except` clause, which `for_else_follow` does not see
+            // (handler code): the block that the clause's exit (popping the exception
+            // and the iterator) jumps to, when it is where the exhausted loop goes on
+            // (after an `else`) or the top or follow of an enclosing loop. CPython
+            // 3.12+ thread that jump past the statement-free code after the loop
+            // straight to the enclosing loop's top (`Python/flowgraph.c`,
+            // `jump_thread`), where the `break`s of normal code keep a block that
+            // pops the iterator.
+            if after.is_none() {
+                let outer = |t: BlockId| self.loops.iter().any(|l| l.is_header(t) || l.follow == Some(t));
+                after = self.handler_break_target(h, &body_set).filter(|&t| t != jump && (outer(t) || self.reaches(jump, t)));
+            }
             let copies = if after.is_none() { self.break_copies(jump, &body_set) } else { Vec::new() };
             self.loops.push(LoopCtx { header: h, follow: Some(after.unwrap_or(jump)), body: body_set, copies, entry: self.pre_headers[h.index()] });
             let mut body = Vec::new();
