@@ -22,12 +22,6 @@ KNOWN_FAILURES = {
     'control_handler_loops.continue_in_try_finally_then_break': {
         'all': 'the way out of a while loop lies inside a try or with of its body',
     },
-    'lang2_async.async_generator_expression': {
-        '3.15': 'GET_ANEXT: not supported by the decompiler yet',
-    },
-    'part2_async.coro_async_genexp': {
-        '3.15': 'GET_AITER: not supported by the decompiler yet',
-    },
     'part2_exceptions.nested_try_in_finally': {
         '3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
     },
@@ -40,8 +34,6 @@ KNOWN_FAILURES = {
     },
     'part2_flow.nested_loops_break_from_handler': {
         '3.8 3.9': 'SETUP_FINALLY: not supported by the decompiler yet',
-        '3.12 3.13 3.14': 'control flow too tangled to structure (duplication limit reached)',
-        '3.15': 'GET_ITER: two-slot iterators (3.15): not supported by the decompiler yet',
     },
     'part2_flow.while_true_break_continue': {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
@@ -64,9 +56,6 @@ KNOWN_FAILURES = {
         '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
         '3.11 3.12 3.13': 'a with statement whose handler goes on elsewhere than its normal exit',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
-    },
-    's5_async_loops_with.coro_async_genexp_filter': {
-        '3.15': 'a comprehension body of an unknown shape',
     },
     's6_async_with38.coro_async_with_break_continue': {
         '3.10': 'the code after a with differs on its normal and suppressed exits',
@@ -135,6 +124,9 @@ KNOWN_FAILURES = {
     },
     's7_audB.with_body_while_else_break_in_else_arm': {
         '3.10 3.11 3.12 3.13': 'a construct that recovery could not shape (`__with_exit__` left in the output)',
+    },
+    's7_p15.break_nested_loops_from_handler': {
+        '3.8 3.9 3.10': 'control flow too tangled to structure (duplication limit reached)',
     },
     'try_else_layouts.else_in_with': {
         'all': 'a construct that recovery could not shape (`__with_exit__` left in the output)',
