@@ -129,3 +129,17 @@ def break_from_handler_in_while_in_for(x):
                 break
         out.append(n)
     return out
+
+
+@case(([("a", 1, 2, 3, 4), ("b", 5, 6, 7, 8)],), ([],))
+def unpack_repeated_underscore_targets(group):
+    # CPython 3.13+ keeps only the last store of a run to one local (`POP_TOP`s before it).
+    firsts = [tag for tag, _, _, _, _ in group]
+    seen = any(tag == "b" for tag, _, _, _, _ in group)
+    out = []
+    for tag, _, _, last in group:
+        out.append((tag, last, _))
+    if group:
+        x, _, _, y, _ = group[0]
+        out.append((x, y, _))
+    return firsts, seen, out
