@@ -1,14 +1,16 @@
 """Session 7 (issue #5, part 2 on CPython 3.15): async generator expressions, whose
 3.15 code object turns its argument into an (async) iterator itself (`LOAD_FAST .0;
 GET_AITER` or `GET_ITER` before `RETURN_GENERATOR`; 3.14 and earlier do it in the
-caller), and `break` out of nested loops from an `except` clause (3.15 pops the
-two-slot iterator there with two `POP_TOP`s).
+caller), `break` out of nested loops from an `except` clause (3.15 pops the
+two-slot iterator there with two `POP_TOP`s), unpacking into a name repeated (3.13+
+keeps the last store of a run), and `yield from`/`await` inside an `except` clause
+(where the `CLEANUP_THROW` of the delegation loop lies before its `END_SEND`).
 
 Coroutines are run by asyncio (one event loop per call); every case runs on 3.8-3.15."""
 
 import asyncio
 
-from _sem import case, driven_case, run_coroutine
+from _sem import case, drive, driven_case, run_coroutine
 
 
 class AIter(object):
@@ -143,3 +145,34 @@ def unpack_repeated_underscore_targets(group):
         x, _, _, y, _ = group[0]
         out.append((x, y, _))
     return firsts, seen, out
+
+
+def sub(n, tag):
+    for i in range(n):
+        got = yield (tag, i)
+        if got == "stop":
+            return ("stopped", tag)
+    return ("done", tag)
+
+
+@driven_case(drive(("next",), ("throw", KeyError, "k"), ("send", 5), ("list",)), (2,))
+@driven_case(drive(("next",), ("throw", KeyError, "k"), ("send", "stop"), ("next",)), (3,))
+@driven_case(drive(("next",), ("throw", ValueError, "v"), ("next",)), (1,))
+def yield_from_in_except_clause(n):
+    try:
+        got = yield "first"
+    except KeyError as e:
+        result = yield from sub(n, str(e))
+        return result, got
+    return "no exception"
+
+
+@driven_case(run_coroutine, (0,), (1,), ("k",))
+async def await_in_except_clause(x):
+    try:
+        r = check(x)
+    except ZeroDivisionError:
+        r = await double(21)
+    except KeyError as e:
+        return await double(str(e))
+    return r

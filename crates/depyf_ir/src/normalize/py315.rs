@@ -118,8 +118,8 @@ fn run(code: &CodeObject, ins: &[Instruction], lenient: bool) -> Result<(Normali
 
 /// `await x` / `yield from x` at instruction `k`: `GET_AWAITABLE; PUSH_NULL` or
 /// `GET_ITER` (each leaving the receiver and an index or NULL), then `None`, `SEND`,
-/// `YIELD_VALUE`, `RESUME`, `JUMP_BACKWARD_NO_INTERRUPT`, `END_SEND` (`(receiver,
-/// index_or_null, value -- value)`): one [`Op::Await`]/[`Op::YieldFrom`] and the
+/// `YIELD_VALUE`, `RESUME`, `JUMP_BACKWARD_NO_INTERRUPT`, possibly `CLEANUP_THROW`, `END_SEND`
+/// (`(receiver, index_or_null, value -- value)`): one [`Op::Await`]/[`Op::YieldFrom`] and the
 /// number of instructions after `k` folded into it (the `CLEANUP_THROW` handler is
 /// dropped as in 3.12+, see `post311_exc`).
 fn delegation(code: &CodeObject, ins: &[Instruction], k: usize) -> Option<(Op, usize)> {
@@ -131,9 +131,21 @@ fn delegation(code: &CodeObject, ins: &[Instruction], k: usize) -> Option<(Op, u
     let none = ins.get(from)?;
     let is_none = none.opname == "LOAD_COMMON_CONSTANT" && none.oparg == Some(7)
         || none.opname == "LOAD_CONST" && matches!(none.argval, depyf_bytecode::Argval::Const(c) if matches!(code.co_consts.get(c), Some(depyf_bytecode::Constant::None)));
-    let rest = ["SEND", "YIELD_VALUE", "RESUME", "JUMP_BACKWARD_NO_INTERRUPT", "END_SEND"];
+    let rest = ["SEND", "YIELD_VALUE", "RESUME", "JUMP_BACKWARD_NO_INTERRUPT"];
     let ok = is_none && rest.iter().enumerate().all(|(j, n)| ins.get(from + 1 + j).is_some_and(|i| i.opname == *n));
-    ok.then_some((op, from + rest.len() - k))
+    if !ok {
+        return None;
+    }
+    // `END_SEND`, with the `CLEANUP_THROW` of `throw()` laid out right before it where
+    // the loop does not fall through to it (e.g. inside an `except` clause), as in
+    // `post311_async::await_tail`.
+    let end = from + rest.len() + 1;
+    let last = match (ins.get(end).map(|i| i.id), ins.get(end + 1).map(|i| i.id)) {
+        (Some(Opname::END_SEND), _) => end,
+        (Some(Opname::CLEANUP_THROW), Some(Opname::END_SEND)) => end + 1,
+        _ => return None,
+    };
+    Some((op, last - k))
 }
 
 /// Whether instruction `k` of `code` is the `GET_ITER` (or, when the first `for` is an
