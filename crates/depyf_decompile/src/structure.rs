@@ -121,6 +121,11 @@ pub(crate) struct Structurer<'a> {
     /// the same bytecode for both forms when no handler falls through, and 3.12+
     /// move handlers after all other code). Set by [`Self::new`] from the version.
     pub else_before_handlers: bool,
+    /// Whether a `try`/`with` body leaves through a `POP_BLOCK` of its own, a block
+    /// of no statements before the code after the statement (CPython 3.8-3.10 block
+    /// stack, `Python/compile.c` `compiler_try_except`; 3.11+ exception tables have
+    /// none): [`Self::skip_empty`] stops at that exit. Set by [`Self::new`].
+    pub pop_block_exits: bool,
 }
 
 impl<'a> Structurer<'a> {
@@ -197,6 +202,7 @@ impl<'a> Structurer<'a> {
             idom,
             dead_jumps_kept: version <= depyf_bytecode::PythonVersion::PY39,
             else_before_handlers: version == depyf_bytecode::PythonVersion::PY311,
+            pop_block_exits: version <= depyf_bytecode::PythonVersion::PY310,
         }
     }
 
@@ -882,7 +888,10 @@ impl<'a> Structurer<'a> {
         for _ in 0..8 {
             let block = &self.cfg.blocks[b.index()];
             let code = &self.rec.blocks[b.index()];
-            if block.preds.len() != 1 || !code.stmts.is_empty() || !self.latches[b.index()].is_empty() || code.collapsed_to.is_some() || code.error.is_some() {
+            // Nor past the `POP_BLOCK` that ends a `try`/`with` body being written
+            // (`pop_block_exits`): the code after it is after the statement (CPython
+            // 3.8-3.9 `while c:` last in a `try` body leaves there).
+            if block.preds.len() != 1 || !code.stmts.is_empty() || !self.latches[b.index()].is_empty() || code.collapsed_to.is_some() || code.error.is_some() || (self.pop_block_exits && self.body_exits.contains(&b)) {
                 break;
             }
             match block.term {
@@ -1077,6 +1086,9 @@ impl<'a> Structurer<'a> {
             if !self.protected_by(h, e.target) && body_set.iter().any(|&b| self.protected_by(b, e.target)) {
                 return Err(err("the way out of a while loop lies inside a try or with of its body"));
             }
+        }
+        if self.clause_leaves_enclosing(h, &body_set, follow) {
+            return Err(err("a break out of an except clause nested in another try or with body of a while loop"));
         }
         self.loops.push(LoopCtx { header: h, follow, body: body_set, copies, entry: self.pre_headers[h.index()] });
         let mut body = Vec::new();

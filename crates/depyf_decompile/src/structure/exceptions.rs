@@ -756,6 +756,85 @@ impl Structurer<'_> {
         found
     }
 
+    /// Whether an `except` clause of a `try` nested in another `try`/`with` body
+    /// inside the `while` loop of `header` (blocks `body`, the block after it
+    /// `follow`) leaves that enclosing statement to somewhere other than the block
+    /// after the loop through code of its own. A `break` there unwinds the
+    /// enclosing statement too (CPython `Python/compile.c` `compiler_unwind_fblock`:
+    /// `POP_BLOCK` on 3.8-3.10, a copy of the `finally` body or the `__exit__`
+    /// call on every version) before jumping out; the loop's follow, found from
+    /// the body's own exits or none at all, is then not where that `break` goes,
+    /// and the code after the loop would be written at the `break`, inside the
+    /// enclosing body (3.8-3.10 `code.InteractiveConsole.interact`), or the copy
+    /// of the `finally` body after the loop. Exits that return a value loaded
+    /// before the unwinding, or only return, are `return` statements, not breaks;
+    /// a clause nested in a plain `try`/`except` whose `break` goes straight to
+    /// `follow` is read right.
+    pub(super) fn clause_leaves_enclosing(&self, header: BlockId, body: &BTreeSet<BlockId>, follow: Option<BlockId>) -> bool {
+        let n = self.cfg.blocks.len();
+        let mut done = vec![false; n];
+        for b in body {
+            for h1 in self.handler_chain(*b) {
+                if !self.is_exc_entry(h1) || body.contains(&h1) || done[h1.index()] || self.protected_by(header, h1) {
+                    continue;
+                }
+                done[h1.index()] = true;
+                // The innermost `try`/`with` handler around the clause, inside the loop.
+                let Some(h2) = self.handler_chain(h1).into_iter().find(|h| self.is_exc_entry(*h)) else { continue };
+                if self.protected_by(header, h2) {
+                    continue;
+                }
+                let plain = self.is_plain_except(h2);
+                let mut seen = vec![false; n];
+                let mut work = vec![h1];
+                seen[h1.index()] = true;
+                while let Some(x) = work.pop() {
+                    for s in self.cfg.blocks[x.index()].succs() {
+                        if body.contains(&s) || seen[s.index()] {
+                            continue;
+                        }
+                        seen[s.index()] = true;
+                        if self.protected_by(s, h2) || s == h2 {
+                            work.push(s);
+                            continue;
+                        }
+                        if self.is_return_tail(s, h2) || self.returns_loaded_value(s) || self.goes_back_into(s, header, body) {
+                            continue;
+                        }
+                        if !(plain && follow.is_some_and(|f| self.jumps_to(s, f))) {
+                            return true;
+                        }
+                    }
+                }
+            }
+        }
+        false
+    }
+
+    /// Whether the straight-line code from block `s` (code that leaves a `try` from
+    /// a clause) goes on into the loop of `header` (blocks `body`): a `continue`
+    /// after a copy of the `finally` body, not a way out of the loop.
+    fn goes_back_into(&self, mut s: BlockId, header: BlockId, body: &BTreeSet<BlockId>) -> bool {
+        for _ in 0..32 {
+            if s == header || body.contains(&s) {
+                return true;
+            }
+            match self.cfg.blocks[s.index()].term {
+                Terminator::Jump(t) | Terminator::FallThrough(t) => s = t,
+                _ => return false,
+            }
+        }
+        false
+    }
+
+    /// Whether handler `h` starts an `except` clause chain (an exception type test,
+    /// or a bare `except:` that pops the exception), not a `finally` body nor a
+    /// `with` exit.
+    fn is_plain_except(&self, h: BlockId) -> bool {
+        let ops = self.first_ops(h, 6);
+        ops.iter().any(|o| matches!(o, Op::CheckExcMatch)) || matches!(ops.as_slice(), [Op::PushExcInfo, Op::PopTop, ..])
+    }
+
     /// Whether the straight-line code from block `x` (an exit of a `try`/`with`
     /// body) returns a value loaded before it: the op before its `RETURN_VALUE` ends
     /// a statement (a pop or a store, the end of the copied `finally` body or
