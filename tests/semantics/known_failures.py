@@ -134,9 +134,6 @@ KNOWN_FAILURES = {
     's7_audA.break_in_clause_leaves_with': {
         'all': 'a break out of an except clause nested in another try or with body of a while loop',
     },
-    's7_audA.break_in_inner_clause_leaves_outer_try': {
-        '3.8 3.9 3.10': 'a break out of an except clause nested in another try or with body of a while loop',
-    },
     's7_audA.while_break_in_inner_clause_leaves_outer_try': {
         '3.11 3.12 3.13 3.14 3.15': 'code after a try body reached from inside the body where no statement can leave it',
     },

@@ -1087,6 +1087,18 @@ impl<'a> Structurer<'a> {
                 return Err(err("the way out of a while loop lies inside a try or with of its body"));
             }
         }
+        // A `while True:` left only by the `break` of a clause nested in a plain
+        // `try`/`except` of its body (CPython 3.8-3.10 `code.interact`: the clause
+        // pops both blocks and jumps out in one block of its own code, no block
+        // that only pops as `handler_break_target` needs) leaves where that
+        // `break` goes.
+        if follow.is_none() && self.pop_block_exits {
+            if let [(s, true), rest @ ..] = self.nested_clause_exits(h, &body_set).as_slice() {
+                if rest.iter().all(|(x, p)| x == s && *p) {
+                    follow = Some(*s);
+                }
+            }
+        }
         if self.clause_leaves_enclosing(h, &body_set, follow) {
             return Err(err("a break out of an except clause nested in another try or with body of a while loop"));
         }

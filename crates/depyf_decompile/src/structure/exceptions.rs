@@ -766,13 +766,23 @@ impl Structurer<'_> {
     /// the body's own exits or none at all, is then not where that `break` goes,
     /// and the code after the loop would be written at the `break`, inside the
     /// enclosing body (3.8-3.10 `code.InteractiveConsole.interact`), or the copy
-    /// of the `finally` body after the loop. Exits that return a value loaded
-    /// before the unwinding, or only return, are `return` statements, not breaks;
-    /// a clause nested in a plain `try`/`except` whose `break` goes straight to
-    /// `follow` is read right.
+    /// of the `finally` body after the loop. A clause nested in a plain
+    /// `try`/`except` whose `break` goes straight to `follow` is read right.
     pub(super) fn clause_leaves_enclosing(&self, header: BlockId, body: &BTreeSet<BlockId>, follow: Option<BlockId>) -> bool {
+        self.nested_clause_exits(header, body).into_iter().any(|(s, plain)| !(plain && follow.is_some_and(|f| self.jumps_to(s, f))))
+    }
+
+    /// Where the `except` clauses of `try` statements nested in another `try`/`with`
+    /// body inside the loop of `header` (blocks `body`) leave that enclosing body
+    /// (the first block past it that is not in the loop), each with whether the
+    /// enclosing statement is a plain `try`/`except` (see
+    /// [`Self::clause_leaves_enclosing`]). Exits that return a value loaded before
+    /// the unwinding, or only return, are `return` statements, and code that goes
+    /// back into the loop is a `continue` (after a copy of a `finally` body): left out.
+    pub(super) fn nested_clause_exits(&self, header: BlockId, body: &BTreeSet<BlockId>) -> Vec<(BlockId, bool)> {
         let n = self.cfg.blocks.len();
         let mut done = vec![false; n];
+        let mut out = Vec::new();
         for b in body {
             for h1 in self.handler_chain(*b) {
                 if !self.is_exc_entry(h1) || body.contains(&h1) || done[h1.index()] || self.protected_by(header, h1) {
@@ -801,14 +811,12 @@ impl Structurer<'_> {
                         if self.is_return_tail(s, h2) || self.returns_loaded_value(s) || self.goes_back_into(s, header, body) {
                             continue;
                         }
-                        if !(plain && follow.is_some_and(|f| self.jumps_to(s, f))) {
-                            return true;
-                        }
+                        out.push((s, plain));
                     }
                 }
             }
         }
-        false
+        out
     }
 
     /// Whether the straight-line code from block `s` (code that leaves a `try` from
