@@ -1123,9 +1123,13 @@ pub(crate) fn bind(body: &mut Vec<Stmt>) -> Result<(), String> {
         body.remove(i);
         annotations(body);
     }
+    // One walk for both rewrites (children first, each node `tidy` then the f-string
+    // one): the same result as two whole walks, since neither rewrite looks at what
+    // the other makes (`tidy` reads dicts, starred and constant children; the other
+    // only f-strings).
     for s in body.iter_mut() {
-        stmt_exprs_mut(s, &mut tidy);
         stmt_exprs_mut(s, &mut |e| {
+            tidy(e);
             if let Expr::FString(parts, FStringSyntax::Pep498) = e {
                 if depyf_source::fstring(parts, FStringSyntax::Pep498).is_none() {
                     if let Some(p) = percent_format(parts) {
