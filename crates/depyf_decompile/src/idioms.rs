@@ -472,6 +472,10 @@ pub(crate) fn kept_test_returns(body: &mut Vec<Stmt>) {
             }
         });
     }
+    // Both folds need a temporary that is read (a count in `reads`).
+    if reads.is_empty() {
+        return;
+    }
     fold_kept_tests(body, &reads);
     fold_returned_temps(body, &reads);
 }
