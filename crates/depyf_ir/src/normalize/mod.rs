@@ -204,16 +204,23 @@ fn unthread_pop_jumps(ir: &mut [IrInstr]) {
 /// instruction (`a and b`, `a or b`, chained comparisons). Rewritten when nothing
 /// else jumps to the `POP_TOP`.
 fn fuse_jump_or_pop(ir: &mut [IrInstr]) {
-    let targets: std::collections::BTreeSet<u32> = ir.iter().filter_map(|i| i.op.jump_target()).collect();
-    let next_real = |ir: &[IrInstr], from: usize| (from..ir.len()).find(|&k| ir[k].op != Op::Nop);
+    // The jump targets, sorted, made when a first candidate needs them (most code has
+    // none). The rewrites keep every target: `JumpIfOrPop` jumps where the `JumpIf` did.
+    let mut targets: Option<Vec<u32>> = None;
+    let next_real = |ir: &[IrInstr], from: usize| (from..ir.len()).find(|&k| !matches!(ir[k].op, Op::Nop));
     let mut i = 0;
     while i < ir.len() {
-        if ir[i].op == Op::Copy(1) {
+        if matches!(ir[i].op, Op::Copy(1)) {
             if let Some(j) = next_real(ir, i + 1) {
                 if let Op::JumpIf { when, target } = ir[j].op {
                     if let Some(k) = next_real(ir, j + 1) {
-                        let lands_between = ir[j + 1..=k].iter().any(|x| targets.contains(&x.offset)) && ir[k].offset != ir[j].offset;
-                        if ir[k].op == Op::PopTop && !lands_between {
+                        let targets = targets.get_or_insert_with(|| {
+                            let mut t: Vec<u32> = ir.iter().filter_map(|x| x.op.jump_target()).collect();
+                            t.sort_unstable();
+                            t
+                        });
+                        let lands_between = ir[j + 1..=k].iter().any(|x| targets.binary_search(&x.offset).is_ok()) && ir[k].offset != ir[j].offset;
+                        if matches!(ir[k].op, Op::PopTop) && !lands_between {
                             ir[i].op = Op::Nop;
                             ir[j].op = Op::JumpIfOrPop { when, target };
                             ir[k].op = Op::Nop;
