@@ -59,12 +59,14 @@ impl Loops {
     /// the family's skipped instructions.
     pub fn scan(cx: &Cx<'_>, fam: &Family) -> Result<Self, IrError> {
         let mut loops = Loops { exits: HashMap::default(), dead: HashSet::default() };
-        let other_targets: HashSet<u32> =
-            cx.ins.iter().filter(|i| i.opname != "FOR_ITER").filter_map(|i| i.jump_target()).collect();
+        // Made at the first `FOR_ITER` (code without loops needs none).
+        let mut other_targets: Option<HashSet<u32>> = None;
         for (k, i) in cx.ins.iter().enumerate() {
-            if i.opname != "FOR_ITER" {
+            if i.id != Opname::FOR_ITER {
                 continue;
             }
+            let other_targets = other_targets
+                .get_or_insert_with(|| cx.ins.iter().filter(|i| i.id != Opname::FOR_ITER).filter_map(|i| i.jump_target()).collect());
             let bad = || cx.err(k, "FOR_ITER does not jump to END_FOR");
             let t = cx.at_offset(cx.target(k)).ok_or_else(bad)?;
             if cx.ins[t].opname != "END_FOR" {
@@ -90,7 +92,7 @@ impl Loops {
 
     /// Whether the instruction at `offset` is part of a `FOR_ITER`'s skipped tail.
     pub fn is_dead(&self, offset: u32) -> bool {
-        self.dead.contains(&offset)
+        !self.dead.is_empty() && self.dead.contains(&offset)
     }
 }
 
@@ -149,7 +151,7 @@ fn to_bool_tests(cx: &Cx<'_>, k: usize) -> bool {
 
 pub(super) fn op(cx: &mut Cx<'_>, fam: &Family, loops: &Loops, k: usize) -> Result<(), IrError> {
     let i = &cx.ins[k];
-    if loops.dead.contains(&i.offset) {
+    if loops.is_dead(i.offset) {
         cx.emit(k, Op::Nop);
         return Ok(());
     }
