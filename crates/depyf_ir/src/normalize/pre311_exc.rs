@@ -756,6 +756,15 @@ fn running(st: &[Blk]) -> Option<Kind> {
 #[derive(Default)]
 pub(super) struct Facts {
     entries: BTreeSet<usize>,
+    /// The handler entries (in `entries`) that a jump also reaches: a loop whose
+    /// head is the first instruction of a handler (`while True: try: ...` as the
+    /// first statement of a `finally` body, CPython 3.9-3.10 `Python/compile.c`
+    /// `compiler_while`, which lays the loop head at the handler's offset). The
+    /// jump lands after the exception is pushed (on the 3.8-3.10 block stack the
+    /// handler is entered once), so the [`Op::PushExcInfo`] gets an offset of its
+    /// own, one below the instruction's ([`split_entries`]): 3.11 lays out
+    /// `PUSH_EXC_INFO` before the loop's head too. Offsets not scaled only.
+    split: BTreeSet<usize>,
     plan: BTreeMap<usize, Op>,
     /// 3.8: the rewrite of each reached `BEGIN_FINALLY`.
     begin38: BTreeMap<usize, Begin38>,
@@ -1032,6 +1041,25 @@ impl Facts {
                 None => return Err(IrError::at(code, &ins[0], "a 3.8 finally body with branches in a code object too large to copy it")),
             }
         }
+        // Handler entries that a jump reaches too (see `Facts::split`).
+        for (j, i) in ins.iter().enumerate() {
+            if i.opname.starts_with("SETUP_") || stacks[j].is_none() {
+                continue;
+            }
+            if let Some(t) = i.jump_target().and_then(index_of).filter(|t| f.entries.contains(t)) {
+                if f.scale > 1 {
+                    return Err(IrError::at(
+                        code,
+                        &ins[t],
+                        format!("a handler whose first instruction (offset {}) is also the target of a jump (a loop starting a finally body), in a 3.8 finally body copied with branches: not supported by the decompiler yet", ins[t].offset),
+                    ));
+                }
+                if t == 0 || ins[t - 1].offset + 1 >= ins[t].offset {
+                    return Err(IrError::at(code, &ins[t], "a handler entry that is also a jump target, with no offset free before it"));
+                }
+                f.split.insert(t);
+            }
+        }
         Ok(f)
     }
 }
@@ -1057,7 +1085,10 @@ pub(super) fn op(cx: &mut Cx<'_>, k: usize, facts: &Facts) -> Result<bool, IrErr
 /// [`op`]; without `entry`, a handler starting at `k` is not entered there (no
 /// [`Op::PushExcInfo`]): the first instruction of a copy of a `finally` body.
 fn op_at(cx: &mut Cx<'_>, k: usize, facts: &Facts, entry: bool) -> Result<bool, IrError> {
-    if entry && facts.entries.contains(&k) {
+    if entry && facts.split.contains(&k) {
+        let i = &cx.ins[k];
+        cx.out.push(IrInstr { offset: i.offset - 1, op: Op::PushExcInfo, line: i.line_number, opname: i.opname });
+    } else if entry && facts.entries.contains(&k) {
         cx.emit(k, Op::PushExcInfo);
     }
     // 3.8, an exit of a finally body reached by an exception: 3.9's `[ROT_FOUR;]
@@ -1450,7 +1481,7 @@ pub(super) fn drop_last_pop38(ins: &[Instruction], facts: &Facts, ir: &mut Vec<I
 }
 
 /// Sets the jump target of a jump op (nothing for other ops).
-fn set_jump_target(op: &mut Op, to: u32) {
+pub(super) fn set_jump_target(op: &mut Op, to: u32) {
     match op {
         Op::Jump(t) | Op::JumpIf { target: t, .. } | Op::JumpIfNone { target: t, .. } | Op::JumpIfOrPop { target: t, .. } | Op::ForIter(t) => *t = to,
         _ => {}
@@ -1479,6 +1510,7 @@ fn levels(code: &CodeObject, ins: &[Instruction], ir: &[IrInstr]) -> Result<BTre
         first[k + 1] += first[k];
     }
     let ops_of = |k: usize| owned[first[k]..first[k + 1]].iter().map(|&(_, j)| &ir[j].op);
+    let split = split_entries(ins, ir);
     // IR stack depth before each instruction, from the entry and every handler
     // (entered with the range's depth plus the exception).
     let mut depth: Vec<Option<i64>> = vec![None; ins.len()];
@@ -1517,8 +1549,9 @@ fn levels(code: &CodeObject, ins: &[Instruction], ir: &[IrInstr]) -> Result<BTre
             level.insert(k, lv);
             let t = i.jump_target().and_then(index_of).ok_or_else(|| bad(k, "handler target is not an instruction".into()))?;
             // The `END_ASYNC_FOR` of an `async for` head is reached by its `ForIter`.
+            // A split entry's `PushExcInfo` is no op of `t` (see `Facts::split`).
             if async_for_head(code, ins, k).is_none() {
-                succ.push((t, i64::from(lv) + 1));
+                succ.push((t, i64::from(lv) + if split.contains(&t) { 2 } else { 1 }));
             }
         }
         let last = ops_of(k).rev().find(|o| !matches!(o, Op::Nop));
@@ -1535,6 +1568,17 @@ fn levels(code: &CodeObject, ins: &[Instruction], ir: &[IrInstr]) -> Result<BTre
         }
     }
     Ok(level)
+}
+
+/// The handler entries whose [`Op::PushExcInfo`] has an offset of its own, one
+/// below the instruction's, because a jump reaches the instruction too (see
+/// `Facts::split`): by index, read from the ops `ir`.
+fn split_entries(ins: &[Instruction], ir: &[IrInstr]) -> BTreeSet<usize> {
+    let index_of = |off: u32| ins.binary_search_by_key(&off, |i| i.offset).ok();
+    ir.iter()
+        .filter(|x| x.op == Op::PushExcInfo && index_of(x.offset).is_none())
+        .filter_map(|x| index_of(x.offset + 1))
+        .collect()
 }
 
 /// Whether a 3.8-3.10 instruction named `opname` never falls through to the next one.
@@ -1789,20 +1833,23 @@ pub(super) fn protected_ranges(code: &CodeObject, ins: &[Instruction], ir: &[IrI
     // A SETUP_* instruction lies outside its own range, as 3.11's `BEFORE_WITH`
     // (and the NOP of `try:`) does.
     let trimmed = |k: usize| stacks[k].as_ref().map(|st| if ins[k].opname.starts_with("SETUP_") { &st[..st.len() - 1] } else { &st[..] });
+    // Unscaled offsets only: a split entry starts one below its instruction.
+    let split = if scale == 1 { split_entries(ins, ir) } else { BTreeSet::new() };
+    let at = |k: usize| ins[k].offset - u32::from(split.contains(&k));
     let mut out: Vec<ExceptionTableEntry> = Vec::new();
     for (k, i) in ins.iter().enumerate() {
         let Some(st) = trimmed(k) else { continue };
         let own = match innermost(st) {
             Some((h, _)) => {
                 let s = setup_of[&h];
-                Some((ins[h].offset * scale, *level.get(&s).ok_or_else(|| bad(s, "a SETUP block whose stack depth is unknown".into()))?))
+                Some((at(h) * scale, *level.get(&s).ok_or_else(|| bad(s, "a SETUP block whose stack depth is unknown".into()))?))
             }
             None => None,
         };
         // With scaled offsets, the copies entered at k lie inside k's range, but for
         // the instructions inside the blocks of their bodies (see `copy_ranges`).
-        let start = i.offset * scale;
-        let end = ins.get(k + 1).map_or(i.offset + 2, |n| n.offset) * scale;
+        let start = at(k) * scale;
+        let end = if k + 1 < ins.len() { at(k + 1) * scale } else { (i.offset + 2) * scale };
         match facts.as_ref().filter(|_| scale > 1) {
             Some(f) if f.copied_body(ins, k).is_some() => {
                 let step = f.step;

@@ -10,22 +10,185 @@
 //! pair becomes the 3.11 shape (`COPY 1; POP_JUMP_IF_NONE`: the same stack on both
 //! edges). `COPY_DICT_WITHOUT_KEYS` (`**rest`) has an op of its own.
 
-use depyf_bytecode::{Opname, CodeObject, Instruction};
+use depyf_bytecode::{Opname, CodeObject, Constant, Instruction};
+
+use std::collections::BTreeSet;
 
 use super::common::{Cx, Normalized};
-use super::{pre311, pre311_exc, IrError};
+use super::{pre311, pre311_exc, IrError, IrInstr};
 use crate::Op;
 
 pub(super) fn normalize(code: &CodeObject, ins: &[Instruction], lenient: bool) -> Result<Normalized, IrError> {
     // The block stack (`SETUP_*`, handlers) first: see `pre311_exc`.
     let facts = pre311_exc::Facts::scan(code, ins)?;
-    Cx::new(code, ins, lenient).run(|cx, k| {
+    let (ir, errors) = Cx::new(code, ins, lenient).run(|cx, k| {
         if pre311_exc::op(cx, k, &facts)? || pattern_op(cx, k)? {
             Ok(())
         } else {
             pre311::op(cx, k)
         }
-    })
+    })?;
+    if !errors.is_empty() {
+        return Ok((ir, errors));
+    }
+    Ok((merge_copied_tails(code, ins, ir), errors))
+}
+
+/// Undoes 3.10's copies of small exit blocks: CPython 3.10 `Python/compile.c`
+/// (`extend_block`, called by `optimize_cfg`) copies a block that ends in
+/// `RETURN_VALUE`/`RAISE_VARARGS`/`RERAISE` (at most four instructions) into every
+/// block ending with an unconditional jump to it, line numbers included; 3.11 copies
+/// only such blocks without a line number, so the same source has one shared tail
+/// there (the code after a `try` or `with`, reached from the body, the `except`
+/// clauses and a suppressing `__exit__`). Here the end of a straight-line run that
+/// ends in [`Op::Return`], [`Op::Raise`] or [`Op::Reraise`] and has the same ops with
+/// the same line numbers (ops without one are 3.11's copies too) as the end of an
+/// earlier run becomes a jump to the earlier
+/// one (the `Nop`s of `POP_BLOCK` before both included), and the jumps to the start
+/// of the part dropped go to the earlier one directly: one tail, as in 3.11.
+///
+/// The same ops from the same lines are the same statements, so the code runs
+/// alike: a run is merged only where (checked per op) the protected range is the
+/// same, the stack depth at the merge point is the same, and the merged part does not
+/// take values from below it (but the `__exit__` a [`Op::WithExit`] calls, which
+/// belongs to the `with` both runs leave), nor has a jump target or handler entry
+/// past its start, nor is `return None` alone (3.11 keeps the copies of the implicit
+/// `return None`, whose line is the one before), nor longer than four ops. The ops of a part after its new jump are left out (nothing
+/// reaches them). Returns `ir` unchanged when the depths cannot be walked.
+fn merge_copied_tails(code: &CodeObject, ins: &[Instruction], mut ir: Vec<IrInstr>) -> Vec<IrInstr> {
+    let ends: Vec<usize> = (0..ir.len()).filter(|&p| matches!(ir[p].op, Op::Return | Op::Raise(_) | Op::Reraise)).collect();
+    if ends.len() < 2 || ends.len() > 400 {
+        return ir;
+    }
+    let ranges = if pre311_exc::uses_block_stack(ins) {
+        match pre311_exc::protected_ranges(code, ins, &ir) {
+            Ok(r) => r,
+            Err(_) => return ir,
+        }
+    } else {
+        Vec::new()
+    };
+    let Some(depth) = ir_depths(&ir, &ranges) else { return ir };
+    let prot = |off: u32| ranges.iter().find(|r| r.start <= off && off < r.end).map(|r| (r.target, r.depth));
+    let mut labels: BTreeSet<u32> = ir.iter().filter_map(|i| i.op.jump_target()).chain(ranges.iter().map(|r| r.target)).collect();
+    let first_at = |ir: &[IrInstr], p: usize| p == 0 || ir[p - 1].offset != ir[p].offset;
+    let prev_real = |ir: &[IrInstr], p: usize| (0..p).rev().find(|&x| ir[x].op != Op::Nop);
+    let mut dropped = vec![false; ir.len()];
+    // The ops after each new jump: no way leads to them (left out at the end).
+    let mut gone = vec![false; ir.len()];
+    for (n, &b_end) in ends.iter().enumerate() {
+        // The longest common end with an earlier run that is kept.
+        let mut best: Option<(usize, usize, usize)> = None; // (len, a start, b start)
+        for &a_end in &ends[..n] {
+            if dropped[a_end] || ir[a_end].op != ir[b_end].op {
+                continue;
+            }
+            let (mut a, mut b) = (a_end, b_end);
+            let mut pairs = Vec::new();
+            loop {
+                let (x, y) = (&ir[a], &ir[b]);
+                let plain = |p: usize| p == a_end || p == b_end || !(ir[p].op.jump_target().is_some() || ir[p].op.is_terminator() || ir[p].op == Op::PushExcInfo);
+                if a == b || x.op != y.op || x.line.is_none() || x.line != y.line || !plain(a) || !plain(b) || prot(x.offset) != prot(y.offset) {
+                    break;
+                }
+                pairs.push((a, b));
+                // The run of `b` (the one dropped) must have no entry past its start.
+                let (Some(pa), Some(pb)) = (prev_real(&ir, a), prev_real(&ir, b)) else { break };
+                // (Ops of one instruction share its offset: no entry between them.)
+                if ir[pb].offset < ir[b].offset && labels.range(ir[pb].offset + 1..=ir[b].offset).next().is_some() {
+                    break;
+                }
+                (a, b) = (pa, pb);
+            }
+            // The longest part that takes nothing from below and whose kept copy a
+            // jump can enter.
+            for k in (0..pairs.len()).rev() {
+                let (a0, b0) = pairs[k];
+                let mut d: i64 = 0;
+                let mut ok = true;
+                for &(p, _) in pairs[..=k].iter().rev() {
+                    let (pop, push) = if ir[p].op == Op::WithExit { (0, 0) } else { ir[p].op.stack_effect() };
+                    d -= i64::from(pop);
+                    ok &= d >= 0;
+                    d += i64::from(push);
+                }
+                // `return None` alone: also the implicit return, which 3.11 copies
+                // too (exits without a line number, given their predecessor's).
+                let none = |o: &Op| matches!(o, Op::LoadConst(c) if matches!(code.co_consts.get(*c), Some(Constant::None)));
+                let implicit = k == 1 && none(&ir[a0].op);
+                // At most `MAX_COPY_SIZE` (4) ops, as 3.10 copies: longer runs are
+                // the compiler's own copies (of a `finally` body before `return`),
+                // which 3.11 has too.
+                if k >= 4 {
+                    continue;
+                }
+                if ok && !implicit && first_at(&ir, a0) && depth[a0].is_some() && depth[a0] == depth[b0] {
+                    if best.is_none_or(|(l, _, _)| k + 1 > l) {
+                        best = Some((k + 1, a0, b0));
+                    }
+                    break;
+                }
+            }
+        }
+        let Some((_, mut a0, mut b0)) = best else { continue };
+        // The `Nop`s before both (`POP_BLOCK`) go with them.
+        let pop_block = |x: &IrInstr| x.op == Op::Nop && x.opname == "POP_BLOCK";
+        while a0 > 0 && pop_block(&ir[a0 - 1]) && first_at(&ir, a0 - 1) {
+            a0 -= 1;
+        }
+        while b0 > 0 && pop_block(&ir[b0 - 1]) && first_at(&ir, b0 - 1) && !labels.contains(&ir[b0].offset) {
+            b0 -= 1;
+        }
+        let (from, to) = (ir[b0].offset, ir[a0].offset);
+        ir[b0].op = Op::Jump(to);
+        for p in b0 + 1..=b_end {
+            ir[p].op = Op::Nop;
+            gone[p] = true;
+        }
+        dropped[b_end] = true;
+        // Jumps to the part dropped go to the kept one.
+        if first_at(&ir, b0) {
+            for x in ir.iter_mut() {
+                if x.op.jump_target() == Some(from) && x.offset != from {
+                    pre311_exc::set_jump_target(&mut x.op, to);
+                }
+            }
+        }
+        labels.insert(to);
+    }
+    let mut keep = gone.iter().map(|g| !g);
+    ir.retain(|_| keep.next().unwrap_or(true));
+    ir
+}
+
+/// The IR stack depth before each op of `ir` (`None` where not reached), walked from
+/// the entry and from each handler of `ranges` (entered with the range's depth plus
+/// the exception); `None` when some op is reached with two depths.
+fn ir_depths(ir: &[IrInstr], ranges: &[depyf_bytecode::ExceptionTableEntry]) -> Option<Vec<Option<i64>>> {
+    let at = |t: u32| ir.partition_point(|x| x.offset < t);
+    let mut depth: Vec<Option<i64>> = vec![None; ir.len()];
+    let mut work: Vec<(usize, i64)> = vec![(0, 0)];
+    work.extend(ranges.iter().map(|r| (at(r.target), i64::from(r.depth) + 1)));
+    while let Some((p, d)) = work.pop() {
+        if p >= ir.len() {
+            continue;
+        }
+        match depth[p] {
+            Some(old) if old == d => continue,
+            Some(_) => return None,
+            None => depth[p] = Some(d),
+        }
+        let op = &ir[p].op;
+        if let Some(t) = op.jump_target() {
+            let (pop, push) = op.stack_effect_on(true);
+            work.push((at(t), d - i64::from(pop) + i64::from(push)));
+        }
+        if !op.is_terminator() {
+            let (pop, push) = op.stack_effect();
+            work.push((p + 1, d - i64::from(pop) + i64::from(push)));
+        }
+    }
+    Some(depth)
 }
 
 /// The pattern-matching opcodes (3.10 only before 3.11 renamed their shapes); `false`
