@@ -23,42 +23,38 @@ KNOWN_FAILURES = {
         'all': 'the way out of a while loop lies inside a try or with of its body',
     },
     'part2_exceptions.nested_try_in_finally': {
-        '3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.10': 'the normal exit of a try/finally does not run the finally body',
     },
     'part2_exceptions.reraise_after_inner_handler': {
-        '3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.10': 'an exception handler of an unknown shape',
     },
     'part2_exceptions.while_retry': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8 3.9 3.10': 'a construct that recovery could not shape (`__exc_match__` left in the output)',
         '3.11 3.12 3.13 3.14 3.15': 'control flow too tangled to structure (duplication limit reached)',
     },
     'part2_flow.nested_loops_break_from_handler': {
-        '3.8 3.9': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8 3.9': 'control flow too tangled to structure (duplication limit reached)',
     },
     'part2_flow.while_true_break_continue': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8 3.9 3.10': 'a construct that recovery could not shape (`__exc_match__` left in the output)',
         '3.11 3.12 3.13 3.14 3.15': 'control flow too tangled to structure (duplication limit reached)',
     },
     'part2_generators.gen_throw_in_loop': {
         '3.10': 'a copy of the finally body before code that leaves the try',
         '3.11 3.12 3.13': 'the code after an except clause is not the code after its try',
     },
-    'part2_with.try_in_with': {
-        '3.10': 'SETUP_WITH: not supported by the decompiler yet',
-    },
     'part2_with.with_in_while': {
-        '3.10': 'SETUP_WITH: not supported by the decompiler yet',
+        '3.10': 'the code after a with differs on its normal and suppressed exits',
     },
     'part2_with.with_in_while_break_continue': {
-        '3.10': 'a try or with body with several exits',
+        '3.10': 'the code after a with differs on its normal and suppressed exits',
     },
     'part2_wrong_tails.with_return_in_handler': {
-        '3.8 3.9 3.10': 'SETUP_FINALLY: not supported by the decompiler yet',
+        '3.8 3.9 3.10': 'the code after a with differs on its normal and suppressed exits',
         '3.11 3.12 3.13': 'a with statement whose handler goes on elsewhere than its normal exit',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
     's6_async_with38.coro_async_with_break_continue': {
-        '3.10': 'the code after a with differs on its normal and suppressed exits',
         '3.12 3.13 3.14 3.15': 'a with statement whose handler goes on elsewhere than its normal exit',
     },
     's6_finally_exits.finally_holds_if_with_try': {
@@ -77,11 +73,10 @@ KNOWN_FAILURES = {
         'all': 'a try or with body with several exits',
     },
     's6_loop_heads.finally_retry_unhandled': {
-        '3.8 3.9': 'SETUP_FINALLY: reached with stack depths 1 and 2',
+        '3.8': 'SETUP_FINALLY: a handler whose first instruction (offset 30) is also the target of a jump (a loop starting a finally body), in a 3.8 finally body copied with branches: not supported by the decompiler yet',
         '3.10 3.12 3.13 3.14 3.15': 'a construct that recovery could not shape (`__reraise__` left in the output)',
     },
     's6_nested_finally38.break_continue_in_finally_in_try_except': {
-        '3.10': 'the normal exit of a try/finally does not run the finally body',
         '3.11 3.12 3.13 3.14 3.15': 'a construct that recovery could not shape (`__reraise__` left in the output)',
     },
     's6_nested_finally38.close_like': {
@@ -139,6 +134,15 @@ KNOWN_FAILURES = {
     },
     's7_audA.with_body_while_else_break': {
         '3.10 3.11 3.12 3.13': 'a construct that recovery could not shape (`__with_exit__` left in the output)',
+    },
+    's7_n310.finally_starts_with_retry_loop': {
+        '3.8': 'SETUP_FINALLY: a handler whose first instruction is also the target of a jump (a loop starting a finally body), in a 3.8 finally body copied with branches: not supported by the decompiler yet',
+        '3.10 3.12 3.13 3.14 3.15': 'a construct that recovery could not shape (`__reraise__` left in the output)',
+    },
+    's7_n310.finally_starts_with_while_test': {
+        '3.8': 'LOAD_FAST: a handler whose first instruction is also the target of a jump (a loop starting a finally body), in a 3.8 finally body copied with branches: not supported by the decompiler yet',
+        '3.9 3.14 3.15': 'a construct that recovery could not shape (`__reraise__` left in the output)',
+        '3.10 3.11 3.12 3.13': 'control flow too tangled to structure (duplication limit reached)',
     },
     'try_else_layouts.else_in_with': {
         'all': 'a construct that recovery could not shape (`__with_exit__` left in the output)',

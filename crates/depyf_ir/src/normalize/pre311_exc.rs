@@ -1043,7 +1043,8 @@ impl Facts {
         }
         // Handler entries that a jump reaches too (see `Facts::split`).
         for (j, i) in ins.iter().enumerate() {
-            if i.opname.starts_with("SETUP_") || stacks[j].is_none() {
+            // 3.8's `CALL_FINALLY` enters the body as a copy (see the module docs).
+            if i.opname.starts_with("SETUP_") || i.opname == "CALL_FINALLY" || stacks[j].is_none() {
                 continue;
             }
             if let Some(t) = i.jump_target().and_then(index_of).filter(|t| f.entries.contains(t)) {

@@ -54,10 +54,14 @@ pub(super) fn normalize(code: &CodeObject, ins: &[Instruction], lenient: bool) -
 /// belongs to the `with` both runs leave), nor has a jump target or handler entry
 /// past its start, nor is `return None` alone (3.11 keeps the copies of the implicit
 /// `return None`, whose line is the one before), nor longer than four ops. The ops of a part after its new jump are left out (nothing
-/// reaches them). Returns `ir` unchanged when the depths cannot be walked.
+/// reaches them). Returns `ir` unchanged when the depths cannot be walked, and for
+/// code with a `match` statement (read from 3.10's own layout).
 fn merge_copied_tails(code: &CodeObject, ins: &[Instruction], mut ir: Vec<IrInstr>) -> Vec<IrInstr> {
     let ends: Vec<usize> = (0..ir.len()).filter(|&p| matches!(ir[p].op, Op::Return | Op::Raise(_) | Op::Reraise)).collect();
-    if ends.len() < 2 || ends.len() > 400 {
+    // A `match` statement is read from 3.10's own layout (the copies of an or-pattern's
+    // pops and of each case's tail); `ROT_N` moves an or-pattern's captures.
+    let matches = ins.iter().any(|i| matches!(i.id, Opname::MATCH_CLASS | Opname::MATCH_KEYS | Opname::MATCH_SEQUENCE | Opname::MATCH_MAPPING | Opname::ROT_N));
+    if matches || ends.len() < 2 || ends.len() > 400 {
         return ir;
     }
     let ranges = if pre311_exc::uses_block_stack(ins) {
