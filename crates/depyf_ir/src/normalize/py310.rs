@@ -53,8 +53,9 @@ pub(super) fn normalize(code: &CodeObject, ins: &[Instruction], lenient: bool) -
 /// take values from below it (but the `__exit__` a [`Op::WithExit`] calls, which
 /// belongs to the `with` both runs leave), nor has a jump target or handler entry
 /// past its start, nor is `return None` alone (3.11 keeps the copies of the implicit
-/// `return None`, whose line is the one before), nor longer than four ops. The ops of a part after its new jump are left out (nothing
-/// reaches them). Returns `ir` unchanged when the depths cannot be walked, and for
+/// `return None`, whose line is the one before); runs alike for more than four ops
+/// (3.10's copy size) are the compiler's own copies, which 3.11 has too, and stay.
+/// The ops of a part after its new jump are left out (nothing reaches them). Returns `ir` unchanged when the depths cannot be walked, and for
 /// code with a `match` statement (read from 3.10's own layout).
 fn merge_copied_tails(code: &CodeObject, ins: &[Instruction], mut ir: Vec<IrInstr>) -> Vec<IrInstr> {
     let ends: Vec<usize> = (0..ir.len()).filter(|&p| matches!(ir[p].op, Op::Return | Op::Raise(_) | Op::Reraise)).collect();
@@ -80,30 +81,51 @@ fn merge_copied_tails(code: &CodeObject, ins: &[Instruction], mut ir: Vec<IrInst
     let mut dropped = vec![false; ir.len()];
     // The ops after each new jump: no way leads to them (left out at the end).
     let mut gone = vec![false; ir.len()];
+    // The ops of the runs ending at `a_end` and `b_end` that are alike, from the end
+    // back (pairs of positions), up to an entry into the run of `b_end`.
+    let alike = |ir: &[IrInstr], labels: &BTreeSet<u32>, a_end: usize, b_end: usize| -> Vec<(usize, usize)> {
+        let (mut a, mut b) = (a_end, b_end);
+        let mut pairs = Vec::new();
+        if ir[a_end].op != ir[b_end].op {
+            return pairs;
+        }
+        loop {
+            let (x, y) = (&ir[a], &ir[b]);
+            let plain = |p: usize| p == a_end || p == b_end || !(ir[p].op.jump_target().is_some() || ir[p].op.is_terminator() || ir[p].op == Op::PushExcInfo);
+            if a == b || x.op != y.op || x.line.is_none() || x.line != y.line || !plain(a) || !plain(b) || prot(x.offset) != prot(y.offset) {
+                break;
+            }
+            pairs.push((a, b));
+            // The run of `b` (the one dropped) must have no entry past its start.
+            let (Some(pa), Some(pb)) = (prev_real(ir, a), prev_real(ir, b)) else { break };
+            // (Ops of one instruction share its offset: no entry between them.)
+            if ir[pb].offset < ir[b].offset && labels.range(ir[pb].offset + 1..=ir[b].offset).next().is_some() {
+                break;
+            }
+            (a, b) = (pa, pb);
+        }
+        pairs
+    };
+    // Runs alike for more than `MAX_COPY_SIZE` (4) ops are the compiler's own copies
+    // (of a `finally` body before the code after it), which 3.11 has too: they stay,
+    // and so do the other copies of their ends.
+    let mut long = vec![false; ir.len()];
+    for (n, &b_end) in ends.iter().enumerate() {
+        for &a_end in &ends[..n] {
+            if alike(&ir, &labels, a_end, b_end).len() > 4 {
+                long[a_end] = true;
+                long[b_end] = true;
+            }
+        }
+    }
     for (n, &b_end) in ends.iter().enumerate() {
         // The longest common end with an earlier run that is kept.
         let mut best: Option<(usize, usize, usize)> = None; // (len, a start, b start)
         for &a_end in &ends[..n] {
-            if dropped[a_end] || ir[a_end].op != ir[b_end].op {
+            if dropped[a_end] || long[a_end] || long[b_end] {
                 continue;
             }
-            let (mut a, mut b) = (a_end, b_end);
-            let mut pairs = Vec::new();
-            loop {
-                let (x, y) = (&ir[a], &ir[b]);
-                let plain = |p: usize| p == a_end || p == b_end || !(ir[p].op.jump_target().is_some() || ir[p].op.is_terminator() || ir[p].op == Op::PushExcInfo);
-                if a == b || x.op != y.op || x.line.is_none() || x.line != y.line || !plain(a) || !plain(b) || prot(x.offset) != prot(y.offset) {
-                    break;
-                }
-                pairs.push((a, b));
-                // The run of `b` (the one dropped) must have no entry past its start.
-                let (Some(pa), Some(pb)) = (prev_real(&ir, a), prev_real(&ir, b)) else { break };
-                // (Ops of one instruction share its offset: no entry between them.)
-                if ir[pb].offset < ir[b].offset && labels.range(ir[pb].offset + 1..=ir[b].offset).next().is_some() {
-                    break;
-                }
-                (a, b) = (pa, pb);
-            }
+            let pairs = alike(&ir, &labels, a_end, b_end);
             // The longest part that takes nothing from below and whose kept copy a
             // jump can enter.
             for k in (0..pairs.len()).rev() {
@@ -120,12 +142,6 @@ fn merge_copied_tails(code: &CodeObject, ins: &[Instruction], mut ir: Vec<IrInst
                 // too (exits without a line number, given their predecessor's).
                 let none = |o: &Op| matches!(o, Op::LoadConst(c) if matches!(code.co_consts.get(*c), Some(Constant::None)));
                 let implicit = k == 1 && none(&ir[a0].op);
-                // At most `MAX_COPY_SIZE` (4) ops, as 3.10 copies: longer runs are
-                // the compiler's own copies (of a `finally` body before `return`),
-                // which 3.11 has too.
-                if k >= 4 {
-                    continue;
-                }
                 if ok && !implicit && first_at(&ir, a0) && depth[a0].is_some() && depth[a0] == depth[b0] {
                     if best.is_none_or(|(l, _, _)| k + 1 > l) {
                         best = Some((k + 1, a0, b0));
