@@ -1,7 +1,9 @@
 """Unguarded `assert False` (CPython folds the constant test away: the bytecode is a
 bare raise of `AssertionError`), and unpacking into a run of the same target
 (`_, _, _, x`: CPython 3.13+ turns all but the last store of a run into `POP_TOP`),
-in a plain assignment, a `for` loop and a generator expression."""
+in a plain assignment, a `for` loop and a generator expression. `tuple`/`all` called on a
+generator expression through a parameter or a local function (3.14+ tests the callee
+against the builtin before running the loop inline)."""
 
 from _sem import case
 
@@ -40,3 +42,17 @@ def for_unpack_two_runs(rows):
     for _, _, a, _, _, b in rows:
         out.append((a, b))
     return out
+
+
+@case(([1, "a", 2.0],), ([],))
+def builtin_call_on_genexp_through_parameter(args, tuple=tuple, type=type):
+    # `tuple(genexpr)` whose `tuple` is a parameter (functools._make_key): CPython
+    # 3.14+ tests at run time whether it is the builtin before running the loop inline.
+    return tuple(type(v).__name__ for v in args)
+
+
+@case(([1, 2],), ([0, 3],))
+def shadowed_all_on_genexp(xs):
+    def all(it):
+        return list(it)
+    return all(x * 2 for x in xs), any(x for x in xs)

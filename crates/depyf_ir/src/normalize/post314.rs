@@ -79,7 +79,8 @@ pub(super) fn async_with_enter_emit(cx: &mut Cx<'_>, k: usize, n: usize) {
 
 /// 3.14+ inlines `all`, `any`, `tuple` (3.15 also `list`, `set`) called on a
 /// generator expression (CPython 3.14 `Python/codegen.c`,
-/// `maybe_optimize_function_call`): `LOAD_GLOBAL f; COPY 1; LOAD_COMMON_CONSTANT f;
+/// `maybe_optimize_function_call`): `LOAD_GLOBAL f` (or the load of a local, cell or
+/// module name `f`); `COPY 1; LOAD_COMMON_CONSTANT f;
 /// IS_OP 0; POP_JUMP_IF_FALSE L` then a fast path that runs the loop itself, and at
 /// `L` (`PUSH_NULL` ...) the ordinary call `f(genexpr)`, which does the same for the
 /// builtin `f`. When instruction `k` is that `COPY 1`, returns the number of
@@ -90,8 +91,12 @@ pub(super) fn inlined_builtin_call(code: &CodeObject, ins: &[Instruction], k: us
     let names = ["all", "any", "tuple", "list", "set"];
     let (load, copy) = (ins.get(k.checked_sub(1)?)?, &ins[k]);
     let (common, is, jump) = (ins.get(k + 1)?, ins.get(k + 2)?, ins.get(k + 3)?);
+    // The function is loaded by its scope: a global or module name, or a local or cell
+    // (`tuple=tuple` as a parameter, `functools._make_key`).
     let global = match load.argval {
         depyf_bytecode::Argval::Name(n) if load.opname == "LOAD_GLOBAL" && load.oparg? & 1 == 0 => code.co_names.get(n)?,
+        depyf_bytecode::Argval::Name(n) if load.opname == "LOAD_NAME" => code.co_names.get(n)?,
+        depyf_bytecode::Argval::Local(n) if matches!(load.opname, "LOAD_FAST" | "LOAD_FAST_BORROW" | "LOAD_FAST_CHECK" | "LOAD_DEREF") => code.co_localsplusnames.get(n)?,
         _ => return None,
     };
     let constant = super::py314::COMMON_CONSTANTS.get(common.oparg? as usize)?;
