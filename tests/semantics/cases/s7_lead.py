@@ -56,3 +56,13 @@ def shadowed_all_on_genexp(xs):
     def all(it):
         return list(it)
     return all(x * 2 for x in xs), any(x for x in xs)
+
+
+@case(((1, "a"), True), ((2,), False))
+def builtin_call_on_genexp_after_augmented_load(args, typed, tuple=tuple, type=type):
+    # `key += tuple(genexpr)`: 3.14+ loads `key` and `tuple` with one
+    # LOAD_FAST_LOAD_FAST, before the run-time test of `tuple` (functools._make_key).
+    key = args
+    if typed:
+        key += tuple(type(v).__name__ for v in args)
+    return key

@@ -97,6 +97,8 @@ pub(super) fn inlined_builtin_call(code: &CodeObject, ins: &[Instruction], k: us
         depyf_bytecode::Argval::Name(n) if load.opname == "LOAD_GLOBAL" && load.oparg? & 1 == 0 => code.co_names.get(n)?,
         depyf_bytecode::Argval::Name(n) if load.opname == "LOAD_NAME" => code.co_names.get(n)?,
         depyf_bytecode::Argval::Local(n) if matches!(load.opname, "LOAD_FAST" | "LOAD_FAST_BORROW" | "LOAD_FAST_CHECK" | "LOAD_DEREF") => code.co_localsplusnames.get(n)?,
+        // The second load of a superinstruction (`key += tuple(...)`).
+        depyf_bytecode::Argval::LocalPair(_, n) if matches!(load.opname, "LOAD_FAST_LOAD_FAST" | "LOAD_FAST_BORROW_LOAD_FAST_BORROW") => code.co_localsplusnames.get(n)?,
         _ => return None,
     };
     let constant = super::py314::COMMON_CONSTANTS.get(common.oparg? as usize)?;
