@@ -906,6 +906,19 @@ pub(crate) fn is_format_guard(args: &depyf_source::Arguments, s: &Stmt) -> bool 
         && orelse.is_empty()
 }
 
+/// Whether `code` is a CPython 3.14+ compiler-made function of one positional-only
+/// parameter (`format` or `.format`, PEP 649 and 3.14 `type` statements).
+fn takes_format_only(code: &CodeObject) -> bool {
+    code.version >= depyf_bytecode::PythonVersion::PY314 && code.total_argcount() == 1 && code.co_posonlyargcount == 1
+}
+
+/// Whether `code` is the `__annotate__(format, /)` that CPython 3.14+ makes for a
+/// function's, class's or module's annotations (PEP 649, `Python/codegen.c`), whose
+/// body returns the dict of annotations.
+pub(crate) fn is_annotate_function(code: &CodeObject) -> bool {
+    takes_format_only(code) && code.co_name == "__annotate__" && code.co_localsplusnames.first().map(String::as_str) == Some("format")
+}
+
 /// The source a 3.14+ compiler-made function decompiled on its own comes from, or
 /// `None` when `code` is not one (or has another shape). These functions have no
 /// source of their own: the compiler writes them for annotations (PEP 649/749) and
@@ -927,12 +940,12 @@ pub(crate) fn is_format_guard(args: &depyf_source::Arguments, s: &Stmt) -> bool 
 ///
 /// Errors: those of recovering the body (see [`crate::recover_body`]).
 pub(crate) fn compiler_made_source(code: &CodeObject, options: &Options) -> Result<Option<Vec<Stmt>>, crate::DecompileError> {
-    if code.version < depyf_bytecode::PythonVersion::PY314 || code.total_argcount() != 1 || code.co_posonlyargcount != 1 {
+    if !takes_format_only(code) {
         return Ok(None);
     }
     let param = code.co_localsplusnames.first().map(String::as_str);
     let alias = param == Some(".format") && code.co_name != "__annotate__" && !code.co_qualname.contains('<') && code.co_freevars().is_empty();
-    if !(alias || (code.co_name == "__annotate__" && param == Some("format"))) {
+    if !(alias || is_annotate_function(code)) {
         return Ok(None);
     }
     let ir = normalize(code)?;

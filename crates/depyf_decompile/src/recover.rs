@@ -679,10 +679,9 @@ impl BlockState<'_, '_> {
     }
 
     /// Whether this is the compiler-made `__annotate__(format, /)` of CPython 3.14+
-    /// (PEP 649), whose body returns the dict of annotations.
+    /// ([`crate::definitions::is_annotate_function`]).
     fn in_annotate(&self) -> bool {
-        let code = self.ctx.code;
-        code.co_name == "__annotate__" && code.co_posonlyargcount == 1 && code.total_argcount() == 1
+        crate::definitions::is_annotate_function(self.ctx.code)
     }
 
     /// Whether the item of an `UNPACK_SEQUENCE 1` that no store takes is the

@@ -132,7 +132,7 @@ impl<'a> Structurer<'a> {
     /// A structurer for the control-flow graph `cfg` of one code object compiled by
     /// CPython `version`, with its recovered blocks `rec` and IR `ir`. The layout
     /// facts that differ by version ([`Self::dead_jumps_kept`],
-    /// [`Self::else_before_handlers`]) are decided here.
+    /// [`Self::else_before_handlers`], [`Self::pop_block_exits`]) are decided here.
     pub fn new(cfg: &'a Cfg, rec: &'a Recovered, ir: &'a [depyf_ir::IrInstr], version: depyf_bytecode::PythonVersion) -> Self {
         let mut latches = vec![Vec::new(); cfg.blocks.len()];
         for &(from, to) in cfg.back_edges() {
