@@ -449,6 +449,13 @@ fn as_definition(value: &mut Expr, name: &str) -> Option<Stmt> {
     }
 }
 
+/// Whether a `def` or `class` named `n` binds `name`: the same, or in a class body
+/// `__f` stored as `_Class__f` (private-name mangling, CPython `_Py_Mangle`).
+fn stored_as(n: &str, name: &str) -> bool {
+    let mangled = n.starts_with("__") && !n.ends_with("__") && name.starts_with('_') && name.ends_with(n) && name.len() > n.len() + 1;
+    n == name || mangled
+}
+
 /// Whether `value` is a plain definition named `name` for [`as_definition`] to move:
 /// a function or class made right there, under decorators that are not a generic
 /// `def`'s parameters function.
@@ -458,14 +465,12 @@ fn is_definition(value: &Expr, name: &str) -> bool {
         match cur {
             Expr::Def(s) => {
                 let Stmt::FunctionDef(n, ..) = &**s else { return false };
-                // In a class body `def __f` is stored as `_Class__f` (name mangling).
-                let mangled = n.starts_with("__") && !n.ends_with("__") && name.starts_with('_') && name.ends_with(n.as_str()) && name.len() > n.len() + 1;
-                return n == name || mangled;
+                return stored_as(n, name);
             }
             Expr::Call(f, args, kws) if f.is_name(crate::definitions::BUILD_CLASS) => {
                 let [Expr::Def(body), Expr::Const(Constant::Str(n)), bases @ ..] = args.as_slice() else { return false };
                 let Stmt::ClassDef(..) = &**body else { return false };
-                return n == name && !bases.iter().chain(kws.iter().map(|k| &k.value)).any(|e| matches!(e, Expr::Def(_)));
+                return stored_as(n, name) && !bases.iter().chain(kws.iter().map(|k| &k.value)).any(|e| matches!(e, Expr::Def(_)));
             }
             Expr::Call(g, args, kws) if args.len() == 1 && kws.is_empty() => {
                 if matches!(&**g, Expr::Call(m, ..) if m.is_name(recover::markers::GENERIC)) {
@@ -487,9 +492,7 @@ fn as_definition_ref(value: &Expr, name: &str) -> Option<Stmt> {
         match cur {
             Expr::Def(s) => {
                 let Stmt::FunctionDef(n, ..) = &**s else { return None };
-                // In a class body `def __f` is stored as `_Class__f` (name mangling).
-                let mangled = n.starts_with("__") && !n.ends_with("__") && name.starts_with('_') && name.ends_with(n.as_str()) && name.len() > n.len() + 1;
-                if n != name && !mangled {
+                if !stored_as(n, name) {
                     return None;
                 }
                 let def = (**s).clone();
@@ -498,7 +501,7 @@ fn as_definition_ref(value: &Expr, name: &str) -> Option<Stmt> {
             Expr::Call(f, args, kws) if f.is_name(crate::definitions::BUILD_CLASS) => {
                 let [Expr::Def(body), Expr::Const(Constant::Str(n)), bases @ ..] = args.as_slice() else { return None };
                 let Stmt::ClassDef(_, _, _, body, type_params) = &**body else { return None };
-                if n != name || bases.iter().chain(kws.iter().map(|k| &k.value)).any(|e| matches!(e, Expr::Def(_))) {
+                if !stored_as(n, name) || bases.iter().chain(kws.iter().map(|k| &k.value)).any(|e| matches!(e, Expr::Def(_))) {
                     return None;
                 }
                 let def = Stmt::ClassDef(n.clone(), bases.to_vec(), kws.clone(), body.clone(), type_params.clone());
@@ -511,7 +514,7 @@ fn as_definition_ref(value: &Expr, name: &str) -> Option<Stmt> {
                 Expr::Call(m, a, k) if m.is_name(recover::markers::GENERIC) && k.is_empty() && args.is_empty() && matches!(a.as_slice(), [Expr::Def(d)] if matches!(&**d, Stmt::ClassDef(..))) => {
                     let Expr::Def(d) = &a[0] else { return None };
                     let Stmt::ClassDef(n, ..) = &**d else { return None };
-                    if n != name {
+                    if !stored_as(n, name) {
                         return None;
                     }
                     let def = (**d).clone();
@@ -522,7 +525,7 @@ fn as_definition_ref(value: &Expr, name: &str) -> Option<Stmt> {
                     let Stmt::FunctionDef(n, fa, b) = &**d else { return None };
                     let fa = generic_defaults(fa, args)?;
                     let def = Stmt::FunctionDef(n.clone(), Box::new(fa), b.clone());
-                    if n != name {
+                    if !stored_as(n, name) {
                         return None;
                     }
                     return Some(if decorators.is_empty() { def } else { Stmt::Decorated(decorators, Box::new(def)) });

@@ -33,6 +33,7 @@ mod error;
 mod recover;
 mod idioms;
 mod inline_comp;
+mod mangling;
 mod patterns;
 mod state_machine;
 mod structure;
@@ -586,6 +587,8 @@ pub fn decompile(code: &CodeObject, options: &Options) -> Result<Decompiled, Dec
         return Ok(Decompiled { opaque_constants: opaque_constants(code, options, &source), source, body, failures: failures.into_inner() });
     }
     let mut body = recover_body_in(code, options, &failures)?;
+    // Private names under the classes that the body defines, as written.
+    mangling::demangle(&mut body);
     let source = if code.co_name == "<module>" {
         // The module docstring: `__doc__ = '...'` first is how the compiler stores it.
         // Printed as a docstring by swapping the first statement for the printing
@@ -622,8 +625,9 @@ pub fn decompile(code: &CodeObject, options: &Options) -> Result<Decompiled, Dec
             ));
         }
         let name = options.function_name.clone().unwrap_or_else(|| code.co_name.clone());
-        let class = Stmt::ClassDef(name, Vec::new(), Vec::new(), class_body, Vec::new());
-        print_body(&[class], 0)
+        let mut class = [Stmt::ClassDef(name, Vec::new(), Vec::new(), class_body, Vec::new())];
+        mangling::demangle(&mut class);
+        print_body(&class, 0)
     } else {
         let name = options.function_name.clone().unwrap_or_else(|| code.co_name.clone());
         // The body moves into the `def` for printing and back out (no deep clone).
