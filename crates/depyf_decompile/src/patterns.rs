@@ -655,7 +655,7 @@ fn read_case(code: &CodeObject, ir: &[IrInstr], from: usize) -> Option<Region> {
     sim.stack.push(V::Node(root));
     let mut ops = std::collections::BTreeSet::new();
     let mut ends: Vec<(usize, Sim)> = Vec::new();
-    let mut next: Option<usize> = None;
+    let mut nexts: Vec<usize> = Vec::new();
     let mut work = vec![(from, sim)];
     let mut seen = std::collections::HashSet::new();
     let mut budget = 20_000usize;
@@ -724,8 +724,8 @@ fn read_case(code: &CodeObject, ir: &[IrInstr], from: usize) -> Option<Region> {
                 }
             }
             if f.stack.is_empty() {
-                if *next.get_or_insert(j) != j {
-                    return None;
+                if !nexts.contains(&j) {
+                    nexts.push(j);
                 }
             } else {
                 // The next alternative of an or-pattern.
@@ -744,8 +744,13 @@ fn read_case(code: &CodeObject, ir: &[IrInstr], from: usize) -> Option<Region> {
             k += 1;
         }
     }
+    // Failures reach the next case, or equal copies of the exit block that follows
+    // the `match` (3.12+, as for the success paths below); the first is kept.
+    let mut next = *nexts.iter().min()?;
+    for &n in &nexts {
+        exit_copy(ir, next, n)?;
+    }
     // The next case from its first op (a `NOP` of `case _:` that a guard jumps to).
-    let mut next = next?;
     while next > from && ir[next - 1].op == Op::Nop && !ops.contains(&(next - 1)) {
         next -= 1;
     }
@@ -761,26 +766,35 @@ fn read_case(code: &CodeObject, ir: &[IrInstr], from: usize) -> Option<Region> {
     // Ends in different places: equal copies of an exit block; the first is kept.
     let end = ends.iter().map(|(e, _)| *e).min()?;
     for &(e, _) in &ends {
-        if e == end {
-            continue;
-        }
-        let mut d = 0;
-        loop {
-            let (a, b) = (&ir.get(end + d)?.op, &ir.get(e + d)?.op);
-            if a != b || a.jump_target().is_some() || d > 16 {
-                return None;
-            }
-            ops.insert(e + d);
-            if matches!(a, Op::Return | Op::Raise(_) | Op::Reraise) {
-                break;
-            }
-            d += 1;
-        }
+        ops.extend(exit_copy(ir, end, e)?);
     }
     if ops.contains(&next) || ops.contains(&end) {
         return None;
     }
     Some(Region { pattern, end, next, ops })
+}
+
+/// The ops of the block at `b` when it is a copy of the exit block at `a` (empty when
+/// `a == b`): equal ops without jumps, up to a return or raise, at most 17 of them.
+/// CPython 3.12+ copies small exit blocks to each of their predecessors
+/// (`Python/flowgraph.c`, `duplicate_exits_without_lineno`), so the paths of one
+/// pattern may end in several such copies. `None` for any other code.
+fn exit_copy(ir: &[IrInstr], a: usize, b: usize) -> Option<Vec<usize>> {
+    let mut copy = Vec::new();
+    if a == b {
+        return Some(copy);
+    }
+    for d in 0..17 {
+        let (x, y) = (&ir.get(a + d)?.op, &ir.get(b + d)?.op);
+        if x != y || x.jump_target().is_some() {
+            return None;
+        }
+        copy.push(b + d);
+        if matches!(x, Op::Return | Op::Raise(_) | Op::Reraise) {
+            return Some(copy);
+        }
+    }
+    None
 }
 
 /// Replaces the pattern region of every recognized `case` in `ir` by
