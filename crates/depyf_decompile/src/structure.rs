@@ -932,6 +932,59 @@ impl<'a> Structurer<'a> {
         self.latches[t.index()].iter().all(|&l| l != t && self.dominates(inner, l)).then_some((inner, exit, cond))
     }
 
+    /// Whether the exit `x` of the loop with header `h` and body `body` is a
+    /// `return`/`raise` written in that body, not the code after the loop: on
+    /// CPython 3.8-3.9 (`dead_jumps_kept`) the code after a loop always follows the
+    /// loop's closing `JUMP_ABSOLUTE` back to `h`, kept even where unreachable
+    /// (`Python/compile.c` `compiler_while`/`compiler_for` end the body with that
+    /// jump; `Python/peephole.c` threads jumps to it but leaves it in place, and
+    /// lays blocks out in source order), so a block laid out before a block of the
+    /// body, or right after a block of the body that is no such jump, is in the
+    /// body. `x` is reached from one place and ends in `return`/`raise`.
+    fn ends_loop_body(&self, x: BlockId, h: BlockId, body: &BTreeSet<BlockId>) -> bool {
+        let blk = &self.cfg.blocks[x.index()];
+        if !self.dead_jumps_kept || x.index() == 0 || blk.preds.len() != 1 || !matches!(blk.term, Terminator::Return | Terminator::Raise) {
+            return false;
+        }
+        if body.iter().any(|&b| b > x) {
+            return true;
+        }
+        let before = BlockId(x.index() as u32 - 1);
+        let back = matches!(self.cfg.blocks[before.index()].term, Terminator::Jump(t) if t == h || self.pre_headers[h.index()] == Some(t));
+        body.contains(&before) && !back
+    }
+
+    /// Whether the `except` clauses that jump back to the loop header `h` all end
+    /// there by falling off their `try`, the last statement of the loop body (or
+    /// of its `else`), never by a `continue` written in the clause (CPython
+    /// 3.8-3.9, `dead_jumps_kept`). A clause's exit is `POP_EXCEPT` (and the
+    /// unbinding of `except E as name`) then a jump; where it falls off, that
+    /// jump, to the code after the `try`, is threaded to `h` (`Python/peephole.c`);
+    /// a written `continue` keeps the clause's own exit after it, unreachable
+    /// (`Python/compile.c` `compiler_try_except` ends each clause with `POP_EXCEPT`
+    /// and `JUMP_FORWARD` even after a `continue`). `false` when no clause exit
+    /// jumps to `h` or when any is followed by such a dead exit.
+    fn implicit_clause_continues(&self, h: BlockId) -> bool {
+        if !self.dead_jumps_kept {
+            return false;
+        }
+        let pops = |b: &depyf_cfg::Block| self.ir[b.start..b.end].iter().any(|i| i.op == depyf_ir::Op::PopExcept);
+        let mut any = false;
+        for (i, blk) in self.cfg.blocks.iter().enumerate() {
+            if !matches!(blk.term, Terminator::Jump(t) if t == h) || !pops(blk) {
+                continue;
+            }
+            if let Some(next) = self.cfg.blocks.get(i + 1) {
+                let entry = self.ir[next.start..next.end].iter().any(|x| x.op == depyf_ir::Op::PushExcInfo);
+                if next.preds.is_empty() && !entry && pops(next) && matches!(next.term, Terminator::Jump(_)) {
+                    return false;
+                }
+            }
+            any = true;
+        }
+        any
+    }
+
     /// Emits the loop whose header is `h`; returns the block after it.
     fn emit_loop(&mut self, out: &mut Vec<Stmt>, h: BlockId, err: &dyn Fn(&str) -> DecompileError) -> Result<Option<BlockId>, DecompileError> {
         let body_set = self.loop_body(h);
@@ -960,6 +1013,9 @@ impl<'a> Structurer<'a> {
             self.loops.pop();
             r?;
             drop_trailing_continue(&mut body);
+            if self.implicit_clause_continues(h) {
+                fold_clause_continues(&mut body);
+            }
             // `for ...: ... else: ...`: the exhausted iterator runs the `else` region
             // up to the block that `break` leads to.
             let mut orelse = Vec::new();
@@ -1008,7 +1064,10 @@ impl<'a> Structurer<'a> {
         // `push_cold_blocks_to_end`) is written where it is reached, not as the
         // target of `break`.
         let lone_raise = |x: &BlockId| matches!(self.cfg.blocks[x.index()].term, Terminator::Raise) && self.cfg.blocks[x.index()].preds.len() == 1;
-        let mut follow = exits.iter().find(|x| !lone_raise(x)).or(exits.first()).copied();
+        // A `return`/`raise` written last in the body (CPython 3.8-3.9): never the
+        // block after the loop, which no body block falls into.
+        let written_in = |x: &BlockId| self.ends_loop_body(*x, h, &body_set);
+        let mut follow = exits.iter().filter(|x| !written_in(x)).find(|x| !lone_raise(x)).or(exits.iter().find(|x| !written_in(x))).copied();
         // Likewise a block that only returns and is reached from one place (a
         // `return` in the body) gives way to an exit that is more than that: the code
         // after the loop, which every `break` reaches.
@@ -1055,7 +1114,7 @@ impl<'a> Structurer<'a> {
                 Terminator::Branch { jump, fall } if fall == h => Some(self.skip_empty(jump)),
                 _ => None,
             })
-            .filter(|x| exits.contains(x))
+            .filter(|x| exits.contains(x) && !written_in(x))
             .collect();
         let mut copies = Vec::new();
         if let [first, rest @ ..] = bottom.as_slice() {
@@ -1108,6 +1167,9 @@ impl<'a> Structurer<'a> {
         self.loops.pop();
         r?;
         drop_trailing_continue(&mut body);
+        if self.implicit_clause_continues(h) {
+            fold_clause_continues(&mut body);
+        }
         out.push(Stmt::While(Expr::Const(depyf_bytecode::Constant::Bool(true)), body, Vec::new()));
         Ok(follow)
     }
@@ -1254,6 +1316,25 @@ pub(crate) fn drop_trailing_continue(body: &mut Vec<Stmt>) {
             drop_trailing_continue(b);
         }
         _ => {}
+    }
+}
+
+/// The `continue` that ends `except` clauses of a `try` that ends a loop body
+/// `body`, when the clauses fall off the `try` instead (see
+/// `Structurer::implicit_clause_continues`): the same flow, the code after the
+/// `try` being the loop's end. A `try` with a `finally` is left as it is.
+pub(crate) fn fold_clause_continues(body: &mut [Stmt]) {
+    let Some(Stmt::Try(_, hs, _, f)) = body.last_mut() else { return };
+    if !f.is_empty() {
+        return;
+    }
+    for x in hs.iter_mut() {
+        if matches!(x.body.last(), Some(Stmt::Continue)) {
+            x.body.pop();
+            if x.body.is_empty() {
+                x.body.push(Stmt::Pass);
+            }
+        }
     }
 }
 

@@ -717,15 +717,18 @@ impl Structurer<'_> {
     /// (`POP_EXCEPT`, and `name = None; del name` for `except E as name`) in a
     /// block of its own that jumps to the block after the loop. The handlers walked
     /// are those of the body that do not protect the header (an enclosing `try`'s
-    /// exits are not the loop's), of CPython 3.11+ (3.9-3.10 handlers without a
-    /// clean-up handler are structured from where their exits meet). `None` when no such block leaves the loop, or
+    /// exits are not the loop's), of CPython 3.11+, and the `except` clauses of
+    /// CPython 3.8-3.9, whose `break` is `POP_EXCEPT` and a `JUMP_ABSOLUTE` out of
+    /// the loop (3.10 handlers without a clean-up handler are structured from where
+    /// their exits meet). `None` when no such block leaves the loop, or
     /// when such blocks go to different places.
     pub(super) fn handler_break_target(&self, header: BlockId, body: &BTreeSet<BlockId>) -> Option<BlockId> {
         let mut seen = vec![false; self.cfg.blocks.len()];
         let mut work = Vec::new();
         for b in body {
             if let Some(e) = self.cfg.blocks[b.index()].handler {
-                if !body.contains(&e.target) && !seen[e.target.index()] && !self.protected_by(header, e.target) && self.has_cleanup(e.target) {
+                let walked = self.has_cleanup(e.target) || (self.dead_jumps_kept && self.is_plain_except(e.target));
+                if !body.contains(&e.target) && !seen[e.target.index()] && !self.protected_by(header, e.target) && walked {
                     seen[e.target.index()] = true;
                     work.push(e.target);
                 }
@@ -881,9 +884,13 @@ impl Structurer<'_> {
             _ => {
                 // No clean-up block (3.9-3.10: the handler's region ends where it
                 // pops the exception): the first block past it that it reaches.
+                // (On 3.8-3.9 not the current loop's follow: a clause whose
+                // `POP_EXCEPT` jumps there is a `break`, see
+                // `handler_break_target`, and the clauses join nowhere.)
                 let end = self.handler_region_end(h);
                 let rh = self.reach(h);
-                let a = (end.index() + 1..self.cfg.blocks.len()).find(|&x| rh[x]).map(|x| BlockId(x as u32));
+                let follow = |x: usize| self.dead_jumps_kept && self.loops.last().is_some_and(|l| l.follow == Some(BlockId(x as u32)));
+                let a = (end.index() + 1..self.cfg.blocks.len()).find(|&x| rh[x] && !follow(x)).map(|x| BlockId(x as u32));
                 match (a, stop) {
                     (Some(a), Some(s)) if a > s => Some(s),
                     (a, _) => a,
