@@ -60,6 +60,7 @@ fn decompiles_like_39_and_round_trips() {
             "async_with_return",
             "await_in_finally",
             "break_continue_in_try",
+            "break_in_finally",
             "break_in_finally_in_try_except",
             "break_in_try",
             "break_in_try_return_in_finally",

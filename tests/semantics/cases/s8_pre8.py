@@ -141,3 +141,51 @@ def clause_continue_then_code(items):
             continue
         log.append(v)
     return log
+
+
+@case(({"a": 1}, "a", 0), ({}, "b", 5), ({"a": None}, "a", 2))
+def setdefault_after_clause(d, key, default):
+    # The code after the `try`, a small `return`, which CPython 3.10 copies into
+    # the clause's exit after its `POP_EXCEPT` (`_collections_abc.setdefault`).
+    try:
+        return d[key]
+    except KeyError:
+        d[key] = default
+    return default
+
+
+class _WithLoop:
+    _loop = "attr"
+
+    def get_loop(self):
+        return "method"
+
+
+class _NoLoop:
+    _loop = "plain"
+
+
+@case((_WithLoop(),), (_NoLoop(),))
+def else_return_then_attribute(obj):
+    # `except: pass`, an `else` that returns, then `return obj._loop`
+    # (`asyncio.futures._get_loop`).
+    try:
+        get_loop = obj.get_loop
+    except AttributeError:
+        pass
+    else:
+        return get_loop()
+    return obj._loop
+
+
+@case(("1",), ("x",), (None,))
+def clause_then_small_return(s):
+    # Two clauses, one binding a name, both going on to the same small `return`.
+    r = "start"
+    try:
+        r = int(s)
+    except ValueError as e:
+        r = type(e).__name__
+    except TypeError:
+        r = "type"
+    return r

@@ -137,6 +137,16 @@ def return_in_finally_if(g, h):
             return 1
         h()
 
+def break_in_finally(a, g, h):
+    for x in a:
+        try:
+            g()
+        finally:
+            if x:
+                break
+            h()
+    return 2
+
 def continue_in_finally(a, g, h):
     for x in a:
         try:
