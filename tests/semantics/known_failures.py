@@ -98,8 +98,17 @@ KNOWN_FAILURES = {
     's6_nested_finally38.try_finally_in_finally_in_plain_loop': {
         '3.10': 'a try or with body with several exits',
     },
-    's7_audB.inner_while_true_continue_in_except': {
-        '3.8 3.9': 'a construct that recovery could not shape (`__pop_except__` left in the output)',
+    's7_audA.break_in_clause_leaves_finally': {
+        'all': 'a break out of an except clause nested in another try or with body of a while loop',
+    },
+    's7_audA.break_in_clause_leaves_with': {
+        'all': 'a break out of an except clause nested in another try or with body of a while loop',
+    },
+    's7_audA.while_break_in_inner_clause_leaves_outer_try': {
+        '3.11 3.12 3.13 3.14 3.15': 'code after a try body reached from inside the body where no statement can leave it',
+    },
+    's7_audA.with_body_while_else_break': {
+        '3.10 3.11 3.12 3.13': 'a construct that recovery could not shape (`__with_exit__` left in the output)',
     },
     's7_audB.loop_return_name_in_try_finally_changed': {
         'all': 'the normal exit of a try/finally does not run the finally body',
@@ -120,21 +129,6 @@ KNOWN_FAILURES = {
     's7_audB.with_body_while_else_break_in_else_arm': {
         '3.10 3.11 3.12 3.13': 'a construct that recovery could not shape (`__with_exit__` left in the output)',
     },
-    's7_p15.break_nested_loops_from_handler': {
-        '3.8 3.9 3.10': 'control flow too tangled to structure (duplication limit reached)',
-    },
-    's7_audA.break_in_clause_leaves_finally': {
-        'all': 'a break out of an except clause nested in another try or with body of a while loop',
-    },
-    's7_audA.break_in_clause_leaves_with': {
-        'all': 'a break out of an except clause nested in another try or with body of a while loop',
-    },
-    's7_audA.while_break_in_inner_clause_leaves_outer_try': {
-        '3.11 3.12 3.13 3.14 3.15': 'code after a try body reached from inside the body where no statement can leave it',
-    },
-    's7_audA.with_body_while_else_break': {
-        '3.10 3.11 3.12 3.13': 'a construct that recovery could not shape (`__with_exit__` left in the output)',
-    },
     's7_n310.finally_starts_with_retry_loop': {
         '3.8': 'SETUP_FINALLY: a handler whose first instruction is also the target of a jump (a loop starting a finally body), in a 3.8 finally body copied with branches: not supported by the decompiler yet',
         '3.10 3.12 3.13 3.14 3.15': 'a construct that recovery could not shape (`__reraise__` left in the output)',
@@ -143,6 +137,9 @@ KNOWN_FAILURES = {
         '3.8': 'LOAD_FAST: a handler whose first instruction is also the target of a jump (a loop starting a finally body), in a 3.8 finally body copied with branches: not supported by the decompiler yet',
         '3.9 3.14 3.15': 'a construct that recovery could not shape (`__reraise__` left in the output)',
         '3.10 3.11 3.12 3.13': 'control flow too tangled to structure (duplication limit reached)',
+    },
+    's7_p15.break_nested_loops_from_handler': {
+        '3.8 3.9 3.10': 'control flow too tangled to structure (duplication limit reached)',
     },
     'try_else_layouts.else_in_with': {
         'all': 'a construct that recovery could not shape (`__with_exit__` left in the output)',
