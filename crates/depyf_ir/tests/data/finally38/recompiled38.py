@@ -526,7 +526,6 @@ def break_in_finally_in_try_except(items, g):
                     break
         except OSError:
             g(2)
-            continue
     return 3
 
 
