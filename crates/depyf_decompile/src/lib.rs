@@ -205,7 +205,7 @@ fn leftover_marker(body: &[Stmt]) -> Option<String> {
             }
             if let Expr::Name(n) = e {
                 let is_marker = n.starts_with('<')
-                    || matches!(n.as_str(), "__exc__" | "__exc_match__" | "__pop_except__" | "__reraise__" | "__with_enter__" | "__with_exit__" | "__with_suppress__" | patterns::MATCH_MARK | depyf_source::ASYNC_MARK)
+                    || matches!(n.as_str(), "__exc__" | "__exc_match__" | "__pop_except__" | "__pop_except_held__" | "__reraise__" | "__with_enter__" | "__with_exit__" | "__with_suppress__" | patterns::MATCH_MARK | depyf_source::ASYNC_MARK)
                     || matches!(n.as_str(), "__typevar__" | "__typevartuple__" | "__paramspec__" | "__type_alias__" | "__set_type_params__" | "__generic__" | ".defaults" | ".kwdefaults");
                 if is_marker && found.is_none() {
                     found = Some(n.clone());
@@ -835,7 +835,9 @@ fn handler_profile(code: &CodeObject, options: &Options) -> Result<std::collecti
             h = cfg.blocks[e.target.index()].handler;
         }
         for s in &blk.stmts {
-            out.insert((depth, one_temp_name(&print_body(std::slice::from_ref(s), 0))));
+            // A pop is one statement whether or not a value waits above it.
+            let text = print_body(std::slice::from_ref(s), 0).replace(recover::markers::POP_EXCEPT_HELD, recover::markers::POP_EXCEPT);
+            out.insert((depth, one_temp_name(&text)));
         }
     }
     Ok(out)

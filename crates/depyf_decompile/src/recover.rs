@@ -68,6 +68,13 @@ pub(crate) enum Mark {
     Exc,
     /// The exception that was current before (`PUSH_EXC_INFO`).
     PrevExc,
+    /// [`Mark::PrevExc`] swapped above a value that the clause loaded (`SWAP 2`):
+    /// `return v` inside an `except` clause keeps `v` on the stack while the
+    /// `POP_EXCEPT` below it runs (CPython 3.11+ `Python/compile.c`
+    /// `compiler_unwind_fblock` with `preserve_tos`), where code after the `try`
+    /// loads it after the pop. Its `POP_EXCEPT` reads as
+    /// [`markers::POP_EXCEPT_HELD`].
+    PrevExcOverValue,
     /// The offset of the raising instruction.
     Lasti,
     /// The bound `__exit__` of a `with` block on this manager.
@@ -86,7 +93,7 @@ impl Mark {
     fn expr(self) -> Expr {
         match self {
             Mark::Exc => Expr::name(markers::EXC),
-            Mark::PrevExc => Expr::name("__prev_exc__"),
+            Mark::PrevExc | Mark::PrevExcOverValue => Expr::name("__prev_exc__"),
             Mark::Lasti => Expr::name("__lasti__"),
             Mark::WithExit(m) => Expr::Call(Box::new(Expr::name("__with_exit__")), vec![m], vec![]),
             Mark::WithEnter(m) => Expr::Call(Box::new(Expr::name(markers::WITH_ENTER)), vec![m], vec![]),
@@ -108,6 +115,10 @@ pub(crate) mod markers {
     pub const EG_MATCH: &str = "__eg_match__";
     /// `POP_EXCEPT`.
     pub const POP_EXCEPT: &str = "__pop_except__";
+    /// `POP_EXCEPT` run with a value that the clause loaded held on the stack (see
+    /// [`super::Mark::PrevExcOverValue`]): the `return` of it that follows is the
+    /// clause's own. Structuring reads it as [`POP_EXCEPT`] everywhere else.
+    pub const POP_EXCEPT_HELD: &str = "__pop_except_held__";
     /// `RERAISE`: the exception goes on.
     pub const RERAISE: &str = "__reraise__";
     /// `__with_enter__(m)`: the value of `with m`.
@@ -1104,6 +1115,9 @@ impl BlockState<'_, '_> {
                     self.spill_upto(len);
                 }
                 self.stack.swap(len - 1, len - n);
+                if n == 2 && self.stack[len - 1] == SVal::Mark(Mark::PrevExc) && matches!(self.stack[len - 2], SVal::Expr(_)) {
+                    self.stack[len - 1] = SVal::Mark(Mark::PrevExcOverValue);
+                }
             }
             Op::Rot(n) => {
                 let n = n as usize;
@@ -1438,8 +1452,8 @@ impl BlockState<'_, '_> {
                 self.stack.push(v);
             }
             Op::PopExcept => {
-                self.pop()?;
-                self.emit(Stmt::Expr(Expr::name(markers::POP_EXCEPT)));
+                let held = self.pop()? == SVal::Mark(Mark::PrevExcOverValue);
+                self.emit(Stmt::Expr(Expr::name(if held { markers::POP_EXCEPT_HELD } else { markers::POP_EXCEPT })));
             }
             Op::CheckExcMatch => {
                 let t = self.pop_expr()?;
@@ -1671,6 +1685,13 @@ fn entry_stack(
         if nulls > 0 {
             return Err(err("a NULL marker on one path meets a value on another".into()));
         }
+        // A pop with a held value on one path only reads as a plain one.
+        let plain = |v: &SVal| if *v == SVal::Mark(Mark::PrevExcOverValue) { SVal::Mark(Mark::PrevExc) } else { v.clone() };
+        let values: Vec<SVal> = if values.iter().any(|v| *v == SVal::Mark(Mark::PrevExcOverValue)) && !values.iter().all(|v| *v == values[0]) {
+            values.iter().map(plain).collect()
+        } else {
+            values
+        };
         let first = &values[0];
         let same = values.iter().all(|v| v == first);
         match first {

@@ -126,13 +126,19 @@ pub(crate) struct Structurer<'a> {
     /// stack, `Python/compile.c` `compiler_try_except`; 3.11+ exception tables have
     /// none): [`Self::skip_empty`] stops at that exit. Set by [`Self::new`].
     pub pop_block_exits: bool,
+    /// Whether the compiler copies a small exit block (`return <const>`, `return
+    /// x`) into each jump to it (CPython 3.12+ `Python/flowgraph.c`
+    /// `inline_small_exit_blocks`), so that code after a `try` may follow an
+    /// `except` clause's pop directly. Set by [`Self::new`].
+    pub small_exits_inlined: bool,
 }
 
 impl<'a> Structurer<'a> {
     /// A structurer for the control-flow graph `cfg` of one code object compiled by
     /// CPython `version`, with its recovered blocks `rec` and IR `ir`. The layout
     /// facts that differ by version ([`Self::dead_jumps_kept`],
-    /// [`Self::else_before_handlers`], [`Self::pop_block_exits`]) are decided here.
+    /// [`Self::else_before_handlers`], [`Self::pop_block_exits`],
+    /// [`Self::small_exits_inlined`]) are decided here.
     pub fn new(cfg: &'a Cfg, rec: &'a Recovered, ir: &'a [depyf_ir::IrInstr], version: depyf_bytecode::PythonVersion) -> Self {
         let mut latches = vec![Vec::new(); cfg.blocks.len()];
         for &(from, to) in cfg.back_edges() {
@@ -203,6 +209,7 @@ impl<'a> Structurer<'a> {
             dead_jumps_kept: version <= depyf_bytecode::PythonVersion::PY39,
             else_before_handlers: version == depyf_bytecode::PythonVersion::PY311,
             pop_block_exits: version <= depyf_bytecode::PythonVersion::PY310,
+            small_exits_inlined: version >= depyf_bytecode::PythonVersion::PY312,
         }
     }
 

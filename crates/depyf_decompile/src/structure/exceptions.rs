@@ -34,8 +34,10 @@ use super::{ends_control, ExitStub, Structurer};
 use crate::recover::markers;
 use crate::DecompileError;
 
+/// Whether `s` is the marker statement `name`; a pop with a held value
+/// ([`markers::POP_EXCEPT_HELD`]) is a [`markers::POP_EXCEPT`] too.
 fn is_marker(s: &Stmt, name: &str) -> bool {
-    matches!(s, Stmt::Expr(Expr::Name(n)) if n == name)
+    matches!(s, Stmt::Expr(Expr::Name(n)) if n == name || (name == markers::POP_EXCEPT && n == markers::POP_EXCEPT_HELD))
 }
 
 fn marker_call<'e>(e: &'e Expr, name: &str) -> Option<&'e Expr> {
@@ -557,6 +559,18 @@ impl Structurer<'_> {
         }
         let (handlers, tail) = attempt?;
         if let Some((orelse, p)) = tail {
+            let mut body = body;
+            if let (None, [t @ Stmt::Return(None | Some(Expr::Const(_)))]) = (e1, p.as_slice()) {
+                // A body without normal exit whose ends return the constant that
+                // the clauses go on to after the `try`: CPython 3.11+ copies that
+                // exit block, which has no line number when the `return` is the
+                // implicit one, to each end of the body (`Python/flowgraph.c`
+                // `duplicate_exits_without_lineno`, `inline_small_exit_blocks`);
+                // the body falls through to it instead. A constant's `return`
+                // does the same inside and after the `try` (loading it cannot
+                // raise).
+                strip_tail_exit(&mut body, t, true);
+            }
             out.push(Stmt::Try(body, handlers, orelse, Vec::new()));
             out.extend(p);
             return Ok(());
@@ -604,6 +618,10 @@ impl Structurer<'_> {
     /// `else` that always leaves (returns, raises, breaks or continues) is all of the
     /// code at `e1`, and only the clauses go on to the code after the `try` (read so
     /// only with `else_leaves`).
+    ///
+    /// Copies of one `return <const>` at the ends of a clause's last `if` are read
+    /// first as the code after the `try` (see [`split_after_pop`]), then, if that
+    /// reading fails, as the clause's own `return`.
     #[allow(clippy::type_complexity)]
     fn handlers_and_after(
         &mut self,
@@ -615,8 +633,32 @@ impl Structurer<'_> {
         else_leaves: bool,
         err: &dyn Fn(&str) -> DecompileError,
     ) -> Result<(Vec<ExceptHandler>, Option<(Vec<Stmt>, Vec<Stmt>)>), DecompileError> {
+        if fins.is_some() {
+            let copies = if e1.is_none() && self.small_exits_inlined { ConstExits::All } else { ConstExits::Copies };
+            if let Ok(x) = self.handlers_and_after_read(hstmts.clone(), fins, e1, after, stop, else_leaves, copies, err) {
+                return Ok(x);
+            }
+        }
+        self.handlers_and_after_read(hstmts, fins, e1, after, stop, else_leaves, ConstExits::Keep, err)
+    }
+
+    /// [`Structurer::handlers_and_after`] with copies of a constant's `return` at
+    /// the ends of a clause cut as the code after the `try` (`copies`) or not.
+    #[allow(clippy::type_complexity)]
+    #[allow(clippy::too_many_arguments)]
+    fn handlers_and_after_read(
+        &mut self,
+        hstmts: Vec<Stmt>,
+        fins: Option<&[Vec<Stmt>]>,
+        e1: Option<BlockId>,
+        after: Option<BlockId>,
+        stop: Option<BlockId>,
+        else_leaves: bool,
+        copies: ConstExits,
+        err: &dyn Fn(&str) -> DecompileError,
+    ) -> Result<(Vec<ExceptHandler>, Option<(Vec<Stmt>, Vec<Stmt>)>), DecompileError> {
         let mut posts = Vec::new();
-        let handlers = parse_handlers(hstmts, &mut posts, fins).map_err(|m| err(m))?;
+        let handlers = parse_handlers(hstmts, &mut posts, fins, copies).map_err(|m| err(m))?;
         let Some(p) = posts.first() else { return Ok((handlers, None)) };
         // Code after an exception is popped runs outside the handler: it is the
         // code after the `try` (CPython 3.12+ copies small tails into each exit).
@@ -684,7 +726,7 @@ impl Structurer<'_> {
         let (mut enters, mut exits) = (false, false);
         while let Some(x) = work.pop() {
             let text = print_body(&self.rec.blocks[x.index()].stmts, 0);
-            if text.contains(markers::POP_EXCEPT) {
+            if text.contains(markers::POP_EXCEPT) || text.contains(markers::POP_EXCEPT_HELD) {
                 return None;
             }
             enters |= text.contains(markers::WITH_ENTER);
@@ -1219,14 +1261,19 @@ fn clauses_break(stmts: &mut Vec<Stmt>, after_loop: &str) -> bool {
 /// inside the `except` clause would run it with `sys.exc_info()` still set.
 /// Paths inside `if` statements are followed (`top`: `stmts` is reached by `if`s
 /// only); such code inside a loop, `with` or `try` of the handler is an error.
-fn split_after_pop(stmts: &mut Vec<Stmt>, posts: &mut Vec<Vec<Stmt>>, top: bool, fins: &[Vec<Stmt>]) -> Result<(), &'static str> {
+///
+/// With `copies` [`ConstExits::All`], a `return` of a constant after a pop is cut
+/// too (see [`ConstExits`]).
+fn split_after_pop(stmts: &mut Vec<Stmt>, posts: &mut Vec<Vec<Stmt>>, top: bool, fins: &[Vec<Stmt>], copies: ConstExits) -> Result<(), &'static str> {
     for i in 0..stmts.len() {
         if is_marker(&stmts[i], markers::POP_EXCEPT) {
             let mut k = i + 1;
             if k + 1 < stmts.len() && is_unbind(&stmts[k], &stmts[k + 1]) {
                 k += 2;
             }
-            if exits_alike(&stmts[k..], &stmts[i + 1..k], fins) {
+            let held = matches!(&stmts[i], Stmt::Expr(Expr::Name(n)) if n == markers::POP_EXCEPT_HELD);
+            let copy = top && !held && copies == ConstExits::All && matches!(&stmts[k..], [Stmt::Return(None | Some(Expr::Const(_)))]);
+            if !copy && exits_alike(&stmts[k..], fins, held) {
                 return Ok(());
             }
             if !top {
@@ -1239,9 +1286,9 @@ fn split_after_pop(stmts: &mut Vec<Stmt>, posts: &mut Vec<Vec<Stmt>>, top: bool,
         match &mut stmts[i] {
             Stmt::If(_, a, b) => {
                 let n = posts.len();
-                split_after_pop(a, posts, top, fins)?;
+                split_after_pop(a, posts, top, fins, copies)?;
                 let cut_a = posts.len() > n;
-                split_after_pop(b, posts, top, fins)?;
+                split_after_pop(b, posts, top, fins, copies)?;
                 let cut_b = posts.len() > n + cut_a as usize;
                 if (cut_a || cut_b) && more {
                     // An arm cut here went on to the code after the `try`, not to the
@@ -1256,27 +1303,97 @@ fn split_after_pop(stmts: &mut Vec<Stmt>, posts: &mut Vec<Vec<Stmt>>, top: bool,
                     if let Stmt::If(_, a, b) = &mut stmts[i] {
                         let other = if cut_a { b } else { a };
                         other.extend(rest);
-                        return split_after_pop(other, posts, top, fins);
+                        split_after_pop(other, posts, top, fins, copies)?;
                     }
+                    hoist_common_tail(stmts);
+                    return Ok(());
+                }
+                if cut_a && cut_b && !more {
+                    hoist_common_tail(stmts);
                 }
             }
             Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => {
-                split_after_pop(a, posts, false, fins)?;
-                split_after_pop(b, posts, false, fins)?;
+                split_after_pop(a, posts, false, fins, ConstExits::Keep)?;
+                split_after_pop(b, posts, false, fins, ConstExits::Keep)?;
             }
-            Stmt::With(_, b) => split_after_pop(b, posts, false, fins)?,
+            Stmt::With(_, b) => split_after_pop(b, posts, false, fins, ConstExits::Keep)?,
             Stmt::Try(b, hs, e, f) => {
-                split_after_pop(b, posts, false, fins)?;
+                split_after_pop(b, posts, false, fins, ConstExits::Keep)?;
                 for h in hs.iter_mut() {
-                    split_after_pop(&mut h.body, posts, false, fins)?;
+                    split_after_pop(&mut h.body, posts, false, fins, ConstExits::Keep)?;
                 }
-                split_after_pop(e, posts, false, fins)?;
-                split_after_pop(f, posts, false, fins)?;
+                split_after_pop(e, posts, false, fins, ConstExits::Keep)?;
+                split_after_pop(f, posts, false, fins, ConstExits::Keep)?;
             }
             _ => {}
         }
     }
     Ok(())
+}
+
+/// Which `return <const>` statements after a clause's pop [`handler`] reads as the
+/// code after the `try` (see [`const_exit_copies`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum ConstExits {
+    /// None: each stays the clause's own `return`.
+    Keep,
+    /// Those of a clause that has more than one.
+    Copies,
+    /// All (a `try` body that never completes, on CPython 3.12+, which copies
+    /// the `return <const>` after the `try` after each clause's pop: its ends'
+    /// copies are that code). CPython 3.11 jumps to an explicit `return` after
+    /// the `try` and copies only the implicit `return None` at the end of the
+    /// function, so there a single one stays the clause's.
+    All,
+}
+
+/// How many ends of clause body `stmts`, on the paths through its `if`s that
+/// [`split_after_pop`] follows, are the clause's pop (and `name = None; del name`)
+/// and a `return` of a constant loaded after the pop (not
+/// [`markers::POP_EXCEPT_HELD`]: CPython 3.14 folds `return 1, 2` into a constant
+/// only after deciding to load it before the pop).
+///
+/// One `return` written in the clause is one block that every path reaches; more
+/// than one are copies of the clause's exit to the code after the `try` (the pop
+/// and a jump there, which has no line number), which CPython 3.11+ makes for each
+/// jump to it (`Python/flowgraph.c` `duplicate_exits_without_lineno`), with that
+/// small code after the `try` copied in (`inline_small_exit_blocks`) or laid out
+/// right after. A constant's `return` does the same on either side of the pop.
+fn const_exit_copies(stmts: &[Stmt]) -> usize {
+    let mut n = 0;
+    for (i, s) in stmts.iter().enumerate() {
+        if is_marker(s, markers::POP_EXCEPT) {
+            let held = matches!(s, Stmt::Expr(Expr::Name(n)) if n == markers::POP_EXCEPT_HELD);
+            let rest = &stmts[i + 1..];
+            let rest = if rest.len() > 1 && is_unbind(&rest[0], &rest[1]) { &rest[2..] } else { rest };
+            return n + usize::from(!held && matches!(rest, [Stmt::Return(None | Some(Expr::Const(_)))]));
+        }
+        if let Stmt::If(_, a, b) = s {
+            n += const_exit_copies(a) + const_exit_copies(b);
+        }
+    }
+    n
+}
+
+/// Moves the statements that end both arms of the `if` that ends `stmts` (the
+/// `if` branch keeps at least one) after it: once the code after a clause's pop is
+/// cut from the arms, what structuring copied into each arm from the block that
+/// both reach before the pop (`if c: A; X` else `X`) is that one block again. The
+/// same statements run on either path, so the flow is unchanged.
+fn hoist_common_tail(stmts: &mut Vec<Stmt>) {
+    let Some(Stmt::If(_, a, b)) = stmts.last_mut() else { return };
+    let mut n = 0;
+    while n + 1 < a.len() && n < b.len() && a[a.len() - 1 - n] == b[b.len() - 1 - n] {
+        n += 1;
+    }
+    // Only when statements of the clause are shared, not just its pop (and unbind).
+    let is_pop = |x: &Stmt| is_marker(x, markers::POP_EXCEPT) || matches!(x, Stmt::Assign(..) | Stmt::Delete(_));
+    if a[a.len() - n..].iter().all(is_pop) {
+        return;
+    }
+    let tail = a.split_off(a.len() - n);
+    b.truncate(b.len() - n);
+    stmts.extend(tail);
 }
 
 /// Whether `stmts` is pops of exceptions (`POP_EXCEPT` markers, each optionally
@@ -1308,10 +1425,18 @@ fn has_pop(stmts: &[Stmt]) -> bool {
 /// name`) that behave the same inside the handler: pops of enclosing handlers (a
 /// `return` from nested clauses) and copies of the enclosing `finally` bodies
 /// `fins` (outermost first; CPython runs them before a `return`, `break` or
-/// `continue` leaves the `try`), and then nothing, `break`, `continue` or a
-/// `return` of an [`inert`] value.
-fn exits_alike(mut s: &[Stmt], unbind: &[Stmt], fins: &[Vec<Stmt>]) -> bool {
-    let mut unbound: Vec<&Stmt> = unbind.iter().collect();
+/// `continue` leaves the `try`), and then nothing, `break`, `continue`, a `return`
+/// of a constant, or, when the pop ran with the returned value held on the stack
+/// (`held`: [`markers::POP_EXCEPT_HELD`], the value was loaded inside the clause),
+/// any `return`.
+///
+/// A `return` of another value after a plain pop is the code after the `try`:
+/// CPython 3.12+ copies that small exit block after the clause's `POP_EXCEPT`
+/// (`Python/flowgraph.c` `inline_small_exit_blocks`), where the clause's own
+/// `return v` loads `v` before the pop (`SWAP 2; POP_EXCEPT`). A constant is loaded
+/// after the pop either way (`Python/compile.c` `compiler_return`), so both readings
+/// compile the same.
+fn exits_alike(mut s: &[Stmt], fins: &[Vec<Stmt>], held: bool) -> bool {
     let mut fins = fins.iter().rev().filter(|f| !f.is_empty()).peekable();
     loop {
         if let Some(f) = fins.peek() {
@@ -1322,34 +1447,23 @@ fn exits_alike(mut s: &[Stmt], unbind: &[Stmt], fins: &[Vec<Stmt>]) -> bool {
             }
         }
         match s {
-            [p, a, d, rest @ ..] if is_marker(p, markers::POP_EXCEPT) && is_unbind(a, d) => {
-                unbound.push(a);
-                s = rest
-            }
+            [p, a, d, rest @ ..] if is_marker(p, markers::POP_EXCEPT) && is_unbind(a, d) => s = rest,
             [p, rest @ ..] if is_marker(p, markers::POP_EXCEPT) => s = rest,
             _ => break,
         }
     }
     match s {
         [] | [Stmt::Break] | [Stmt::Continue] | [Stmt::Return(None)] | [Stmt::Return(Some(Expr::Const(_)))] => true,
-        [Stmt::Return(Some(v))] => inert(v, &unbound),
+        [Stmt::Return(Some(_))] => held,
         _ => false,
     }
 }
 
-/// A value whose evaluation runs no code: constants, names and tuples of them, but
-/// no name that a pop unbinds (`unbound`: the `name = None` statements).
-///
-/// CPython 3.12+ also copies a `return v` tail after a pop, and recovery reads a
-/// `return v` of the clause itself (its `LOAD_FAST` before the pop) the same way, so
-/// both stay in the clause. The one difference left: a name that is not bound
-/// raises its `NameError` inside the clause, with the handled exception as
-/// `__context__`.
-fn inert(v: &Expr, unbound: &[&Stmt]) -> bool {
+/// A value whose evaluation runs no code: constants, names and tuples of them.
+fn inert(v: &Expr) -> bool {
     match v {
-        Expr::Const(_) => true,
-        Expr::Name(n) => !unbound.iter().any(|a| matches!(a, Stmt::Assign(t, _) if matches!(t.as_slice(), [Expr::Name(m)] if m == n))),
-        Expr::Tuple(items) => items.iter().all(|x| inert(x, unbound)),
+        Expr::Const(_) | Expr::Name(_) => true,
+        Expr::Tuple(items) => items.iter().all(inert),
         _ => false,
     }
 }
@@ -1564,7 +1678,7 @@ impl Structurer<'_> {
 /// bodies) is given for 3.11+ handlers only: there what follows a clause's
 /// `POP_EXCEPT` goes to `posts` (see [`split_after_pop`]); `None` (3.9-3.10) keeps
 /// it in the clause, where `clean` refuses a bare `raise`.
-fn parse_handlers(mut rest: Vec<Stmt>, posts: &mut Vec<Vec<Stmt>>, fins: Option<&[Vec<Stmt>]>) -> Result<Vec<ExceptHandler>, &'static str> {
+fn parse_handlers(mut rest: Vec<Stmt>, posts: &mut Vec<Vec<Stmt>>, fins: Option<&[Vec<Stmt>]>, copies: ConstExits) -> Result<Vec<ExceptHandler>, &'static str> {
     const UNKNOWN: &str = "an exception handler of an unknown shape";
     if rest.first().is_some_and(|s| star_clause(s).is_some()) {
         return parse_star_handlers(rest, posts, fins);
@@ -1581,7 +1695,7 @@ fn parse_handlers(mut rest: Vec<Stmt>, posts: &mut Vec<Vec<Stmt>>, fins: Option<
             _ => (None, std::mem::take(&mut rest), Vec::new()),
         };
         let bare = typ.is_none();
-        out.push(handler(typ, then, posts, fins)?.ok_or(UNKNOWN)?);
+        out.push(handler(typ, then, posts, fins, copies)?.ok_or(UNKNOWN)?);
         if bare {
             break;
         }
@@ -1613,7 +1727,7 @@ fn has_handler_marker(stmts: &[Stmt]) -> bool {
     let mut bad = false;
     for s in stmts {
         bad |= is_marker(s, markers::POP_EXCEPT) || is_marker(s, markers::RERAISE);
-        s.walk_exprs(&mut |e| bad |= e.is_name(markers::EXC) || e.is_name(markers::POP_EXCEPT) || e.is_name(markers::RERAISE) || e.is_name(markers::EG_MATCH));
+        s.walk_exprs(&mut |e| bad |= e.is_name(markers::EXC) || e.is_name(markers::POP_EXCEPT) || e.is_name(markers::POP_EXCEPT_HELD) || e.is_name(markers::RERAISE) || e.is_name(markers::EG_MATCH));
     }
     bad
 }
@@ -1677,7 +1791,7 @@ fn parse_star_handlers(mut rest: Vec<Stmt>, posts: &mut Vec<Vec<Stmt>>, fins: Op
 /// One `except` clause from its test's type and body; `Ok(None)` when the body is
 /// of an unknown shape. Code after the clause's end goes to `posts` when `fins` is
 /// given (3.11+, see [`parse_handlers`]).
-fn handler(typ: Option<Expr>, mut body: Vec<Stmt>, posts: &mut Vec<Vec<Stmt>>, fins: Option<&[Vec<Stmt>]>) -> Result<Option<ExceptHandler>, &'static str> {
+fn handler(typ: Option<Expr>, mut body: Vec<Stmt>, posts: &mut Vec<Vec<Stmt>>, fins: Option<&[Vec<Stmt>]>, copies: ConstExits) -> Result<Option<ExceptHandler>, &'static str> {
     let mut name = None;
     if let Some(Stmt::Assign(t, v)) = body.first() {
         if let ([Expr::Name(n)], true) = (t.as_slice(), v.is_name(markers::EXC)) {
@@ -1689,7 +1803,12 @@ fn handler(typ: Option<Expr>, mut body: Vec<Stmt>, posts: &mut Vec<Vec<Stmt>>, f
         return Ok(None);
     }
     if let Some(fins) = fins {
-        split_after_pop(&mut body, posts, true, fins)?;
+        let copies = match copies {
+            ConstExits::Copies if const_exit_copies(&body) > 1 => ConstExits::All,
+            ConstExits::Copies => ConstExits::Keep,
+            c => c,
+        };
+        split_after_pop(&mut body, posts, true, fins, copies)?;
     }
     if !clean(&mut body, name.as_deref()) {
         return Ok(None);
@@ -1904,24 +2023,29 @@ fn all_tails_leave(s: &Stmt, t: &Stmt) -> bool {
 /// Removes exit `t` where it ends a tail position of `s` (see [`is_copy_before`]):
 /// the end of a `with` body, of an `except` clause or of a `try` body without
 /// `else`/`finally`, of an `if` branch, recursively.
+/// Removes exit `t` where it ends statements `stmts` (when `ok`) and, recursively,
+/// where it ends a tail position of the statement then last (see
+/// [`strip_end_exit`]); an emptied list gets `pass`.
+fn strip_tail_exit(stmts: &mut Vec<Stmt>, t: &Stmt, ok: bool) {
+    if ok && stmts.last() == Some(t) {
+        stmts.pop();
+        // The statement now last may end in copies of `t` too (an `if` in an `if`,
+        // each arm given its own copy): flow falling off it reaches the same `t`
+        // after.
+        match stmts.last_mut() {
+            Some(last) => strip_end_exit(last, t),
+            None => stmts.push(Stmt::Pass),
+        }
+    } else if let Some(last) = stmts.last_mut() {
+        strip_end_exit(last, t);
+    }
+}
+
 fn strip_end_exit(s: &mut Stmt, t: &Stmt) {
     let plain = matches!(t, Stmt::Break | Stmt::Continue | Stmt::Return(None | Some(Expr::Const(_))))
         || matches!(t, Stmt::Return(Some(Expr::Name(n))) if n.starts_with("__temp_"));
-    let in_clause = plain || matches!(t, Stmt::Return(Some(v)) if inert(v, &[]));
-    fn strip(stmts: &mut Vec<Stmt>, t: &Stmt, ok: bool) {
-        if ok && stmts.last() == Some(t) {
-            stmts.pop();
-            // The statement now last may end in copies of `t` too (an `if` in
-            // an `if`, each arm given its own copy): flow falling off it reaches
-            // the same `t` after.
-            match stmts.last_mut() {
-                Some(last) => strip_end_exit(last, t),
-                None => stmts.push(Stmt::Pass),
-            }
-        } else if let Some(last) = stmts.last_mut() {
-            strip_end_exit(last, t);
-        }
-    }
+    let in_clause = plain || matches!(t, Stmt::Return(Some(v)) if inert(v));
+    let strip = strip_tail_exit;
     match s {
         Stmt::With(_, b) => strip(b, t, plain),
         Stmt::If(_, a, b) => {
@@ -2080,13 +2204,13 @@ mod tests {
         // because the first arm left: the rest belongs to the else arm.
         let mut stmts = vec![Stmt::If(Expr::name("c"), vec![call("a"), pop(), ret("r")], Vec::new()), pop(), ret("x")];
         let mut posts = Vec::new();
-        split_after_pop(&mut stmts, &mut posts, true, &[]).unwrap();
+        split_after_pop(&mut stmts, &mut posts, true, &[], ConstExits::Keep).unwrap();
         // Both arms then end at their pop, each followed by its own code.
         assert_eq!(posts, vec![vec![ret("r")], vec![ret("x")]]);
         assert_eq!(stmts, vec![Stmt::If(Expr::name("c"), vec![call("a"), pop()], vec![pop()])]);
         // An else arm that cannot reach the rest: refused.
         let mut stmts = vec![Stmt::If(Expr::name("c"), vec![pop(), ret("r")], vec![Stmt::Break]), call("b")];
-        assert!(split_after_pop(&mut stmts, &mut Vec::new(), true, &[]).is_err());
+        assert!(split_after_pop(&mut stmts, &mut Vec::new(), true, &[], ConstExits::Keep).is_err());
     }
 
     #[test]
