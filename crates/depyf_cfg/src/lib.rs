@@ -307,9 +307,37 @@ impl Cfg {
         self.cached.idom.get_or_init(|| self.compute_idom())
     }
 
+    /// The immediate dominator of every block reachable from the entry through
+    /// normal and exception edges (a handler's entry is entered from every block its
+    /// range protects), `None` for the entry and unreachable blocks: for blocks that
+    /// only a handler reaches, which [`Cfg::immediate_dominators`] leaves out. Not
+    /// cached.
+    pub fn immediate_dominators_with_handlers(&self) -> Vec<Option<BlockId>> {
+        self.compute_idom_with(true)
+    }
+
     fn compute_idom(&self) -> Vec<Option<BlockId>> {
-        let rpo = self.reverse_postorder();
+        self.compute_idom_with(false)
+    }
+
+    fn compute_idom_with(&self, handlers: bool) -> Vec<Option<BlockId>> {
+        let owned;
+        let rpo: &[BlockId] = if handlers {
+            owned = self.rpo(true);
+            &owned
+        } else {
+            self.reverse_postorder()
+        };
         let n = self.blocks.len();
+        // The blocks whose exceptions go to each block (handlers only).
+        let mut raisers: Vec<Vec<BlockId>> = vec![Vec::new(); if handlers { n } else { 0 }];
+        if handlers {
+            for (p, blk) in self.blocks.iter().enumerate() {
+                if let Some(h) = blk.handler {
+                    raisers[h.target.index()].push(BlockId(p as u32));
+                }
+            }
+        }
         let mut order = vec![usize::MAX; n];
         for (i, b) in rpo.iter().enumerate() {
             order[b.index()] = i;
@@ -335,7 +363,8 @@ impl Cfg {
             changed = false;
             for &b in rpo.iter().skip(1) {
                 let mut new: Option<usize> = None;
-                for p in &self.blocks[b.index()].preds {
+                let exc: &[BlockId] = if handlers { &raisers[b.index()] } else { &[] };
+                for p in self.blocks[b.index()].preds.iter().chain(exc) {
                     let p = p.index();
                     if idom[p].is_some() {
                         new = Some(match new {

@@ -689,6 +689,80 @@ impl BlockState<'_, '_> {
         Ok(Some(i))
     }
 
+    /// `t op= v` whose target's operands are on top of the stack, seen at the `COPY`
+    /// (3.8-3.10 `DUP_TOP`/`DUP_TOP_TWO`) that keeps them for the store: `e.a`
+    /// (`COPY 1; LOAD_ATTR a; <v>; BINARY_OP op=; SWAP 2; STORE_ATTR a`), `e[k]`
+    /// (`COPY 2; COPY 2; BINARY_SUBSCR; <v>; BINARY_OP op=; SWAP 3; SWAP 2` or
+    /// `ROT_THREE`, `STORE_SUBSCR`) and, 3.12+, `e[i:j]` (`COPY 3` three times,
+    /// `BINARY_SLICE; <v>; BINARY_OP op=; SWAP 4; SWAP 3; SWAP 2; STORE_SLICE`);
+    /// CPython 3.8-3.15 `compiler_augassign`/`codegen_augassign`. The operands are
+    /// evaluated once, then the target's value, then `v`, as the statement does.
+    /// Used where an operand may not be evaluated twice (copying would name it
+    /// first). Emits the statement and returns how many ops of `next` it covers, or
+    /// `None` (nothing changed) for another shape, or when `v` is more than one
+    /// expression's ops (it runs a statement, or reads what lies below).
+    fn aug_assign(&mut self, n: usize, next: &[IrInstr]) -> Result<Option<usize>, DecompileError> {
+        let ops: Vec<&Op> = next.iter().map(|i| &i.op).collect();
+        let load = match (n, ops.as_slice()) {
+            (1, [Op::LoadAttr(_), ..]) => 1,
+            (2, [Op::Copy(2), Op::BinarySubscr, ..]) => 2,
+            (3, [Op::Copy(3), Op::Copy(3), Op::BuildSlice(2), Op::BinarySubscr, ..]) => 4,
+            _ => return Ok(None),
+        };
+        if self.stack.len() < n || !self.stack[self.stack.len() - n..].iter().all(|v| matches!(v, SVal::Expr(_))) {
+            return Ok(None);
+        }
+        // The value: ops that push one value onto the target's, up to the operator.
+        let mut depth = 0u32;
+        let mut at = None;
+        for (q, op) in ops.iter().enumerate().skip(load) {
+            if depth == 1 {
+                if let Op::Binary(b, true) = op {
+                    at = Some((q, *b));
+                    break;
+                }
+            }
+            let (pops, pushes) = op.stack_effect();
+            if pops > depth || op.jump_target().is_some() || op.is_terminator() {
+                return Ok(None);
+            }
+            depth = depth - pops + pushes;
+        }
+        let Some((q, b)) = at else { return Ok(None) };
+        let store: &[Op] = match (n, ops[0]) {
+            (1, Op::LoadAttr(a)) => &[Op::Swap(2), Op::StoreAttr(*a)],
+            (2, _) if matches!(ops.get(q + 1), Some(Op::Rot(3))) => &[Op::Rot(3), Op::StoreSubscr],
+            (2, _) => &[Op::Swap(3), Op::Swap(2), Op::StoreSubscr],
+            _ => &[Op::Swap(4), Op::Swap(3), Op::Swap(2), Op::BuildSlice(2), Op::StoreSubscr],
+        };
+        if ops.len() < q + 1 + store.len() || ops[q + 1..q + 1 + store.len()].iter().zip(store).any(|(x, y)| *x != y) {
+            return Ok(None);
+        }
+        let mut operands = self.stack[self.stack.len() - n..].iter().map(|v| match v {
+            SVal::Expr(e) => e.clone(),
+            _ => unreachable!("checked"),
+        });
+        let e = operands.next().expect("n >= 1");
+        let target = match ops[0] {
+            Op::LoadAttr(a) => Expr::Attribute(Box::new(e), self.ctx.name(*a)),
+            _ if n == 2 => Expr::Subscript(Box::new(e), Box::new(operands.next().expect("n == 2"))),
+            _ => {
+                let (i, j) = (operands.next().expect("n == 3"), operands.next().expect("n == 3"));
+                let part = |x: Expr| match x {
+                    Expr::Const(Constant::None) => None,
+                    x => Some(Box::new(x)),
+                };
+                Expr::Subscript(Box::new(e), Box::new(Expr::Slice(part(i), part(j), None)))
+            }
+        };
+        let mut below: Vec<SVal> = self.stack[..self.stack.len() - n].to_vec();
+        below.push(SVal::Expr(target.clone()));
+        let Some(v) = pure_value(self.ctx, &next[load..q], &below) else { return Ok(None) };
+        self.stack.truncate(self.stack.len() - n);
+        self.emit(Stmt::AugAssign(target, aug_symbol(b.symbol()), v));
+        Ok(Some(q + 1 + store.len()))
+    }
+
     /// Whether this is the compiler-made `__annotate__(format, /)` of CPython 3.14+
     /// ([`crate::definitions::is_annotate_function`]).
     fn in_annotate(&self) -> bool {
@@ -736,8 +810,9 @@ impl BlockState<'_, '_> {
 
     /// Where the ops of one assignment target that starts at `next[from]` end (one
     /// past its store), the value it takes being on the stack: a store to a plain
-    /// variable; operand loads (names, constants, attributes, subscripts of them)
-    /// then `STORE_ATTR`/`STORE_SUBSCR`; or `UNPACK_SEQUENCE n` and n targets. `None`
+    /// variable; the ops of the operand expressions (loads, attributes, subscripts,
+    /// operators, slices, tuples, calls: ops that run no statement) then
+    /// `STORE_ATTR`/`STORE_SUBSCR`; or `UNPACK_SEQUENCE n` and n targets. `None`
     /// for anything else. Reads only.
     fn target_end(&self, next: &[IrInstr], from: usize) -> Option<usize> {
         if let Some(Op::UnpackSequence(n)) = next.get(from).map(|i| &i.op) {
@@ -754,6 +829,13 @@ impl BlockState<'_, '_> {
                 Op::LoadConst(_) | Op::LoadSmallInt(_) | Op::LoadFast(_) | Op::LoadDeref(_) | Op::LoadGlobal(_) | Op::LoadName(_) => depth += 1,
                 Op::LoadAttr(_) if depth >= 1 => {}
                 Op::BinarySubscr if depth >= 2 => depth -= 1,
+                ref op @ (Op::Binary(_, false) | Op::Unary(_) | Op::Compare(_) | Op::BuildSlice(_) | Op::BuildTuple(_) | Op::Call { .. } | Op::PushNull | Op::LoadMethod(..) | Op::LoadCommonConstant(_)) => {
+                    let (pops, pushes) = op.stack_effect();
+                    if pops > depth {
+                        return None;
+                    }
+                    depth = depth - pops + pushes;
+                }
                 Op::StoreGlobal(i) if depth == 0 => {
                     let n = self.ctx.name(i);
                     return (!self.ctx.code.co_localsplusnames.contains(&n)).then_some(j + 1);
@@ -1063,6 +1145,11 @@ impl BlockState<'_, '_> {
                             self.push(Expr::NamedExpr(name, Box::new(v)));
                             return Ok(1);
                         }
+                    }
+                }
+                if (pos..self.stack.len()).any(|i| !self.is_atomic_at(i)) {
+                    if let Some(k) = self.aug_assign(n, next)? {
+                        return Ok(k);
                     }
                 }
                 if !self.is_atomic_at(pos) {
@@ -1902,7 +1989,15 @@ fn recover_once(
     spill_or_pop: &BTreeSet<usize>,
 ) -> Result<Result<Recovered, BTreeSet<usize>>, DecompileError> {
     let nblocks = cfg.blocks.len();
-    let idom = cfg.immediate_dominators();
+    // Blocks that only a handler reaches have no dominator among normal edges:
+    // theirs counts the ways in through exceptions (a merge of `a or b` inside an
+    // `except` clause folds as anywhere else).
+    let idom: Vec<Option<BlockId>> = if cfg.blocks.iter().any(|b| b.handler.is_some()) {
+        let with_handlers = cfg.immediate_dominators_with_handlers();
+        cfg.immediate_dominators().iter().zip(with_handlers).map(|(a, b)| a.or(b)).collect()
+    } else {
+        cfg.immediate_dominators().to_vec()
+    };
     let mut ctx = Ctx { code, naming, temp_counter: 0, globals_stored: BTreeSet::new(), nonlocals_stored: BTreeSet::new() };
     let mut out = vec![BlockCode::default(); nblocks];
     let mut exits: Vec<Option<Exit>> = (0..nblocks).map(|_| None).collect();
@@ -1919,6 +2014,9 @@ fn recover_once(
     // Branch blocks that must name their stack values first: all found in one
     // attempt, so that one more attempt serves them all.
     let mut requests = BTreeSet::new();
+    // Where a folded conditional expression goes on (see `tail_fold`): the arm's
+    // first op past its own value and the stack there.
+    let mut tails: Vec<Option<(usize, Vec<SVal>)>> = vec![None; nblocks];
     for b in cfg.reverse_postorder_with_handlers() {
         let bi = b.index();
         // A handler is entered with the stack of the blocks it protects, cut to the
@@ -1937,7 +2035,7 @@ fn recover_once(
                 Some(st)
             })
         };
-        match recover_block(&mut ctx, cfg, ir, &idom, b, &mut exits, &mut out, &mut entries, spill_or_pop, &mut pending, &mut requests, handler_entry) {
+        match recover_block(&mut ctx, cfg, ir, &idom, b, &mut exits, &mut out, &mut entries, spill_or_pop, &mut pending, &mut requests, &mut tails, handler_entry) {
             Ok(()) => {}
             Err(e) if !normal[bi] => {
                 exits[bi] = None;
@@ -1976,13 +2074,23 @@ fn recover_block(
     spill_or_pop: &BTreeSet<usize>,
     pending: &mut BTreeSet<usize>,
     requests: &mut BTreeSet<usize>,
+    tails: &mut [Option<(usize, Vec<SVal>)>],
     handler_entry: Option<Vec<SVal>>,
 ) -> Result<(), DecompileError> {
     let bi = b.index();
     let block = &cfg.blocks[bi];
-    let stack = match collapse_merge(ctx, cfg, idom, b, exits, out) {
-        Some((root, stack)) => {
+    let tail = tails[bi].take();
+    let folded = if tail.is_some() { None } else { collapse_merge(ctx, cfg, idom, b, exits, out) };
+    let stack = match folded {
+        // The shared exit code of a folded conditional expression (`tail_fold`).
+        _ if tail.is_some() => tail.as_ref().expect("checked").1.clone(),
+        Some((root, stack, used)) => {
             out[root.index()].collapsed_to = Some(b);
+            // The tests inside the folded value pass the values below it on to
+            // this merge, which uses them: nothing to name before those tests.
+            for u in used {
+                pending.remove(&u.index());
+            }
             stack
         }
         None => {
@@ -2004,11 +2112,12 @@ fn recover_block(
     let last = &ir[block.end - 1];
     let body_end = if matches!(block.term, Terminator::Branch { .. } | Terminator::Jump(_)) { block.end - 1 } else { block.end };
     let term = if matches!(block.term, Terminator::Branch { .. }) { &last.op } else { &Op::Nop };
-    let mut st = BlockState { ctx, stack, stmts: Vec::new(), ins: &ir[block.start], prev_was_load: false, term };
-    let mut i = block.start;
+    let start = tail.as_ref().map_or(block.start, |t| t.0);
+    let mut st = BlockState { ctx, stack, stmts: Vec::new(), ins: &ir[start], prev_was_load: false, term };
+    let mut i = start;
     while i < body_end {
         st.ins = &ir[i];
-        st.prev_was_load = i > block.start
+        st.prev_was_load = i > start
             && matches!(ir[i - 1].op, Op::LoadFast(_) | Op::LoadDeref(_) | Op::LoadGlobal(_) | Op::LoadName(_));
         let skip = st.step(&ir[i].op, &ir[i + 1..body_end])?;
         i += 1 + skip;
@@ -2017,6 +2126,7 @@ fn recover_block(
     let mut fall_condition = None;
     let mut for_loop = None;
     let mut jump = None;
+    let mut collapsed_to = None;
     if let Terminator::Branch { jump: target, .. } = block.term {
         match last.op {
             Op::ForIter(_) => {
@@ -2058,19 +2168,237 @@ fn recover_block(
                     // on one edge only: name them once, before the test.
                     st.spill_upto(st.stack.len());
                 }
-                fall_condition = Some(match last.op {
-                    Op::JumpIf { when: false, .. } => v,
-                    Op::JumpIf { when: true, .. } => negate(v),
-                    Op::JumpIfNone { when: true, .. } => Expr::Compare(Box::new(v), vec![("is not", Expr::Const(Constant::None))]),
-                    Op::JumpIfNone { when: false, .. } => Expr::Compare(Box::new(v), vec![("is", Expr::Const(Constant::None))]),
-                    _ => unreachable!("branch terminators are conditional jumps"),
-                });
+                let cond = branch_condition(&last.op, v);
+                if let Some((value, arm, at)) = tail_fold(st.ctx, cfg, ir, b, &st.stack, &cond) {
+                    // An arm of an enclosing fold already goes on there (with the
+                    // whole value): this branch is part of that value, never emitted.
+                    if tails[arm.index()].is_none() {
+                        let mut stack = st.stack.clone();
+                        stack.push(SVal::Expr(value));
+                        tails[arm.index()] = Some((at, stack));
+                    }
+                    collapsed_to = Some(arm);
+                }
+                fall_condition = Some(cond);
             }
         }
     }
     exits[bi] = Some(Exit { stack: std::mem::take(&mut st.stack), jump, assigns: Vec::new() });
-    out[bi] = BlockCode { stmts: st.stmts, fall_condition, for_loop, collapsed_to: None, error: None };
+    out[bi] = BlockCode { stmts: st.stmts, fall_condition, for_loop, collapsed_to, error: None };
     Ok(())
+}
+
+/// The blocks of an arm that ends in its own exit code: from `a` (entered from `b`
+/// alone) through blocks that each fall into the next, entered from it alone, to
+/// one that ends in `return`/`raise` (a chain: the exit code may leave the protected
+/// range, `RETURN_VALUE` being left out of it). `None` for other shapes.
+fn exit_chain(cfg: &Cfg, a: BlockId, b: BlockId) -> Option<Vec<BlockId>> {
+    let mut chain = vec![a];
+    let mut prev = b;
+    let mut cur = a;
+    loop {
+        let blk = &cfg.blocks[cur.index()];
+        if blk.preds != [prev] || chain.len() > 8 {
+            return None;
+        }
+        match blk.term {
+            Terminator::Return | Terminator::Raise => return Some(chain),
+            Terminator::FallThrough(n) => {
+                prev = cur;
+                cur = n;
+                chain.push(n);
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// Where an arm made of the blocks `chain` may end its own value and start the exit
+/// code that it shares with the other arm: the op indexes `k` at which the ops
+/// before (in blocks protected as `handler` is, the block of `k` too) have pushed
+/// exactly one value onto the values they were entered with, never reaching below
+/// those; latest first.
+fn arm_value_ends(cfg: &Cfg, ir: &[IrInstr], chain: &[BlockId], handler: Option<depyf_cfg::ExcEdge>) -> Vec<(BlockId, usize)> {
+    let mut ends = Vec::new();
+    let mut depth: u32 = 0;
+    'chain: for &blk in chain {
+        let block = &cfg.blocks[blk.index()];
+        if block.handler != handler {
+            break;
+        }
+        for k in block.start..block.end {
+            if depth == 1 && k > cfg.blocks[chain[0].index()].start {
+                ends.push((blk, k));
+            }
+            let op = &ir[k].op;
+            let (pops, pushes) = op.stack_effect();
+            if pops > depth || op.jump_target().is_some() || op.is_terminator() {
+                break 'chain;
+            }
+            depth = depth - pops + pushes;
+        }
+    }
+    ends.reverse();
+    ends
+}
+
+/// A conditional expression whose arms each end in their own copy of the same exit
+/// code (`return (v, a if c else b)`, `raise E(a if c else b)`): CPython 3.10+
+/// copies a small exit block into each jump to it (`Python/compile.c`, 3.12+
+/// `Python/flowgraph.c`, `inline_small_exit_blocks`), so the arms never meet and the
+/// values below the test (`v`, `E`) go into both. Branch `b`, whose test is `cond`
+/// and whose stack below the test is `below`, qualifies when each successor is
+/// entered from `b` alone and either computes one value from nothing below (no
+/// statement, read with a scratch recovery), in `b`'s protected range, then runs
+/// its exit code (see [`exit_chain`]), or is itself such a branch (`a if c else (b
+/// if d else e)`: its test's ops compute the test alone), the exit code being the
+/// same ops in both, protected alike. Returns the value `a if cond else b` (folded
+/// to `and`/`or` by [`simplify`]), the block where the exit code that goes on
+/// starts (in the innermost fall-through arm) and the index of its first op. The
+/// value is evaluated once, after `below` and the test, as in the original; the
+/// other arms' copies of the exit code are left unused. `None` for any other shape,
+/// or when no value of `below` is an expression (a statement-level `if`).
+fn tail_fold(ctx: &mut Ctx<'_>, cfg: &Cfg, ir: &[IrInstr], b: BlockId, below: &[SVal], cond: &Expr) -> Option<(Expr, BlockId, usize)> {
+    if !below.iter().any(|v| matches!(v, SVal::Expr(_))) {
+        return None;
+    }
+    fold_arms(ctx, cfg, ir, b, below, cond, 0).map(|(value, _, (blk, k))| (value, blk, k))
+}
+
+/// One arm of a [`tail_fold`].
+enum ArmTail {
+    /// An arm that computes its value then runs its exit code: its blocks, and the
+    /// places (block, op index) where the value may end.
+    Exit(Vec<BlockId>, Vec<(BlockId, usize)>),
+    /// A nested folded branch: its value, the blocks of its exit code's arm, and
+    /// where the exit code starts.
+    Folded(Expr, Vec<BlockId>, (BlockId, usize)),
+}
+
+/// [`tail_fold`] below the test of branch `b` (`depth` branches deep): the value,
+/// the blocks of the arm whose exit code goes on, and where that code starts.
+#[allow(clippy::type_complexity)]
+fn fold_arms(ctx: &mut Ctx<'_>, cfg: &Cfg, ir: &[IrInstr], b: BlockId, below: &[SVal], cond: &Expr, depth: usize) -> Option<(Expr, Vec<BlockId>, (BlockId, usize))> {
+    let Terminator::Branch { jump, fall } = cfg.blocks[b.index()].term else { return None };
+    if jump == fall || depth > 16 {
+        return None;
+    }
+    let handler = cfg.blocks[b.index()].handler;
+    let arm = |ctx: &mut Ctx<'_>, a: BlockId| -> Option<ArmTail> {
+        let blk = &cfg.blocks[a.index()];
+        if blk.preds != [b] || blk.handler != handler {
+            return None;
+        }
+        if let Terminator::Branch { .. } = blk.term {
+            let last = &ir[blk.end - 1].op;
+            if !matches!(last, Op::JumpIf { .. } | Op::JumpIfNone { .. }) || blk.end - 1 == blk.start {
+                return None;
+            }
+            let v = pure_value(ctx, &ir[blk.start..blk.end - 1], below)?;
+            let c = branch_condition(last, v);
+            let (value, chain, at) = fold_arms(ctx, cfg, ir, a, below, &c, depth + 1)?;
+            return Some(ArmTail::Folded(value, chain, at));
+        }
+        let chain = exit_chain(cfg, a, b)?;
+        let ends = arm_value_ends(cfg, ir, &chain, handler);
+        Some(ArmTail::Exit(chain, ends))
+    };
+    let then = arm(ctx, fall)?;
+    let orelse = arm(ctx, jump)?;
+    let ends = |t: &ArmTail| -> Vec<(BlockId, usize)> {
+        match t {
+            ArmTail::Exit(_, ks) => ks.clone(),
+            ArmTail::Folded(_, _, at) => vec![*at],
+        }
+    };
+    let chain_of = |t: &ArmTail| -> Vec<BlockId> {
+        match t {
+            ArmTail::Exit(c, _) | ArmTail::Folded(_, c, _) => c.clone(),
+        }
+    };
+    // The exit code from `at` on: each op with the protected range it runs in.
+    let tail = |chain: &[BlockId], (blk, k): (BlockId, usize)| -> Vec<(&Op, Option<depyf_cfg::ExcEdge>)> {
+        let from = chain.iter().position(|&c| c == blk).expect("an end lies in its chain");
+        chain[from..]
+            .iter()
+            .flat_map(|&c| {
+                let block = &cfg.blocks[c.index()];
+                let start = if c == blk { k } else { block.start };
+                ir[start..block.end].iter().map(move |i| (&i.op, block.handler))
+            })
+            .collect()
+    };
+    let (fchain, jchain) = (chain_of(&then), chain_of(&orelse));
+    // The shortest shared exit code (the latest end of each value): an attribute
+    // or call that ends both values stays in each arm.
+    let (fend, jend) = ends(&then).into_iter().find_map(|f| {
+        let ft = tail(&fchain, f);
+        ends(&orelse).into_iter().find(|&j| tail(&jchain, j) == ft).map(|j| (f, j))
+    })?;
+    let value = |ctx: &mut Ctx<'_>, t: ArmTail, (blk, k): (BlockId, usize)| -> Option<Expr> {
+        match t {
+            ArmTail::Exit(chain, _) => {
+                let ops: Vec<IrInstr> = chain
+                    .iter()
+                    .take_while(|&&c| c != blk)
+                    .chain(std::iter::once(&blk))
+                    .flat_map(|&c| {
+                        let block = &cfg.blocks[c.index()];
+                        ir[block.start..if c == blk { k } else { block.end }].iter().cloned()
+                    })
+                    .collect();
+                pure_value(ctx, &ops, below)
+            }
+            ArmTail::Folded(v, ..) => Some(v),
+        }
+    };
+    let then = value(ctx, then, fend)?;
+    let orelse = value(ctx, orelse, jend)?;
+    Some((simplify(Expr::IfExp(Box::new(cond.clone()), Box::new(then), Box::new(orelse))), fchain, fend))
+}
+
+/// The condition under which a branch that ends in `op` (a conditional jump) falls
+/// through, `v` being the value it tests.
+fn branch_condition(op: &Op, v: Expr) -> Expr {
+    match op {
+        Op::JumpIf { when: false, .. } => v,
+        Op::JumpIf { when: true, .. } => negate(v),
+        Op::JumpIfNone { when: true, .. } => Expr::Compare(Box::new(v), vec![("is not", Expr::Const(Constant::None))]),
+        Op::JumpIfNone { when: false, .. } => Expr::Compare(Box::new(v), vec![("is", Expr::Const(Constant::None))]),
+        _ => unreachable!("branch terminators are conditional jumps"),
+    }
+}
+
+/// The one value that the ops `ops` (not empty) push onto `below` when they run no
+/// statement and leave `below` as it is; `None` otherwise (or when recovery fails
+/// there). A scratch recovery: nested functions made there are recovered again where
+/// the ops are used for real, so their stubs are not listed twice.
+fn pure_value(ctx: &mut Ctx<'_>, ops: &[IrInstr], below: &[SVal]) -> Option<Expr> {
+    let stubs = ctx.naming.failures.borrow().len();
+    let mut st = BlockState { ctx, stack: below.to_vec(), stmts: Vec::new(), ins: ops.first()?, prev_was_load: false, term: &Op::Nop };
+    let mut i = 0;
+    let to = ops.len();
+    let mut ok = true;
+    while i < to {
+        st.ins = &ops[i];
+        st.prev_was_load = i > 0 && matches!(ops[i - 1].op, Op::LoadFast(_) | Op::LoadDeref(_) | Op::LoadGlobal(_) | Op::LoadName(_));
+        match st.step(&ops[i].op, &ops[i + 1..to]) {
+            Ok(skip) => i += 1 + skip,
+            Err(_) => {
+                ok = false;
+                break;
+            }
+        }
+    }
+    let BlockState { stack, stmts, .. } = st;
+    ctx.naming.failures.borrow_mut().truncate(stubs);
+    if !ok || i != to || !stmts.is_empty() || stack.len() != below.len() + 1 || stack[..below.len()] != *below {
+        return None;
+    }
+    match stack.into_iter().last() {
+        Some(SVal::Expr(e)) => Some(e),
+        _ => None,
+    }
 }
 
 /// A block that a predecessor of `b` reaches through the jump edge of a
@@ -2088,8 +2416,9 @@ fn or_pop_root(cfg: &Cfg, ir: &[IrInstr], b: BlockId, exits: &[Option<Exit>], do
 /// when everything between the merge's immediate dominator and the merge only
 /// computes that value: `a if c else b`, `a and b`, `a or b`, `a < b < c`.
 ///
-/// Returns the dominator (whose branch disappears) and the merge's entry stack.
-fn collapse_merge(ctx: &Ctx<'_>, cfg: &Cfg, idom: &[Option<BlockId>], b: BlockId, exits: &[Option<Exit>], out: &[BlockCode]) -> Option<(BlockId, Vec<SVal>)> {
+/// Returns the dominator (whose branch disappears), the merge's entry stack and the
+/// blocks of the folded value (its branches and the arms that reach the merge).
+fn collapse_merge(ctx: &Ctx<'_>, cfg: &Cfg, idom: &[Option<BlockId>], b: BlockId, exits: &[Option<Exit>], out: &[BlockCode]) -> Option<(BlockId, Vec<SVal>, Vec<BlockId>)> {
     let preds = &cfg.blocks[b.index()].preds;
     if preds.len() < 2 || preds.iter().any(|p| exits[p.index()].is_none()) {
         return None;
@@ -2113,7 +2442,7 @@ fn collapse_merge(ctx: &Ctx<'_>, cfg: &Cfg, idom: &[Option<BlockId>], b: BlockId
     }
     let mut stack = stacks[0].clone();
     stack[slot] = SVal::Expr(simplify(value));
-    Some((root, stack))
+    Some((root, stack, used))
 }
 
 /// How [`tree_value`] reaches a block.
@@ -2131,7 +2460,7 @@ enum Entry {
 /// The value that the blocks from `at` on leave in stack slot `slot` at `merge`, as
 /// a tree of conditional expressions over the branches' conditions (`None` when a
 /// block on the way has statements, other ways in, or no such value). The blocks
-/// whose edges reach `merge` are added to `used`. An arm whose block is the root of
+/// whose edges reach `merge`, and the branches on the way, are added to `used`. An arm whose block is the root of
 /// an inner fold (`b and c` in `a or b and c or d`, folded at the `or`'s test)
 /// goes on from that fold's merge, whose entry holds the folded value.
 #[allow(clippy::too_many_arguments)]
@@ -2179,6 +2508,9 @@ fn tree_value(ctx: &Ctx<'_>, cfg: &Cfg, at: BlockId, merge: BlockId, slot: usize
             };
             let then = arm(fall, used)?;
             let orelse = arm(jump, used)?;
+            if !used.contains(&at) {
+                used.push(at);
+            }
             let _ = ctx;
             Some(Expr::IfExp(Box::new(cond), Box::new(then), Box::new(orelse)))
         }
