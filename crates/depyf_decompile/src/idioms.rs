@@ -490,8 +490,8 @@ pub(crate) fn kept_test_returns(body: &mut Vec<Stmt>) {
 /// `except E as name` clause. `return E` inside the statement evaluates `E`, then
 /// runs the same exit code, then returns it (a `return`, `break` or exception of
 /// the `finally` body or `__exit__` wins in both forms), so the fold changes nothing
-/// that runs. A `try` with `except` clauses is left alone: a clause that falls
-/// through would reach the `return t`, not the code after the `try`.
+/// that runs. A `try` with an `except` clause that falls through is left alone: it
+/// would reach the `return t`, not the code after the `try`.
 fn fold_returned_temps(body: &mut Vec<Stmt>, reads: &std::collections::BTreeMap<String, usize>) {
     for s in body.iter_mut() {
         match s {
@@ -537,8 +537,11 @@ fn set_last_return(s: &mut Stmt, t: &str) -> bool {
         // `except` clauses that never fall through (each ends in `raise` or
         // `return`) never reach the `return t` after the statement: only the body
         // does, as with `finally` alone (`try: return f() except E: ...; raise
-        // finally: ...`, CPython 3.12+).
-        Stmt::Try(b, hs, orelse, fin) if orelse.is_empty() && !fin.is_empty() && hs.iter().all(|h| matches!(h.body.last(), Some(Stmt::Raise(..) | Stmt::Return(_)))) => {
+        // finally: ...`, CPython 3.12+), or with no `finally` where the `try` is
+        // inside an `except` clause (`try: return f()` there compiles to `f()`
+        // inside the range, then `SWAP 2; POP_EXCEPT; RETURN_VALUE` outside it,
+        // CPython 3.11+).
+        Stmt::Try(b, hs, orelse, _) if orelse.is_empty() && !hs.is_empty() && hs.iter().all(|h| matches!(h.body.last(), Some(Stmt::Raise(..) | Stmt::Return(_)))) => {
             b.last_mut().is_some_and(|l| set_last_return(l, t))
         }
         _ => false,

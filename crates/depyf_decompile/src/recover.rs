@@ -2435,7 +2435,91 @@ fn collapse_merge(ctx: &Ctx<'_>, cfg: &Cfg, idom: &[Option<BlockId>], b: BlockId
         return None;
     }
     let mut used = Vec::new();
-    let value = tree_value(ctx, cfg, root, b, slot, exits, out, &mut used, Entry::Root)?;
+    let mut value = tree_value(ctx, cfg, root, b, slot, exits, out, &mut used, Entry::Root)?;
+    let marker = |u: BlockId| format!("{SHARED_ARM}{}>", u.index());
+    let shared: Vec<BlockId> = used
+        .iter()
+        .copied()
+        .filter(|&u| {
+            let m = marker(u);
+            let mut found = false;
+            value.walk(&mut |e| found |= e.is_name(&m));
+            found
+        })
+        .collect();
+    if !shared.is_empty() {
+        // The values of the shared tests (which may share arms and tests in turn).
+        let is_test = |u: BlockId| matches!(cfg.blocks[u.index()].term, Terminator::Branch { .. });
+        let mut tests: Vec<(BlockId, Expr)> = Vec::new();
+        let mut todo: Vec<BlockId> = shared.iter().copied().filter(|&u| is_test(u)).collect();
+        let mut shared = shared;
+        while let Some(t) = todo.pop() {
+            if tests.iter().any(|(u, _)| *u == t) || tests.len() > 16 {
+                continue;
+            }
+            let sub = tree_value(ctx, cfg, t, b, slot, exits, out, &mut used, Entry::Shared)?;
+            for &u in &used {
+                let m = marker(u);
+                let mut found = false;
+                sub.walk(&mut |e| found |= e.is_name(&m));
+                if found && !shared.contains(&u) {
+                    shared.push(u);
+                    if is_test(u) {
+                        todo.push(u);
+                    }
+                }
+            }
+            tests.push((t, sub));
+        }
+        // Every way into a shared arm is a test of the tree, and the tests fold into
+        // one condition per shared arm: each shared test is put in place when it is
+        // left in one place, then folded again.
+        if shared.iter().any(|s| cfg.blocks[s.index()].preds.iter().any(|p| !used.contains(p))) {
+            return None;
+        }
+        value = fold_shared_arms(value);
+        for _ in 0..=tests.len() {
+            let Some((t, sub)) = tests.iter().find(|(t, _)| {
+                let m = marker(*t);
+                let mut uses = 0;
+                value.walk(&mut |e| uses += usize::from(e.is_name(&m)));
+                uses == 1
+            }) else {
+                break;
+            };
+            let m = marker(*t);
+            let mut sub = Some(sub.clone());
+            value.walk_mut(&mut |e| {
+                if e.is_name(&m) {
+                    *e = sub.take().expect("one use");
+                }
+            });
+            value = fold_shared_arms(value);
+        }
+        for (t, _) in &tests {
+            let m = marker(*t);
+            let mut left = false;
+            value.walk(&mut |e| left |= e.is_name(&m));
+            if left {
+                return None;
+            }
+        }
+        for s in shared.iter().filter(|&&s| !is_test(s)) {
+            let marker = marker(*s);
+            let mut uses = 0;
+            value.walk(&mut |e| uses += usize::from(e.is_name(&marker)));
+            let arm = match edge_stack(exits[s.index()].as_ref()?, b).get(slot)? {
+                SVal::Expr(e) if uses == 1 => e.clone(),
+                _ => return None,
+            };
+            let mut arm = Some(arm);
+            value.walk_mut(&mut |e| {
+                if e.is_name(&marker) {
+                    *e = arm.take().expect("one use");
+                }
+            });
+        }
+    }
     // Every predecessor of the merge must be part of the tree.
     if preds.iter().any(|p| !used.contains(p)) {
         return None;
@@ -2443,6 +2527,39 @@ fn collapse_merge(ctx: &Ctx<'_>, cfg: &Cfg, idom: &[Option<BlockId>], b: BlockId
     let mut stack = stacks[0].clone();
     stack[slot] = SVal::Expr(simplify(value));
     Some((root, stack, used))
+}
+
+/// The prefix of the marker that stands for a shared arm's value in [`tree_value`]
+/// (`<shared bb3>`; no source name starts with `<`).
+const SHARED_ARM: &str = "<shared bb";
+
+/// Folds the tests that lead to the same shared arm (a marker, see [`tree_value`])
+/// into one condition, innermost first: `P if d else M` under `c` with `M` on the
+/// other side is `P if c and d else M` (and the three other placements); CPython
+/// compiles the `and`/`or` of a conditional expression's test to such jumps
+/// (`compiler_jump_if`). Each test is evaluated as before, in the same order, and
+/// its truth alone decides. Other conditional expressions are returned as they are.
+fn fold_shared_arms(e: Expr) -> Expr {
+    let Expr::IfExp(c, t, f) = e else { return e };
+    let (c, t, f) = (*c, fold_shared_arms(*t), fold_shared_arms(*f));
+    let shared = |x: &Expr| matches!(x, Expr::Name(n) if n.starts_with(SHARED_ARM));
+    let join = |is_and: bool, a: Expr, b: Expr| {
+        let mut items = Vec::new();
+        for part in [a, b] {
+            match part {
+                Expr::BoolOp(k, inner) if k == is_and => items.extend(inner),
+                other => items.push(other),
+            }
+        }
+        Expr::BoolOp(is_and, items)
+    };
+    match (t, f) {
+        (Expr::IfExp(d, p, q), m) if shared(&m) && *q == m => Expr::IfExp(Box::new(join(true, c, *d)), p, q),
+        (Expr::IfExp(d, p, q), m) if shared(&m) && *p == m => Expr::IfExp(Box::new(join(false, negate(c), *d)), p, q),
+        (m, Expr::IfExp(d, p, q)) if shared(&m) && *p == m => Expr::IfExp(Box::new(join(false, c, *d)), p, q),
+        (m, Expr::IfExp(d, p, q)) if shared(&m) && *q == m => Expr::IfExp(Box::new(join(true, negate(c), *d)), p, q),
+        (t, f) => Expr::IfExp(Box::new(c), Box::new(t), Box::new(f)),
+    }
 }
 
 /// How [`tree_value`] reaches a block.
@@ -2455,6 +2572,9 @@ enum Entry {
     /// The merge of an inner fold that an arm's block is the root of: its ways in
     /// are all in that fold; no statements.
     Folded,
+    /// A test that several tests of the tree go to (see [`fold_shared_arms`]): no
+    /// statements, its ways in checked by [`collapse_merge`].
+    Shared,
 }
 
 /// The value that the blocks from `at` on leave in stack slot `slot` at `merge`, as
@@ -2468,10 +2588,25 @@ fn tree_value(ctx: &Ctx<'_>, cfg: &Cfg, at: BlockId, merge: BlockId, slot: usize
     let block = &cfg.blocks[at.index()];
     let exit = exits[at.index()].as_ref()?;
     let is_root = entry == Entry::Root;
+    // An arm or test that several tests of the tree go to (`a if c and d else b`:
+    // both tests jump to `b`; `(c or d) and e`: both go to `e`): a marker naming its
+    // block, for `fold_shared_arms`.
+    if entry == Entry::Arm
+        && block.preds.len() > 1
+        && out[at.index()].stmts.is_empty()
+        && out[at.index()].collapsed_to.is_none()
+        && out[at.index()].for_loop.is_none()
+        && (matches!(block.term, Terminator::Jump(s) | Terminator::FallThrough(s) if s == merge) || matches!(block.term, Terminator::Branch { .. }))
+    {
+        if !used.contains(&at) {
+            used.push(at);
+        }
+        return Some(Expr::Name(format!("{SHARED_ARM}{}>", at.index())));
+    }
     if entry == Entry::Arm && (block.preds.len() != 1 || !out[at.index()].stmts.is_empty()) {
         return None;
     }
-    if entry == Entry::Folded && !out[at.index()].stmts.is_empty() {
+    if matches!(entry, Entry::Folded | Entry::Shared) && !out[at.index()].stmts.is_empty() {
         return None;
     }
     if entry == Entry::Arm {

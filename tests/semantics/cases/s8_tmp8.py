@@ -10,7 +10,12 @@ repeated evaluation shows in the result.
 - an augmented assignment to an attribute, subscript or slice of an operand that is
   not a plain name (`f().a += v`, `f()[k()] += v`, `f()[i():j()] += v`);
 - an assignment whose targets' operands are computed (`reg()[key()] = value = v`,
-  `xs[i], xs[n - i - 1] = xs[n - i - 1], xs[i]`)."""
+  `xs[i], xs[n - i - 1] = xs[n - i - 1], xs[i]`);
+- `a or b` and `a if c else b` inside an `except` clause, and `return v` in a
+  `try` inside an `except` clause (its value waits while the clause's exception is
+  popped);
+- `a if c and d else b` and the other `and`/`or` tests of a conditional
+  expression (both tests jump to one arm)."""
 
 from _sem import case
 
@@ -169,3 +174,37 @@ def swap_computed_subscripts(xs):
     for i in range(n // 2):
         b[i], b[n - i - 1] = b[n - i - 1], b[i]
     return b.items, log
+
+
+@case((0, None), (1, None), (0, "enc"), (2, ""))
+def or_in_except_clause(n, enc):
+    log = []
+    try:
+        log.append(1 // n)
+    except ZeroDivisionError as err:
+        encoding = note(log, "first", enc) or note(log, "second", "default")
+        value = note(log, "a", enc) if note(log, "test", n) else note(log, "b", "zero")
+        return encoding, value, type(err).__name__, log
+    return log
+
+
+@case((0, "a"), (1, "a"), (0, "missing"))
+def return_in_try_inside_except(n, attr):
+    log = []
+    try:
+        return 10 // n, log
+    except ZeroDivisionError:
+        try:
+            return getattr(note(log, "box", Box(log, 5)), attr), log
+        except AttributeError:
+            return False, log
+
+
+@case((0, 0), (0, 1), (1, 0), (1, 1))
+def conditional_with_compound_tests(x, y):
+    log = []
+    a = note(log, "a", "A") if note(log, "x", x) and not note(log, "y", y) else note(log, "b", "B")
+    b = note(log, "c", "C") if note(log, "x2", x) or note(log, "y2", y) else note(log, "d", "D")
+    c = note(log, "e", "E") if not note(log, "x3", x) and note(log, "y3", y) else note(log, "f", "F")
+    d = note(log, "g", "G") if (note(log, "x4", x) or note(log, "y4", y)) and note(log, "z4", x + y > 1) else note(log, "h", "H")
+    return a, b, c, d, log
