@@ -488,6 +488,18 @@ impl Structurer<'_> {
                     }
                 }
             }
+            if rest.len() == n && n > 0 && !is_copy_before(&rest, &[], &fbody) {
+                // The same with a `return` of any value (a local: CPython 3.12+
+                // copies `LOAD_FAST x; RETURN_VALUE` too) when only `if` arms end in
+                // it: an arm that ends in the `return` goes on to the same `return`
+                // put after the `if`, whatever it returns.
+                if let Some(t) = if_tail(&rest[n - 1]).filter(|t| matches!(t, Stmt::Return(_))).cloned() {
+                    if if_tails_leave(&rest[n - 1], &t) && is_copy_before_return(&rest, &t, &fbody) {
+                        strip_tail_return(&mut rest[n - 1], &t);
+                        rest.push(t);
+                    }
+                }
+            }
             if rest.len() > n && !is_copy_before(&rest[..n], &rest[n..], &fbody) {
                 // A copy whose `if`/`else` arms each end in a copy of the exit after
                 // it reads as guarding `if`s (`if c: A; return` then the rest).
@@ -495,7 +507,14 @@ impl Structurer<'_> {
                     rest = u;
                 }
             }
+            if rest.len() == n + 1 && !is_copy_before(&rest[..n], &rest[n..], &fbody) && is_copy_before_return(&rest[..n], &rest[n], &fbody) {
+                // The copy's `if` arms end in copies of the `return` after it.
+                let mut last = rest[n - 1].clone();
+                strip_tail_return(&mut last, &rest[n]);
+                rest[n - 1] = last;
+            }
             if rest.len() < n || !is_copy_before(&rest[..n], &rest[n..], &fbody) {
+                if std::env::var_os("FIN8").is_some() { eprintln!("FIN8 rest:\n{}\nfbody:\n{}\nbody:\n{}", print_body(&rest, 0), print_body(&fbody, 0), print_body(&body, 0)); }
                 return Err(err("the normal exit of a try/finally does not run the finally body"));
             }
             // CPython copies the finally body before every return/break/continue
@@ -915,6 +934,52 @@ impl Structurer<'_> {
         false
     }
 
+    /// Like [`Self::returns_loaded_value`] through branches too: every `RETURN_VALUE`
+    /// reached from block `x` (both arms of each branch, at most 32 blocks) follows
+    /// an op that ends a statement or the conditional jump of an `if` (the value
+    /// waits on the stack under the test, as in a copied `finally` body that ends
+    /// in an `if` before a `return v` of the body: CPython 3.12+ copies the
+    /// `RETURN_VALUE` block into each arm, `Python/flowgraph.c`
+    /// `inline_small_exit_blocks`). A `return v` after the copy loads `v` in each
+    /// arm right before returning. False when some path raises, loops or runs out.
+    fn returns_loaded_value_paths(&self, x: BlockId) -> bool {
+        let ends_stmt = |o: Option<&Op>| {
+            matches!(o, Some(Op::PopTop | Op::StoreFast(_) | Op::StoreName(_) | Op::StoreGlobal(_) | Op::StoreDeref(_) | Op::StoreAttr(_) | Op::StoreSubscr | Op::JumpIf { .. } | Op::JumpIfNone { .. }))
+        };
+        let mut work: Vec<(BlockId, Option<&Op>)> = vec![(x, None)];
+        let mut seen = 0;
+        let mut returns = 0;
+        while let Some((b, mut prev)) = work.pop() {
+            seen += 1;
+            if seen > 32 || !self.latches[b.index()].is_empty() {
+                return false;
+            }
+            let blk = &self.cfg.blocks[b.index()];
+            for i in &self.ir[blk.start..blk.end] {
+                match &i.op {
+                    Op::Nop => {}
+                    Op::Return => {
+                        if !ends_stmt(prev) {
+                            return false;
+                        }
+                        returns += 1;
+                    }
+                    op => prev = Some(op),
+                }
+            }
+            match blk.term {
+                Terminator::FallThrough(n) | Terminator::Jump(n) => work.push((n, prev)),
+                Terminator::Branch { jump, fall } => {
+                    work.push((jump, prev));
+                    work.push((fall, prev));
+                }
+                Terminator::Return => {}
+                Terminator::Raise => return false,
+            }
+        }
+        returns > 0
+    }
+
     /// The statements of handler `h` (see `emit_try`) and the block where its
     /// `except` clauses join the code after the `try` (`None` when none does),
     /// given the body's normal exit `e1`.
@@ -1005,16 +1070,35 @@ impl Structurer<'_> {
         let mut stubs: Vec<ExitStub> = Vec::new();
         for &x in exits {
             let mut r = self.region(x, stop, err)?;
+            let mut copied_return = false;
             if r.len() < n || print_body(&r[..n], 0) != text {
                 // CPython 3.12+ copies the small exit block after the copy (`return`
                 // of a constant, `break`, `continue`) into every end of a copy that
                 // ends in an `if` (see `is_copy_before`): flow leaving those ends
                 // goes on to that exit, as it does after the `if`.
                 let exit = r.last().filter(|t| matches!(t, Stmt::Return(None | Some(Expr::Const(_))) | Stmt::Break | Stmt::Continue)).cloned();
-                match exit {
-                    Some(t) if n > 0 && r.len() == n + 1 && is_copy_before(&r[..n], std::slice::from_ref(&t), &prologue) => {
+                // The same with `return v` of a value loaded before the copy, a
+                // `return` of the body (see `returns_loaded_value_paths`): an arm
+                // of the copy's last `if` that ends in it goes on to the same
+                // `return` after the `if` (`is_copy_before_return`).
+                let named = match r.last() {
+                    Some(t @ Stmt::Return(Some(Expr::Name(_)))) if n > 0 && self.returns_loaded_value_paths(x) => {
+                        let t = t.clone();
+                        let last_if = |k: usize| r.get(k - 1).is_some_and(|l| if_tails_leave(l, &t));
+                        let fits = (r.len() == n + 1 && is_copy_before_return(&r[..n], &t, &prologue)) || (r.len() == n && last_if(n) && is_copy_before_return(&r, &t, &prologue));
+                        fits.then_some(t)
+                    }
+                    _ => None,
+                };
+                match (exit, named) {
+                    (Some(t), _) if n > 0 && r.len() == n + 1 && is_copy_before(&r[..n], std::slice::from_ref(&t), &prologue) => {
                         r = prologue.clone();
                         r.push(t);
+                    }
+                    (_, Some(t)) => {
+                        r = prologue.clone();
+                        r.push(t);
+                        copied_return = true;
                     }
                     _ => return Err(err(SEVERAL)),
                 }
@@ -1035,7 +1119,7 @@ impl Structurer<'_> {
             let stub = match tail {
                 [Stmt::Break] | [Stmt::Continue] | [Stmt::Return(None | Some(Expr::Const(_)))] => Some(r[n..].to_vec()),
                 _ if plain_try => None,
-                [Stmt::Return(Some(Expr::Name(_)))] if pops.is_empty() && self.returns_loaded_value(x) => Some(tail.to_vec()),
+                [Stmt::Return(Some(Expr::Name(_)))] if pops.is_empty() && (copied_return || self.returns_loaded_value(x)) => Some(tail.to_vec()),
                 _ if pops.is_empty() && !tail.is_empty() && after_loop.as_ref().is_some_and(|a| print_body(a, 0) == print_body(tail, 0)) => Some(vec![Stmt::Break]),
                 _ => None,
             };
@@ -1957,14 +2041,71 @@ fn is_copy_before(copy: &[Stmt], after: &[Stmt], fbody: &[Stmt]) -> bool {
     print_body(&c, 0) == text
 }
 
-/// `stmts`, which end in an exit `t` (`return` of a constant, `break`, `continue`),
+/// Whether `copy` is a copy of `fbody` but for `ret`, a `return` of any value that
+/// follows it, at the ends of arms of its last statement, an `if` (nested `if`s
+/// too): the code of a `return` after a `finally` body that ends in an `if` joins
+/// both arms (`if c: A; return x` then `return x` when the `if` falls through),
+/// and CPython 3.12+ copies that small exit block into the arm that jumps to it
+/// (`Python/flowgraph.c` `inline_small_exit_blocks`). An arm that ends in `ret`
+/// goes on to the `ret` after the `if` when the copy is removed: the same flow,
+/// whatever `ret` returns.
+fn is_copy_before_return(copy: &[Stmt], ret: &Stmt, fbody: &[Stmt]) -> bool {
+    if !matches!(ret, Stmt::Return(_)) {
+        return false;
+    }
+    let Some((last, init)) = copy.split_last() else { return false };
+    if !matches!(last, Stmt::If(..)) {
+        return false;
+    }
+    let mut last = last.clone();
+    strip_tail_return(&mut last, ret);
+    let mut c = init.to_vec();
+    c.push(last);
+    print_body(&c, 0) == print_body(fbody, 0)
+}
+
+/// The statement that ends the first arm of `s` through nested `if`s only, or `s`.
+fn if_tail(s: &Stmt) -> Option<&Stmt> {
+    match s {
+        Stmt::If(_, a, _) => a.last().and_then(if_tail),
+        s => Some(s),
+    }
+}
+
+/// Whether every way through the end of `s` (both arms of nested `if`s) ends in
+/// `t` or in another `return` or a `raise`: no flow falls off its end.
+fn if_tails_leave(s: &Stmt, t: &Stmt) -> bool {
+    match s {
+        Stmt::If(_, a, b) => [a, b].iter().all(|x| x.last().is_some_and(|l| if_tails_leave(l, t))),
+        s => s == t || matches!(s, Stmt::Return(_) | Stmt::Raise(..)),
+    }
+}
+
+/// Removes `ret` where it ends an arm of `if` statement `s` (nested `if`s that end
+/// arms too), an arm left empty becoming `pass` (see [`is_copy_before_return`]).
+fn strip_tail_return(s: &mut Stmt, ret: &Stmt) {
+    if let Stmt::If(_, a, b) = s {
+        for (k, arm) in [a, b].into_iter().enumerate() {
+            if arm.last() == Some(ret) {
+                arm.pop();
+                if arm.is_empty() && k == 0 {
+                    arm.push(Stmt::Pass);
+                }
+            } else if let Some(l) = arm.last_mut() {
+                strip_tail_return(l, ret);
+            }
+        }
+    }
+}
+
+/// `stmts`, which end in an exit `t` (`return`, `break`, `continue`),
 /// with each `if c: A; t` (no `else`) followed by more code read as
 /// `if c: A else: <the rest>`, then `t` once at the end: the same flow (`A` falls
 /// into `t`, which leaves, so the rest runs only when `c` fails). `None` when
 /// `stmts` has no such `if` or does not end in such an exit.
 fn unguard(stmts: &[Stmt]) -> Option<Vec<Stmt>> {
     let (t, body) = stmts.split_last()?;
-    if !matches!(t, Stmt::Return(None | Some(Expr::Const(_))) | Stmt::Break | Stmt::Continue) {
+    if !matches!(t, Stmt::Return(_) | Stmt::Break | Stmt::Continue) {
         return None;
     }
     let i = body.iter().position(|s| matches!(s, Stmt::If(_, a, b) if b.is_empty() && a.len() > 1 && a.last() == Some(t)))?;
@@ -1991,6 +2132,7 @@ fn unguard(stmts: &[Stmt]) -> Option<Vec<Stmt>> {
 /// body computed, `break`, `continue`.
 fn is_small_exit(t: &Stmt) -> bool {
     matches!(t, Stmt::Return(None | Some(Expr::Const(_))) | Stmt::Break | Stmt::Continue)
+        || is_marker(t, markers::RERAISE)
         || matches!(t, Stmt::Return(Some(Expr::Name(n))) if n.starts_with("__temp_"))
 }
 
@@ -2043,6 +2185,7 @@ fn strip_tail_exit(stmts: &mut Vec<Stmt>, t: &Stmt, ok: bool) {
 
 fn strip_end_exit(s: &mut Stmt, t: &Stmt) {
     let plain = matches!(t, Stmt::Break | Stmt::Continue | Stmt::Return(None | Some(Expr::Const(_))))
+        || is_marker(t, markers::RERAISE)
         || matches!(t, Stmt::Return(Some(Expr::Name(n))) if n.starts_with("__temp_"));
     let in_clause = plain || matches!(t, Stmt::Return(Some(v)) if inert(v));
     let strip = strip_tail_exit;
@@ -2052,6 +2195,10 @@ fn strip_end_exit(s: &mut Stmt, t: &Stmt) {
             strip(a, t, plain);
             if !b.is_empty() {
                 strip(b, t, plain);
+                // An `else` that held only the exit: `if c: A` then the exit.
+                if matches!(b.as_slice(), [Stmt::Pass]) {
+                    b.clear();
+                }
             }
         }
         Stmt::Try(b, hs, e, f) if f.is_empty() => {
