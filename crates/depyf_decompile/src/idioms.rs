@@ -13,7 +13,8 @@ use depyf_source::{Expr, Stmt};
 use crate::recover::negate;
 
 /// Folds `if c: while True: [...; if not c: break]` into `while c: [...]`,
-/// everywhere in `body`.
+/// and `if c: while True: [...; if not c: E; break] else: E` into
+/// `while c: [...] else: E`, everywhere in `body`.
 pub(crate) fn rotated_while(body: &mut Vec<Stmt>) {
     shared_exit_while(body);
     for s in body.iter_mut() {
@@ -31,7 +32,7 @@ pub(crate) fn rotated_while(body: &mut Vec<Stmt>) {
         }
         tested_while(s);
         let Stmt::If(cond, then_body, else_body) = s else { continue };
-        if !else_body.is_empty() || then_body.len() != 1 {
+        if then_body.len() != 1 {
             continue;
         }
         let Stmt::While(Expr::Const(Constant::Bool(true)), loop_body, loop_else) = &then_body[0] else { continue };
@@ -40,10 +41,21 @@ pub(crate) fn rotated_while(body: &mut Vec<Stmt>) {
         }
         let loop_body = &continue_else_break(loop_body);
         let Some(Stmt::If(exit_cond, brk, exit_else)) = loop_body.last() else { continue };
-        if !(brk.as_slice() == [Stmt::Break] && exit_else.is_empty() && same_condition(exit_cond, &negate(cond.clone()))) {
+        // `while c: ... else: E` (see `Structurer::rotated_while_else`): `E` is
+        // written where the test before the loop fails and before the `break` of
+        // the failed bottom test; a `break` of the body skips it, as from the
+        // loop's `else`. (`E` without `break`/`continue` of its own, which would
+        // mean different loops in the two places.)
+        let orelse = else_body.clone();
+        let mut exit_brk = orelse.clone();
+        exit_brk.push(Stmt::Break);
+        if !orelse.is_empty() && loop_exits(&orelse) {
             continue;
         }
-        let exit_test = Stmt::If(exit_cond.clone(), vec![Stmt::Break], Vec::new());
+        if !(*brk == exit_brk && exit_else.is_empty() && same_condition(exit_cond, &negate(cond.clone()))) {
+            continue;
+        }
+        let exit_test = Stmt::If(exit_cond.clone(), exit_brk, Vec::new());
         let mut new_body = loop_body.clone();
         new_body.pop();
         // A `continue` that goes back to the top of the body without the test (the
@@ -59,7 +71,7 @@ pub(crate) fn rotated_while(body: &mut Vec<Stmt>) {
         if contains_stmt(&new_body, &exit_test) {
             continue;
         }
-        *s = Stmt::While(cond.clone(), new_body, Vec::new());
+        *s = Stmt::While(cond.clone(), new_body, orelse);
     }
 }
 

@@ -456,7 +456,17 @@ impl<'a> Structurer<'a> {
                         Some(m) => (cond, fall, jump, Some(m)),
                         None => {
                             let (cond, fall, jump) = self.short_circuit(b, cond, fall, jump);
-                            let merge = self.follow(b, fall, jump).or_else(|| self.written_else_end(b, jump));
+                            let mut merge = self.follow(b, fall, jump).or_else(|| self.written_else_end(b, jump));
+                            // The test before a rotated `while c: ... else: E`: both
+                            // arms run `E` (see `rotated_while_else`), then meet
+                            // where the loop's `break`s go.
+                            if !self.latches[fall.index()].is_empty() && self.pretest_of(b).is_none() {
+                                if let Some((e, x)) = self.rotated_while_else(fall, &self.loop_body(fall)) {
+                                    if merge == Some(e) && self.skip_empty(jump) == e {
+                                        merge = Some(x);
+                                    }
+                                }
+                            }
                             (cond, fall, jump, merge)
                         }
                     };
@@ -798,7 +808,9 @@ impl<'a> Structurer<'a> {
             // goes on after the `try`, an `else` that returns never gets there.
             // (Through blocks without statements that only jump on: the `POP_BLOCK`
             // of 3.8-3.10, the `JUMP` that 3.13+ leave outside the protected range.)
-            let try_end = self.try_exits.last().is_some_and(|&(e, d)| d == self.loops.len() && self.jumps_to(y, e));
+            // (The exit may itself be the block that only jumps on, 3.11's jump
+            // after the protected range.)
+            let try_end = self.try_exits.last().is_some_and(|&(e, d)| d == self.loops.len() && (self.jumps_to(y, e) || self.jumps_to(x, e)));
             let outer = self.loops.iter().any(|l| l.is_header(y) || l.follow == Some(y)) || try_end;
             if outer || self.reaches(exhausted, y) {
                 found.insert(y);
@@ -813,6 +825,35 @@ impl<'a> Structurer<'a> {
             [a] if *a != exhausted => Some(*a),
             _ => None,
         }
+    }
+
+    /// `Some((e, x))` for a rotated `while c: ... else: E` (CPython 3.10+,
+    /// `Python/compile.c` `compiler_while`): the bottom test of loop `h` (body
+    /// `body`) fails to `e`, the first block of `E`, which falls into `x`, where
+    /// every `break` jumps (found by [`Self::for_else_follow`]: the code after the
+    /// statement, or the normal exit of the `try` body the loop ends, which the
+    /// body cannot write). Then `x` is the loop's follow: `E` is written where the
+    /// test fails (`if not c: E; break`) and in the `else` of the test before the
+    /// loop, which `idioms::rotated_while` folds into the loop's `else`. Read
+    /// otherwise, the code at `x` was copied into each `break` (wrong inside a
+    /// `try` body, whose handlers would cover it). `None` for any other loop (a
+    /// bottom test copied into `break`s, several bottom exits).
+    fn rotated_while_else(&self, h: BlockId, body: &BTreeSet<BlockId>) -> Option<(BlockId, BlockId)> {
+        let bottom: Vec<BlockId> = self.latches[h.index()]
+            .iter()
+            .filter_map(|l| match self.cfg.blocks[l.index()].term {
+                Terminator::Branch { jump, fall } if jump == h => Some(self.skip_empty(fall)),
+                Terminator::Branch { jump, fall } if fall == h => Some(self.skip_empty(jump)),
+                _ => None,
+            })
+            .filter(|x| !body.contains(x))
+            .collect();
+        let [first, rest @ ..] = bottom.as_slice() else { return None };
+        if rest.iter().any(|x| x != first) || !self.bottom_test_copies(h, *first, body).is_empty() {
+            return None;
+        }
+        let a = self.for_else_follow(*first, body)?;
+        (a != *first && self.reaches(*first, a)).then_some((*first, a))
     }
 
     /// Blocks that leave the body `body` of a `for` loop as copies of `exhausted`,
@@ -1128,6 +1169,9 @@ impl<'a> Structurer<'a> {
             if rest.iter().all(|x| x == first) {
                 follow = Some(*first);
                 copies = self.bottom_test_copies(h, *first, &body_set);
+                if let Some((_, a)) = self.rotated_while_else(h, &body_set) {
+                    follow = Some(a);
+                }
             }
         }
         // `while c: ... else: E` (CPython 3.8-3.9, unrotated): the header's test leaves

@@ -133,3 +133,65 @@ def finally_if_continue_in_while(n, log):
             if i > 1:
                 log.append(("fin", i))
     return log
+
+
+@case(([], []), ([0, 0, 1], []), ([0, "k"], []), ([0, 0], []), (["v"], []))
+def while_else_break_ends_try_body(items, log):
+    # `while c: ... else: E` last in a try body, whose `break` jumps straight to the
+    # code after the try (asyncio.sslproto._do_read__buffered).
+    try:
+        while items:
+            x = items.pop(0)
+            if _step(log, x):
+                break
+        else:
+            log.append("else")
+    except KeyError:
+        log.append("caught")
+    _step(log, "after")
+    return log
+
+
+@case(([], []), ([0, 1], []), (["k"], []), ([0, 0, 0], []))
+def while_else_break_then_more_in_try(items, log):
+    # The same loop followed by more code in the try body.
+    try:
+        while items:
+            if _step(log, items.pop(0)):
+                break
+        else:
+            log.append("else")
+        log.append("more")
+    except KeyError:
+        log.append("caught")
+    return log
+
+
+@case(([], []), ([0, 1, 2], []), ([0, "k"], []), ([0], []))
+def for_else_return_break_in_try(items, log):
+    # `for ... else: return` in a try body; `break` goes on after the try
+    # (compileall.compile_file).
+    try:
+        for x in items:
+            if _step(log, x):
+                break
+        else:
+            return "exhausted"
+    except KeyError:
+        log.append("caught")
+    return log
+
+
+@case((0, []), (2, []), (5, []))
+def while_else_break_no_try(n, log):
+    # A plain `while c: ... else: E` with `break`.
+    i = 0
+    while i < 3:
+        i += 1
+        if i == n:
+            log.append("break")
+            break
+    else:
+        log.append("else")
+    log.append(i)
+    return log

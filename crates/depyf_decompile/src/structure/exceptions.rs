@@ -514,7 +514,6 @@ impl Structurer<'_> {
                 rest[n - 1] = last;
             }
             if rest.len() < n || !is_copy_before(&rest[..n], &rest[n..], &fbody) {
-                if std::env::var_os("FIN8").is_some() { eprintln!("FIN8 rest:\n{}\nfbody:\n{}\nbody:\n{}", print_body(&rest, 0), print_body(&fbody, 0), print_body(&body, 0)); }
                 return Err(err("the normal exit of a try/finally does not run the finally body"));
             }
             // CPython copies the finally body before every return/break/continue
@@ -2343,6 +2342,33 @@ mod tests {
     /// `return f()`: a value that runs code, so not the same inside the clause.
     fn ret(f: &str) -> Stmt {
         Stmt::Return(Some(Expr::Call(Box::new(Expr::name(f)), Vec::new(), Vec::new())))
+    }
+
+    #[test]
+    fn copies_ending_in_if_arms_that_return_a_name() {
+        // `finally: if c: a() else: b()` copied before `return x`, the `return`
+        // in both arms (CPython 3.12+ copies the small exit block).
+        let rx = Stmt::Return(Some(Expr::name("x")));
+        let fbody = vec![Stmt::If(Expr::name("c"), vec![call("a")], vec![call("b")])];
+        let copy = vec![Stmt::If(Expr::name("c"), vec![call("a"), rx.clone()], vec![call("b"), rx.clone()])];
+        assert!(if_tails_leave(&copy[0], &rx));
+        assert!(is_copy_before_return(&copy, &rx, &fbody));
+        // An arm that falls off instead: not every way ends in the `return`.
+        let open = vec![Stmt::If(Expr::name("c"), vec![call("a"), rx.clone()], vec![call("b")])];
+        assert!(!if_tails_leave(&open[0], &rx));
+        // Another value returned: not the copy.
+        assert!(!is_copy_before_return(&copy, &ret("y"), &fbody));
+        // `if c: a(); return x` then `b(); return x` reads as the if/else then the return.
+        let flat = vec![Stmt::If(Expr::name("c"), vec![call("a"), rx.clone()], Vec::new()), call("b"), rx.clone()];
+        assert_eq!(unguard(&flat), Some(vec![fbody[0].clone(), rx.clone()]));
+        // A re-raise copied into both arms of a nested finally copy is a small exit.
+        let rr = Stmt::Expr(Expr::name(markers::RERAISE));
+        assert!(is_small_exit(&rr));
+        let copy = vec![Stmt::If(Expr::name("c"), vec![call("a"), rr.clone()], vec![call("b"), rr.clone()])];
+        assert!(is_copy_before(&copy, std::slice::from_ref(&rr), &fbody));
+        // An `else` that held only the stripped exit disappears.
+        let copy = vec![Stmt::If(Expr::name("c"), vec![call("a"), Stmt::Return(None)], vec![Stmt::Return(None)])];
+        assert!(is_copy_before(&copy, &[Stmt::Return(None)], &[Stmt::If(Expr::name("c"), vec![call("a")], Vec::new())]));
     }
 
     #[test]
