@@ -12,13 +12,6 @@ KNOWN_FAILURES = {
         '3.10': 'the normal exit of a try/finally does not run the finally body',
         '3.11 3.12 3.13 3.14 3.15': 'code after a try body reached from inside the body where no statement can leave it',
     },
-    'audit_differs.for_else_return_break_with_in_try': {
-        '3.11 3.13 3.14 3.15': 'code after a try body reached from inside the body where no statement can leave it',
-    },
-    'audit_differs.while_else_break_in_try': {
-        '3.10 3.11 3.12': 'code after a try body reached from inside the body where no statement can leave it',
-        '3.13': 'a branch of a try or with body that leaves it before the code after the branch',
-    },
     'control_handler_loops.continue_in_try_finally_then_break': {
         'all': 'the way out of a while loop lies inside a try or with of its body',
     },
@@ -66,9 +59,6 @@ KNOWN_FAILURES = {
     's6_finally_exits.finally_holds_try_except_at_end': {
         '3.10': 'the normal exit of a try/finally does not run the finally body',
     },
-    's6_loop_heads.async_finally_retry': {
-        '3.10 3.11 3.12 3.13 3.14 3.15': 'the normal exit of a try/finally does not run the finally body',
-    },
     's6_loop_heads.finally_retry_loop_return': {
         'all': 'a try or with body with several exits',
     },
@@ -93,7 +83,7 @@ KNOWN_FAILURES = {
         '3.11 3.12 3.13 3.14 3.15': 'the normal exit of a try/finally does not run the finally body',
     },
     's6_nested_finally38.try_finally_in_finally_in_loop': {
-        'all': 'the normal exit of a try/finally does not run the finally body',
+        '3.10 3.11 3.12 3.13 3.14': 'the normal exit of a try/finally does not run the finally body',
     },
     's6_nested_finally38.try_finally_in_finally_in_plain_loop': {
         '3.10': 'a try or with body with several exits',
@@ -107,27 +97,14 @@ KNOWN_FAILURES = {
     's7_audA.while_break_in_inner_clause_leaves_outer_try': {
         '3.11 3.12 3.13 3.14 3.15': 'code after a try body reached from inside the body where no statement can leave it',
     },
-    's7_audA.with_body_while_else_break': {
-        '3.10 3.11 3.12 3.13': 'a construct that recovery could not shape (`__with_exit__` left in the output)',
-    },
     's7_audB.loop_return_name_in_try_finally_changed': {
         'all': 'the normal exit of a try/finally does not run the finally body',
     },
     's7_audB.loop_returns_in_try_finally': {
         'all': 'a try or with body with several exits',
     },
-    's7_audB.while_else_break_in_else_arm_in_try': {
-        '3.10 3.11 3.12': 'code after a try body reached from inside the body where no statement can leave it',
-        '3.13': 'a loop inside a try or with body that leaves it for the code after the statement',
-    },
     's7_audB.with_body_for_else_return_break': {
         'all': 'a construct that recovery could not shape (`__with_exit__` left in the output)',
-    },
-    's7_audB.with_body_while_else_break': {
-        '3.10 3.11 3.12 3.13': 'a construct that recovery could not shape (`__with_exit__` left in the output)',
-    },
-    's7_audB.with_body_while_else_break_in_else_arm': {
-        '3.10 3.11 3.12 3.13': 'a construct that recovery could not shape (`__with_exit__` left in the output)',
     },
     's7_n310.finally_starts_with_retry_loop': {
         '3.8': 'SETUP_FINALLY: a handler whose first instruction is also the target of a jump (a loop starting a finally body), in a 3.8 finally body copied with branches: not supported by the decompiler yet',
@@ -141,11 +118,20 @@ KNOWN_FAILURES = {
     's7_p15.break_nested_loops_from_handler': {
         '3.8 3.9 3.10': 'control flow too tangled to structure (duplication limit reached)',
     },
+    's8_fin8.finally_if_break_in_for': {
+        '3.12 3.13 3.14 3.15': 'a try or with body with several exits',
+    },
+    's8_fin8.finally_if_continue_in_while': {
+        '3.12 3.13': 'a try or with body with several exits',
+    },
+    's8_fin8.finally_if_try_except_implicit_return': {
+        '3.10': 'the normal exit of a try/finally does not run the finally body',
+    },
+    's8_fin8.return_name_through_finally_if': {
+        '3.8 3.9': 'a try or with body with several exits',
+    },
     'try_else_layouts.else_in_with': {
         'all': 'a construct that recovery could not shape (`__with_exit__` left in the output)',
-    },
-    'try_else_layouts.finally_ends_in_if_then_return_value': {
-        '3.12': 'the normal exit of a try/finally does not run the finally body',
     },
     'try_else_layouts.if_in_finally_with_return_in_body': {
         'all': 'a try or with body with several exits',
