@@ -7,13 +7,9 @@ def loops(n):
     while i < n:
         i += 1
         if i == 3:
-            for j in range(n):
-                if not j or out:
-                    if not j > 5:
-                        continue
-                out.append(j)
-            return out
-    out.append(-1)
+            break
+    else:
+        out.append(-1)
     for j in range(n):
         if not j or out:
             if not j > 5:
