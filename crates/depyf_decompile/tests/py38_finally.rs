@@ -90,6 +90,7 @@ fn decompiles_like_39_and_round_trips() {
             "return_in_try_and_finally",
             "return_in_try_and_finally_with_try",
             "return_in_try_except_as_in_finally",
+            "return_in_try_if_else_in_finally",
             "return_in_try_if_in_finally",
             "return_in_try_try_finally_in_finally",
             "return_in_with",

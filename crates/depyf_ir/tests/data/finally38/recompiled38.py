@@ -115,6 +115,16 @@ def raise_in_finally(g, x):
             raise ValueError(x)
     return 0
 
+def return_in_try_if_else_in_finally(g, x, h, k):
+    try:
+        return g()
+    finally:
+        if x:
+            h()
+        else:
+            k()
+
+
 def return_in_finally(g):
     try:
         g()
