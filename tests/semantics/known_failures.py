@@ -51,7 +51,7 @@ KNOWN_FAILURES = {
         '3.12 3.13 3.14 3.15': 'a with statement whose handler goes on elsewhere than its normal exit',
     },
     's6_finally_exits.finally_holds_if_with_try': {
-        '3.10 3.12 3.13 3.14 3.15': 'the normal exit of a try/finally does not run the finally body',
+        '3.10': 'the normal exit of a try/finally does not run the finally body',
     },
     's6_finally_exits.finally_holds_try_except': {
         '3.10': 'the normal exit of a try/finally does not run the finally body',
@@ -83,7 +83,7 @@ KNOWN_FAILURES = {
         '3.11 3.12 3.13 3.14 3.15': 'the normal exit of a try/finally does not run the finally body',
     },
     's6_nested_finally38.try_finally_in_finally_in_loop': {
-        '3.10 3.11 3.12 3.13 3.14': 'the normal exit of a try/finally does not run the finally body',
+        '3.10 3.11': 'the normal exit of a try/finally does not run the finally body',
     },
     's6_nested_finally38.try_finally_in_finally_in_plain_loop': {
         '3.10': 'a try or with body with several exits',
