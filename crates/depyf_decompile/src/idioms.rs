@@ -102,13 +102,18 @@ fn tested_while(s: &mut Stmt) {
         return;
     }
     let Some(Stmt::If(cond, then_body, else_body)) = body.first() else { return };
-    if !else_body.is_empty() || then_body.last() != Some(&Stmt::Continue) {
+    // The body may also be the one `if c: [...] else: [...; break]` (structuring
+    // writes an `if` that ends the loop body with an `else`, see
+    // `Structurer::loop_end_merge`): its then-branch goes round again by falling off
+    // the body's end.
+    let in_else = body.len() == 1 && !else_body.is_empty();
+    if !in_else && (!else_body.is_empty() || then_body.last() != Some(&Stmt::Continue)) {
         return;
     }
     // What runs once `c` fails: the `else` clause, up to the `break` that leaves
     // the loop, or ending the function; without `break`/`continue` of its own
     // (they would mean the enclosing loop in an `else` clause).
-    let mut orelse = body[1..].to_vec();
+    let mut orelse = if in_else { else_body.clone() } else { body[1..].to_vec() };
     match orelse.last() {
         Some(Stmt::Break) => {
             orelse.pop();

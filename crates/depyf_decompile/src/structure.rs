@@ -74,6 +74,14 @@ pub(crate) struct Structurer<'a> {
     /// How many times structuring reached a normal exit of those bodies (an empty
     /// stub): a branch whose arm gets there must not go on to code after it.
     exit_hits: usize,
+    /// How many times a region stopped at the header of the innermost loop because
+    /// that was its `stop` (see [`Self::loop_end_merge`]): an `if` whose arms
+    /// reach the end of the loop body.
+    header_hits: usize,
+    /// For each exception handler region being emitted, how many loops were open
+    /// when it was entered (its `except` tests and clean-up are matched as shapes of
+    /// their own, see [`Self::loop_end_merge`]).
+    handler_loops: Vec<usize>,
     /// The normal exits of the `try`/`with` bodies being emitted (where their
     /// regions stop): [`Self::skip_bare`] does not skip past them into the code
     /// after the statement.
@@ -193,6 +201,8 @@ impl<'a> Structurer<'a> {
             exit_stubs: Vec::new(),
             exit_stub_loops: Vec::new(),
             exit_hits: 0,
+            header_hits: 0,
+            handler_loops: Vec::new(),
             body_exits: Vec::new(),
             try_exits: Vec::new(),
             rec,
@@ -330,6 +340,9 @@ impl<'a> Structurer<'a> {
     fn region_into_at_depth(&mut self, out: &mut Vec<Stmt>, mut b: BlockId, stop: Option<BlockId>, mut entering_loop: bool, err: &dyn Fn(&str) -> DecompileError) -> Result<(), DecompileError> {
         loop {
             if Some(b) == stop {
+                if self.loops.last().is_some_and(|l| l.is_header(b)) {
+                    self.header_hits += 1;
+                }
                 return Ok(());
             }
             if let Some(l) = self.loops.last() {
@@ -409,7 +422,11 @@ impl<'a> Structurer<'a> {
             let for_header = self.rec.blocks[b.index()].for_loop.is_some() && matches!(self.cfg.blocks[b.index()].term, Terminator::Branch { .. });
             let pretest = self.pretest_of(b).is_some();
             if (!self.latches[b.index()].is_empty() && !pretest || for_header) && !entering_loop {
-                match self.emit_loop(out, b, err)? {
+                // Stops at the header of a loop nested here are not this loop's.
+                let saved_hits = self.header_hits;
+                let next = self.emit_loop(out, b, err)?;
+                self.header_hits = saved_hits;
+                match next {
                     Some(next) => {
                         // A loop whose `break` leaves the `try` body it ends: its
                         // follow lies past the body's normal exit (a block that only
@@ -446,6 +463,12 @@ impl<'a> Structurer<'a> {
             }
             match self.cfg.blocks[b.index()].term {
                 Terminator::Return | Terminator::Raise => return Ok(()),
+                Terminator::Jump(s) if Some(s) == stop && self.loops.last().is_some_and(|l| l.is_header(s)) && !self.implicit_back_jump(b) => {
+                    // A `continue` statement in an arm of an `if` that ends the loop
+                    // body (see `loop_end_merge`).
+                    out.push(Stmt::Continue);
+                    return Ok(());
+                }
                 Terminator::FallThrough(s) | Terminator::Jump(s) => b = s,
                 Terminator::Branch { jump, fall } => {
                     let test_fall = fall;
@@ -474,12 +497,25 @@ impl<'a> Structurer<'a> {
                     // goes on (inside a loop too): an `elif` whose `else` is a `continue`
                     // block (a jump back to the header, no meeting) still ends at the
                     // statement after the whole `if`, instead of copying it into each arm.
+                    let at_loop_end = if merge.is_none() { self.loop_end_merge(fall, jump, stop) } else { None };
+                    let merge = merge.or(at_loop_end);
+                    let header_hits = self.header_hits;
                     let inner_stop = merge.or(stop);
                     let hits = self.exit_hits;
                     let mut then_body = Vec::new();
                     self.region_into(&mut then_body, fall, inner_stop, false, err)?;
                     let mut else_body = Vec::new();
                     self.region_into(&mut else_body, jump, inner_stop, false, err)?;
+                    if at_loop_end.is_some() {
+                        // A test that jumps straight back to the header (CPython
+                        // 3.8-3.11 jump backwards conditionally) reads as `continue`.
+                        let l = self.loops.last().expect("a loop is open");
+                        for (arm, body) in [(fall, &mut then_body), (jump, &mut else_body)] {
+                            if l.is_header(arm) && body.is_empty() {
+                                body.push(Stmt::Continue);
+                            }
+                        }
+                    }
                     // An arm that left a `try`/`with` body at its normal exit would
                     // run the code after the branch too.
                     // (Going on at a normal exit itself is the end of the body.)
@@ -504,6 +540,32 @@ impl<'a> Structurer<'a> {
                     if written == Some(true) && jump.0 >= 2 && matches!(self.cfg.blocks[jump.index() - 2].term, Terminator::Return) {
                         crate::final_else(&mut then_body);
                     }
+                    if let Some(h) = at_loop_end {
+                        // A then-branch that leaves by itself (`continue`, `return`...)
+                        // before the rest of the loop body: that rest follows the `if`
+                        // (an `elif` would read it as one more test). One that falls off
+                        // the body's end keeps its `else`.
+                        let leaves = ends_control(&then_body);
+                        if self.header_hits == header_hits {
+                            // Neither arm got to the end of the loop body.
+                            push_if(out, cond, then_body, else_body, written);
+                            return Ok(());
+                        }
+                        if stop != Some(h) {
+                            // The arms that fall off the end go on with the next
+                            // iteration: `continue` (left out where the `if` ends the
+                            // loop body, `drop_trailing_continue`). Inside an arm of an
+                            // `if` that ends the body (`stop` is the header), that `if`
+                            // writes it.
+                            for body in [&mut then_body, &mut else_body] {
+                                if !ends_control(body) {
+                                    body.push(Stmt::Continue);
+                                }
+                            }
+                        }
+                        push_if(out, cond, then_body, else_body, written.or(Some(!leaves)));
+                        return Ok(());
+                    }
                     push_if(out, cond, then_body, else_body, written);
                     match merge {
                         Some(m) if Some(m) != stop || self.loops.is_empty() => b = m,
@@ -515,6 +577,80 @@ impl<'a> Structurer<'a> {
                 }
             }
         }
+    }
+
+    /// The header of the innermost loop, as the meeting point of the arms of an `if`
+    /// (whose tests go on at `fall` and `jump`) that have no meeting point inside the
+    /// loop, when one of them gets to the end of the loop body (see
+    /// [`Self::implicit_back_jump`]): then the `if` is the last statement of the body,
+    /// its arms stop where they would fall off the body's end, and a `continue` (left
+    /// out at the end of the body) follows it. A jump of a `continue` statement in an
+    /// arm still writes `continue` (see `region_into_at_depth`). CPython compiles
+    /// `if c: A` / `else: B` at the end of a loop body with a jump back after each
+    /// arm that carries the line of that arm's last statement (3.12+ `Python/flowgraph.c`
+    /// `propagate_line_numbers`, 3.8-3.11 the line of the last statement compiled),
+    /// where `if c: A; continue` / `B` gives the `continue` a line of its own: read
+    /// as `continue`, the first form would compile with jumps of its own.
+    /// `None` outside loops, inside a `try`/`with` body or an exception handler
+    /// opened in the loop or around a `try`/`with` in an arm (whose exits are matched
+    /// on their own), and where the
+    /// enclosing region `stop`s inside the loop body (the `if` is an arm of one
+    /// that goes on there).
+    fn loop_end_merge(&self, fall: BlockId, jump: BlockId, stop: Option<BlockId>) -> Option<BlockId> {
+        let l = self.loops.last()?;
+        // Where the enclosing region stops inside the body, the `if` ends there.
+        if stop.is_some_and(|s| !l.is_header(s) && l.body.contains(&s)) {
+            return None;
+        }
+        let here = self.loops.len();
+        if self.exit_stub_loops.iter().any(|&(open, _)| open >= here) || self.try_exits.iter().any(|&(_, d)| d >= here) || self.handler_loops.iter().any(|&d| d >= here) {
+            return None;
+        }
+        // A `try`/`with` in an arm: its regions stop at the header too, where the
+        // code after its handlers (a `try`'s `else`) would no longer be told from the
+        // code after the statement.
+        let arm = |y: BlockId| self.reaches(fall, y) || self.reaches(jump, y);
+        let handler = self.cfg.blocks[fall.index()].handler.or(self.cfg.blocks[jump.index()].handler);
+        if l.body.iter().any(|&y| arm(y) && self.cfg.blocks[y.index()].handler != handler) {
+            return None;
+        }
+        let ends_body = l.body.iter().any(|&y| {
+            (self.reaches(fall, y) || self.reaches(jump, y)) && matches!(self.cfg.blocks[y.index()].term, Terminator::Jump(s) if l.is_header(s)) && self.implicit_back_jump(y)
+        });
+        ends_body.then_some(l.header)
+    }
+
+    /// Whether block `b`, which jumps back to the innermost loop's header, is the
+    /// jump at the end of the loop body rather than a `continue` statement: its jump
+    /// has no line of its own (none, or the line of the op before it in the block,
+    /// or of the end of the block's only predecessor). A lone jump that a test
+    /// falls into when its condition holds (`POP_JUMP_IF_FALSE` over it) is the
+    /// body of `if c: continue` written on one line. CPython gives a `continue`
+    /// statement its own location; the jump that ends a loop body gets the line of
+    /// what precedes it (3.10+ `Python/compile.c` emits it without a location,
+    /// filled in by `propagate_line_numbers`; 3.8-3.9 the line of the last statement).
+    fn implicit_back_jump(&self, b: BlockId) -> bool {
+        let blk = &self.cfg.blocks[b.index()];
+        let code = &self.rec.blocks[b.index()];
+        if code.error.is_some() || code.collapsed_to.is_some() {
+            return false;
+        }
+        let ops: Vec<&depyf_ir::IrInstr> = self.ir[blk.start..blk.end].iter().filter(|i| i.op != depyf_ir::Op::Nop).collect();
+        let Some((last, rest)) = ops.split_last() else { return false };
+        if !matches!(last.op, depyf_ir::Op::Jump(_)) {
+            return false;
+        }
+        let Some(line) = last.line else { return true };
+        if let Some(prev) = rest.last() {
+            return prev.line == Some(line);
+        }
+        let [p] = blk.preds.as_slice() else { return false };
+        let pb = &self.cfg.blocks[p.index()];
+        let Some(pl) = self.ir[pb.start..pb.end].iter().rev().find(|i| i.op != depyf_ir::Op::Nop) else { return false };
+        if matches!(pl.op, depyf_ir::Op::JumpIf { when: false, .. }) && matches!(pb.term, Terminator::Branch { fall, .. } if fall == b) {
+            return false;
+        }
+        pl.line == Some(line)
     }
 
     /// Whether block `b` is `to`, or leads there through at most four blocks
@@ -600,19 +736,37 @@ impl<'a> Structurer<'a> {
     }
 
     /// `Some((cond, fall, jump))` when `b` is a branch that only tests a condition:
-    /// no statements, one predecessor, not a loop header, in the same protected
-    /// range as that predecessor. A test at the start of a `try` body (`if p:` /
+    /// no statements, not a loop header, reached only from one block or only from
+    /// the blocks of `chain` (the tests already folded into the condition being
+    /// built, whose edges leave it only to its two outcomes: reaching `b` from them
+    /// means one outcome of that condition, as when both tests of `a and b` jump to
+    /// the `c` of `a and b or c`, on lines in the order of the source), and in the
+    /// same protected range as those predecessors. A test at the start of a `try` body (`if p:` /
     /// `try:` / `if stat(p):`) is not part of the test before it: folding it into
     /// `if p and stat(p):` would move it out of the `try`, so its exceptions would
     /// no longer reach the handlers (CPython 3.11+ put no op at a `try:`; 3.8-3.10's
     /// `SETUP_FINALLY` becomes a range too).
-    fn bare_test(&self, b: BlockId) -> Option<(Expr, BlockId, BlockId)> {
+    fn bare_test(&self, b: BlockId, chain: &[BlockId]) -> Option<(Expr, BlockId, BlockId)> {
         let block = &self.cfg.blocks[b.index()];
         let code = &self.rec.blocks[b.index()];
-        if block.preds.len() != 1 || !code.stmts.is_empty() || !self.latches[b.index()].is_empty() || code.for_loop.is_some() || code.collapsed_to.is_some() {
+        // (A block without statements that only goes on from a test of the chain,
+        // such as the `NOT_TAKEN` of CPython 3.14+, is part of it.)
+        let in_chain = |p: &BlockId| {
+            let pb = &self.cfg.blocks[p.index()];
+            chain.contains(p) || (self.rec.blocks[p.index()].stmts.is_empty() && self.rec.blocks[p.index()].collapsed_to.is_none() && matches!(pb.term, Terminator::FallThrough(_) | Terminator::Jump(_)) && matches!(pb.preds.as_slice(), [q] if chain.contains(q)))
+        };
+        // (Nor a test on a line before its predecessors': the bottom test of a
+        // rotated `while` after `if a and b: break`, a statement of its own.)
+        let line = |x: BlockId| {
+            let xb = &self.cfg.blocks[x.index()];
+            self.ir[xb.start..xb.end].iter().rev().find(|i| i.op != depyf_ir::Op::Nop).and_then(|i| i.line)
+        };
+        let in_order = |p: &BlockId| matches!((line(*p), line(b)), (Some(x), Some(y)) if x <= y);
+        let entered = block.preds.len() == 1 || (!block.preds.is_empty() && block.preds.iter().all(|p| in_chain(p) && in_order(p)));
+        if !entered || !code.stmts.is_empty() || !self.latches[b.index()].is_empty() || code.for_loop.is_some() || code.collapsed_to.is_some() {
             return None;
         }
-        if block.handler != self.cfg.blocks[block.preds[0].index()].handler {
+        if block.preds.iter().any(|p| block.handler != self.cfg.blocks[p.index()].handler) {
             return None;
         }
         match block.term {
@@ -669,7 +823,31 @@ impl<'a> Structurer<'a> {
             return true;
         }
         let terminal = |x: BlockId| matches!(self.cfg.blocks[x.index()].term, Terminator::Return | Terminator::Raise);
-        terminal(a) && terminal(b) && self.rec.blocks[a.index()].stmts == self.rec.blocks[b.index()].stmts && self.same_lines(a, b)
+        terminal(a) && terminal(b) && self.rec.blocks[a.index()].stmts == self.rec.blocks[b.index()].stmts && self.same_lines(a, b) && self.same_pred_lines(a, b)
+    }
+
+    /// Whether the blocks that lead to `a` and to `b` end on one line (or either
+    /// has predecessors on several lines, or without lines). Copies of an exit
+    /// block with a line of its own are made for the jumps of `break`/`continue`
+    /// and of the ends of `if` arms (CPython 3.12+ `Python/flowgraph.c`
+    /// `inline_small_exit_blocks`), never for the tests of one condition, whose
+    /// jumps all go to the one block: two such copies reached from tests on two
+    /// lines are two statements (`if x: break` in a `while c:` whose exit is that
+    /// code too), not the outcomes of one `x or not c`. (Copies of an exit without
+    /// a line take the line of their predecessor, which [`Self::same_lines`] compares.)
+    fn same_pred_lines(&self, a: BlockId, b: BlockId) -> bool {
+        let line = |x: BlockId| {
+            let mut lines = self.cfg.blocks[x.index()].preds.iter().map(|p| {
+                let pb = &self.cfg.blocks[p.index()];
+                self.ir[pb.start..pb.end].iter().rev().find(|i| i.op != depyf_ir::Op::Nop).and_then(|i| i.line)
+            });
+            let first = lines.next().flatten();
+            if lines.all(|l| l == first) { first } else { None }
+        };
+        match (line(a), line(b)) {
+            (Some(x), Some(y)) => x == y,
+            _ => true,
+        }
     }
 
     /// Whether block `b` ends in a `return None` that the compiler added at the end
@@ -733,45 +911,59 @@ impl<'a> Structurer<'a> {
     /// compiles `if a and b:` / `if a or b:`): `cond` leads to `fall`, else `jump`.
     /// `b` is the block of the test `cond`.
     fn short_circuit(&self, b: BlockId, cond: Expr, fall: BlockId, jump: BlockId) -> (Expr, BlockId, BlockId) {
-        self.short_circuit_in(cond, fall, jump, self.cfg.blocks[b.index()].handler, 0)
+        self.short_circuit_in(cond, fall, jump, self.cfg.blocks[b.index()].handler, 0, &mut vec![b])
     }
 
     /// A test block's condition with the tests that follow it folded in first
     /// (`a or (b and c)`: the `b and c` region is one operand), to a bounded depth.
-    fn test_region(&self, b: BlockId, within: Option<depyf_cfg::ExcEdge>, depth: usize) -> Option<(Expr, BlockId, BlockId)> {
-        let (c, f, j) = self.bare_test(b)?;
-        Some(if depth < 32 { self.short_circuit_in(c, f, j, within, depth + 1) } else { (c, f, j) })
+    /// `chain`: the tests of the enclosing condition folded so far, the only blocks
+    /// besides one single predecessor that may lead to `b`; the blocks of the region
+    /// are added to it. Inside the region only its own tests may lead to a test.
+    fn test_region(&self, b: BlockId, within: Option<depyf_cfg::ExcEdge>, depth: usize, chain: &mut Vec<BlockId>) -> Option<(Expr, BlockId, BlockId)> {
+        let (c, f, j) = self.bare_test(b, chain)?;
+        let mut own = vec![b];
+        let r = if depth < 32 { self.short_circuit_in(c, f, j, within, depth + 1, &mut own) } else { (c, f, j) };
+        chain.extend(own);
+        Some(r)
     }
 
     /// `within`: the protected range of the first test (every test folded in shares it).
-    fn short_circuit_in(&self, mut cond: Expr, mut fall: BlockId, mut jump: BlockId, within: Option<depyf_cfg::ExcEdge>, depth: usize) -> (Expr, BlockId, BlockId) {
+    /// `chain`: the test blocks folded so far (see [`Self::bare_test`]); each test
+    /// folded in is added.
+    fn short_circuit_in(&self, mut cond: Expr, mut fall: BlockId, mut jump: BlockId, within: Option<depyf_cfg::ExcEdge>, depth: usize, chain: &mut Vec<BlockId>) -> (Expr, BlockId, BlockId) {
         loop {
             fall = self.skip_bare(fall, within);
             jump = self.skip_bare(jump, within);
-            if let Some((c2, f2, j2)) = self.test_region(fall, within, depth) {
+            let mut trial = chain.clone();
+            if let Some((c2, f2, j2)) = self.test_region(fall, within, depth, &mut trial) {
                 let (f2, j2) = (self.skip_bare(f2, within), self.skip_bare(j2, within));
                 if self.same_exit(j2, jump) {
                     cond = and_or(true, cond, c2);
                     fall = f2;
+                    *chain = trial;
                     continue;
                 }
                 if self.same_exit(f2, jump) {
                     cond = and_or(false, negate(cond), c2);
                     fall = jump;
                     jump = j2;
+                    *chain = trial;
                     continue;
                 }
             }
-            if let Some((c2, f2, j2)) = self.test_region(jump, within, depth) {
+            let mut trial = chain.clone();
+            if let Some((c2, f2, j2)) = self.test_region(jump, within, depth, &mut trial) {
                 let (f2, j2) = (self.skip_bare(f2, within), self.skip_bare(j2, within));
                 if self.same_exit(f2, fall) {
                     cond = and_or(false, cond, c2);
                     jump = j2;
+                    *chain = trial;
                     continue;
                 }
                 if self.same_exit(j2, fall) {
                     cond = and_or(false, cond, negate(c2));
                     jump = f2;
+                    *chain = trial;
                     continue;
                 }
             }

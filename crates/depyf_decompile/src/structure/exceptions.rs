@@ -1003,7 +1003,10 @@ impl Structurer<'_> {
                 }
             }
         };
-        Ok((after, self.region(h, after.or(stop), err)?))
+        self.handler_loops.push(self.loops.len());
+        let r = self.region(h, after.or(stop), err);
+        self.handler_loops.pop();
+        Ok((after, r?))
     }
 
     /// Splits the exits `exits` (more than one) of the body of the `try` or `with`
@@ -1264,7 +1267,9 @@ impl Structurer<'_> {
             // (Compared with the normal exit's code, not written: it may go on to the
             // code after an enclosing `try` body, `Structurer::try_exits`.)
             let exits = std::mem::take(&mut self.try_exits);
+            self.handler_loops.push(self.loops.len());
             let suppressed = self.region(h, stop, err);
+            self.handler_loops.pop();
             self.try_exits = exits;
             let suppressed = suppressed_path(suppressed?).ok_or_else(|| err("a with handler of an unknown shape"))?;
             match e1 {
