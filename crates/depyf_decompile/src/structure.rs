@@ -761,7 +761,7 @@ impl<'a> Structurer<'a> {
             let xb = &self.cfg.blocks[x.index()];
             self.ir[xb.start..xb.end].iter().rev().find(|i| i.op != depyf_ir::Op::Nop).and_then(|i| i.line)
         };
-        let in_order = |p: &BlockId| matches!((line(*p), line(b)), (Some(x), Some(y)) if x <= y);
+        let in_order = |p: &BlockId| !matches!((line(*p), line(b)), (Some(x), Some(y)) if x > y);
         let entered = block.preds.len() == 1 || (!block.preds.is_empty() && block.preds.iter().all(|p| in_chain(p) && in_order(p)));
         if !entered || !code.stmts.is_empty() || !self.latches[b.index()].is_empty() || code.for_loop.is_some() || code.collapsed_to.is_some() {
             return None;

@@ -460,7 +460,12 @@ impl Structurer<'_> {
             let mut rest = Vec::new();
             match e1 {
                 Some(e1) => {
-                    self.region_into(&mut rest, e1, stop, false, err)?;
+                    // (Read as the handler's copy is: `Structurer::loop_end_merge`
+                    // would write a copy that ends a loop body otherwise.)
+                    self.handler_loops.push(self.loops.len());
+                    let r = self.region_into(&mut rest, e1, stop, false, err);
+                    self.handler_loops.pop();
+                    r?;
                     // `try: return x` then a copy of the `finally` body that rebinds
                     // `x`: the value loaded in the body waits on the stack, and
                     // recovery names it before the copy's store. The load is the
