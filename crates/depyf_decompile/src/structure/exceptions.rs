@@ -384,13 +384,13 @@ impl Structurer<'_> {
             let start = |x: BlockId| self.cfg.blocks[x.index()].start;
             let first = exits[0];
             if exits[1..].iter().all(|&x| self.same_code(start(first), start(x))) {
-                let r = self.region(first, stop, err)?;
+                let r = self.copy_region(first, stop, err)?;
                 // Flow that leaves the copies goes on nowhere that the body could
                 // meet again.
                 let mut same = ends_control(&r);
                 let text = print_body(&r, 0);
                 for &x in &exits[1..] {
-                    same &= print_body(&self.region(x, stop, err)?, 0) == text;
+                    same &= print_body(&self.copy_region(x, stop, err)?, 0) == text;
                 }
                 if same {
                     stubs = exits.split_off(1).into_iter().map(|x| (x, Vec::new())).collect();
@@ -984,6 +984,17 @@ impl Structurer<'_> {
         returns > 0
     }
 
+    /// [`Self::region`] for code read as a copy of a `finally` body or of the code
+    /// after a `try`/`with` (compared statement by statement with other copies):
+    /// written as a handler's region is (see `Structurer::loop_end_merge`), the same
+    /// wherever the copy stands.
+    fn copy_region(&mut self, x: BlockId, stop: Option<BlockId>, err: &dyn Fn(&str) -> DecompileError) -> Result<Vec<Stmt>, DecompileError> {
+        self.handler_loops.push(self.loops.len());
+        let r = self.region(x, stop, err);
+        self.handler_loops.pop();
+        r
+    }
+
     /// The statements of handler `h` (see `emit_try`) and the block where its
     /// `except` clauses join the code after the `try` (`None` when none does),
     /// given the body's normal exit `e1`.
@@ -1076,7 +1087,7 @@ impl Structurer<'_> {
         let mut normal = Vec::new();
         let mut stubs: Vec<ExitStub> = Vec::new();
         for &x in exits {
-            let mut r = self.region(x, stop, err)?;
+            let mut r = self.copy_region(x, stop, err)?;
             let mut copied_return = false;
             if r.len() < n || print_body(&r[..n], 0) != text {
                 // CPython 3.12+ copies the small exit block after the copy (`return`

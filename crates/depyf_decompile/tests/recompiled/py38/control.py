@@ -11,10 +11,8 @@ def loops(n):
     else:
         out.append(-1)
     for j in range(n):
-        if not j or out:
-            if not j > 5:
-                continue
-        out.append(j)
+        if not (not j or out) or j > 5:
+            out.append(j)
     return out
 
 # depyf-function: ternary
