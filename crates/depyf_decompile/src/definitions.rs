@@ -159,7 +159,7 @@ fn skip_test(arm: &[Stmt]) -> Option<Expr> {
 fn temp_value(arm: &[Stmt]) -> Option<(String, Expr)> {
     match arm {
         [Stmt::Assign(targets, e)] => match targets.as_slice() {
-            [Expr::Name(n)] if n.starts_with("__temp_") => Some((n.clone(), e.clone())),
+            [Expr::Name(n)] if n.starts_with("__temp_") => Some((n.to_string(), e.clone())),
             _ => None,
         },
         [Stmt::If(c, a, b)] => {
@@ -804,7 +804,7 @@ fn annotations(body: &mut Vec<Stmt>) {
                             body.remove(i - 1);
                             i -= 1;
                         }
-                        body[i] = Stmt::AnnAssign(Expr::Name(x), ann, value);
+                        body[i] = Stmt::AnnAssign(Expr::Name(x.into()), ann, value);
                     }
                 }
             }
@@ -856,11 +856,11 @@ fn class_annotations(body: &mut Vec<Stmt>) {
         match found {
             Some(i) => {
                 let Stmt::Assign(_, v) = std::mem::replace(&mut body[i], Stmt::Pass) else { unreachable!("matched above") };
-                body[i] = Stmt::AnnAssign(Expr::Name(name), ann, Some(v));
+                body[i] = Stmt::AnnAssign(Expr::Name(name.into()), ann, Some(v));
                 pos = i + 1;
             }
             None => {
-                body.insert(pos, Stmt::AnnAssign(Expr::Name(name), ann, None));
+                body.insert(pos, Stmt::AnnAssign(Expr::Name(name.into()), ann, None));
                 pos += 1;
             }
         }
@@ -999,7 +999,7 @@ pub(crate) fn compiler_made_source(code: &CodeObject, options: &Options) -> Resu
         return Ok(Some(out));
     }
     let Some(items) = class_annotate_items(&args, &body) else { return Ok(None) };
-    let mut out: Vec<Stmt> = items.into_iter().map(|(n, a)| Stmt::AnnAssign(Expr::Name(n), a, None)).collect();
+    let mut out: Vec<Stmt> = items.into_iter().map(|(n, a)| Stmt::AnnAssign(Expr::Name(n.into()), a, None)).collect();
     future_annotations(code, &mut out);
     Ok(Some(out))
 }
@@ -1305,7 +1305,7 @@ pub(crate) fn generic(code: &CodeObject, body: Vec<Stmt>) -> Result<Expr, Decomp
             Stmt::Assign(t, v) if matches!(t.as_slice(), [Expr::Name(_)]) => {
                 let Expr::Name(n) = &t[0] else { unreachable!() };
                 let p = kind_of(v, n).ok_or_else(|| err(&format!("a generic parameters function with other statements: {}", depyf_source::print_body(std::slice::from_ref(s), 0).trim_end())))?;
-                assigned.push((n.clone(), p));
+                assigned.push((n.to_string(), p));
             }
             _ => return Err(err(&format!("a generic parameters function with other statements: {}", depyf_source::print_body(std::slice::from_ref(s), 0).trim_end()))),
         }

@@ -484,7 +484,7 @@ pub(crate) fn kept_test_returns(body: &mut Vec<Stmt>) {
         s.walk_scope_exprs(&mut |e| {
             if let Expr::Name(n) = e {
                 if n.starts_with("__temp_") {
-                    *reads.entry(n.clone()).or_default() += 1;
+                    *reads.entry(n.to_string()).or_default() += 1;
                 }
             }
         });

@@ -208,7 +208,7 @@ fn leftover_marker(body: &[Stmt]) -> Option<String> {
                     || matches!(n.as_str(), "__exc__" | "__exc_match__" | "__pop_except__" | "__pop_except_held__" | "__reraise__" | "__with_enter__" | "__with_exit__" | "__with_suppress__" | patterns::MATCH_MARK | depyf_source::ASYNC_MARK)
                     || matches!(n.as_str(), "__typevar__" | "__typevartuple__" | "__paramspec__" | "__type_alias__" | "__set_type_params__" | "__generic__" | ".defaults" | ".kwdefaults");
                 if is_marker && found.is_none() {
-                    found = Some(n.clone());
+                    found = Some(n.to_string());
                 }
             }
         });
@@ -611,7 +611,7 @@ pub fn decompile(code: &CodeObject, options: &Options) -> Result<Decompiled, Dec
         // recompiled code object is a `<lambda>` again.
         let name = options.function_name.clone().unwrap_or_else(|| "_lambda_".into());
         let lambda = Expr::Lambda(Box::new(arguments(code)), Box::new(e));
-        print_body(&[Stmt::Assign(vec![Expr::Name(name)], lambda)], 0)
+        print_body(&[Stmt::Assign(vec![Expr::Name(name.into())], lambda)], 0)
     } else if code.co_flags & (co_flags::OPTIMIZED | co_flags::NEWLOCALS) == 0 {
         // A class body (module-like scope with a name): `class Name:` and its body.
         // Bases and keywords are arguments of the class creation, not of this code.

@@ -24,7 +24,7 @@
 
 use std::sync::Arc;
 
-use depyf_source::{Arguments, Expr, Pattern, Stmt};
+use depyf_source::{Arguments, Expr, Ident, Pattern, Stmt};
 
 /// Rewrites the mangled private names under every `class` statement of `body` (at any
 /// depth: in function bodies, in nested classes with their own prefix, and in the
@@ -45,11 +45,23 @@ fn prefix_of(class: &str) -> Option<String> {
 /// `name` without the mangling prefix when compiling `__rest` under that class
 /// gives `name` again.
 fn name(n: &mut String, prefix: Option<&str>) {
-    let Some(p) = prefix else { return };
-    let Some(rest) = n.strip_prefix(p) else { return };
-    if rest.len() > 2 && rest.starts_with("__") && !rest.ends_with("__") && !rest.contains('.') {
+    if let Some(rest) = unmangled(n, prefix) {
         *n = rest.to_string();
     }
+}
+
+/// [`name`] for an identifier of the tree.
+fn ident(n: &mut Ident, prefix: Option<&str>) {
+    if let Some(rest) = unmangled(n, prefix) {
+        *n = Ident::from(rest);
+    }
+}
+
+/// The name that compiling gives `n` under the class of mangling `prefix`, when
+/// it is not `n` itself.
+fn unmangled<'a>(n: &'a str, prefix: Option<&str>) -> Option<&'a str> {
+    let rest = n.strip_prefix(prefix?)?;
+    (rest.len() > 2 && rest.starts_with("__") && !rest.ends_with("__") && !rest.contains('.')).then_some(rest)
 }
 
 fn names(ns: &mut [String], prefix: Option<&str>) {
@@ -81,7 +93,8 @@ fn arguments(a: &mut Arguments, prefix: Option<&str>) {
 
 fn expr(e: &mut Expr, prefix: Option<&str>) {
     e.walk_mut(&mut |e| match e {
-        Expr::Name(n) | Expr::NamedExpr(n, _) | Expr::Attribute(_, n) => name(n, prefix),
+        Expr::Name(n) | Expr::Attribute(_, n) => ident(n, prefix),
+        Expr::NamedExpr(n, _) => name(n, prefix),
         // Parameter names only: the defaults and the body were walked already.
         Expr::Lambda(a, _) => {
             names(&mut a.posonly, prefix);

@@ -214,16 +214,16 @@ impl Sim<'_> {
             })),
             Op::LoadGlobal(i) | Op::LoadName(i) => {
                 let n = self.name(i)?;
-                self.stack.push(V::Val(Expr::Name(n)));
+                self.stack.push(V::Val(Expr::Name(n.into())));
             }
             Op::LoadFast(i) | Op::LoadDeref(i) => {
                 let n = self.local(i)?;
-                self.stack.push(V::Val(Expr::Name(n)));
+                self.stack.push(V::Val(Expr::Name(n.into())));
             }
             Op::LoadAttr(i) => {
                 let V::Val(e) = self.pop()? else { return None };
                 let a = self.name(i)?;
-                self.stack.push(V::Val(Expr::Attribute(Box::new(e), a)));
+                self.stack.push(V::Val(Expr::Attribute(Box::new(e), a.into())));
             }
             Op::Compare(cmp) => {
                 let right = self.pop()?;
@@ -928,7 +928,7 @@ fn chain(mut seq: Vec<Stmt>, subject: &mut Option<Expr>, cases: &mut Vec<MatchCa
             if value == s && !cases.is_empty() {
                 let x = x.clone();
                 seq.remove(0);
-                cases.push(MatchCase { pattern: Pattern::Capture(x), guard: None, body: seq });
+                cases.push(MatchCase { pattern: Pattern::Capture(x.to_string()), guard: None, body: seq });
                 return Ok(Vec::new());
             }
         }
@@ -1040,7 +1040,7 @@ pub(crate) fn inline_subject_temps(body: &mut Vec<Stmt>) {
         s.walk_scope_exprs(&mut |e| {
             if let Expr::Name(n) = e {
                 if n.starts_with("__temp_") {
-                    *reads.entry(n.clone()).or_default() += 1;
+                    *reads.entry(n.to_string()).or_default() += 1;
                 }
             }
         });
@@ -1056,7 +1056,7 @@ fn inline_subjects_in(body: &mut Vec<Stmt>, reads: &std::collections::BTreeMap<S
         if k + 1 < body.len() {
             if let (Stmt::Assign(ts, _), Stmt::Match(Expr::Name(subject), _)) = (&body[k], &body[k + 1]) {
                 let temp = matches!(ts.as_slice(), [Expr::Name(t)] if t == subject && t.starts_with("__temp_"));
-                if temp && reads.get(subject) == Some(&2) {
+                if temp && reads.get(subject.as_str()) == Some(&2) {
                     let Stmt::Assign(_, value) = body.remove(k) else { unreachable!("matched above") };
                     if let Stmt::Match(s, _) = &mut body[k] {
                         *s = value;

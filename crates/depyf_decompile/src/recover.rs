@@ -19,7 +19,7 @@ use std::collections::BTreeSet;
 use depyf_bytecode::{local_kind, CodeObject, Constant};
 use depyf_cfg::{BlockId, Cfg, Terminator};
 use depyf_ir::{CallLayout, CmpOp, IrInstr, Op, UnaryOp};
-use depyf_source::{CompKind, Comprehension, Expr, Keyword, Stmt};
+use depyf_source::{CompKind, Comprehension, Expr, Ident, Keyword, Stmt};
 
 use crate::DecompileError;
 
@@ -235,12 +235,12 @@ impl Ctx<'_> {
         format!("__temp_{n}__")
     }
 
-    fn local_name(&self, i: usize) -> String {
-        self.code.co_localsplusnames[i].clone()
+    fn local_name(&self, i: usize) -> Ident {
+        Ident::from(self.code.co_localsplusnames[i].as_str())
     }
 
-    fn name(&self, i: usize) -> String {
-        self.code.co_names[i].clone()
+    fn name(&self, i: usize) -> Ident {
+        Ident::from(self.code.co_names[i].as_str())
     }
 
     /// Whether a local named `name` would make the global of that name unreadable
@@ -269,7 +269,7 @@ impl Ctx<'_> {
                 let [a, b, c] = &**parts;
                 Expr::Slice(part(a), part(b), part(c))
             }
-            Constant::Opaque { index, .. } => Expr::Name(format!("{}_{index}", self.naming.const_prefix)),
+            Constant::Opaque { index, .. } => Expr::Name(format!("{}_{index}", self.naming.const_prefix).into()),
             c => Expr::Const(c.clone()),
         }
     }
@@ -527,11 +527,11 @@ impl BlockState<'_, '_> {
                     // `t = (n := v)` compiles exactly like `n = t = v`, which is the
                     // form recovery reads back: write that one.
                     let stmt = match e.clone() {
-                        Expr::NamedExpr(n, v) => Stmt::Assign(vec![Expr::Name(n), Expr::Name(t.clone())], *v),
-                        e => Stmt::Assign(vec![Expr::Name(t.clone())], e),
+                        Expr::NamedExpr(n, v) => Stmt::Assign(vec![Expr::Name(n.into()), Expr::Name(t.clone().into())], *v),
+                        e => Stmt::Assign(vec![Expr::Name(t.clone().into())], e),
                     };
                     self.stmts.push(stmt);
-                    self.stack[i] = SVal::Expr(Expr::Name(t));
+                    self.stack[i] = SVal::Expr(Expr::Name(t.into()));
                 }
             }
         }
@@ -543,7 +543,7 @@ impl BlockState<'_, '_> {
         // Most statements come with no plain name on the stack: nothing to rebind,
         // and no need to collect the names the statement binds.
         let names_on_stack = self.stack.iter().any(|v| matches!(v, SVal::Expr(Expr::Name(_))));
-        let rebinds: Vec<String> = match &s {
+        let rebinds: Vec<Ident> = match &s {
             Stmt::Assign(targets, _) if names_on_stack => targets.iter().flat_map(target_names).collect(),
             Stmt::Delete(targets) if names_on_stack => targets.iter().flat_map(target_names).collect(),
             _ => Vec::new(),
@@ -552,8 +552,8 @@ impl BlockState<'_, '_> {
             if let SVal::Expr(Expr::Name(n)) = &self.stack[i] {
                 if rebinds.contains(n) {
                     let t = self.ctx.fresh_temp();
-                    self.stmts.push(Stmt::Assign(vec![Expr::Name(t.clone())], Expr::Name(n.clone())));
-                    self.stack[i] = SVal::Expr(Expr::Name(t));
+                    self.stmts.push(Stmt::Assign(vec![Expr::Name(t.clone().into())], Expr::Name(n.clone())));
+                    self.stack[i] = SVal::Expr(Expr::Name(t.into()));
                 }
             }
         }
@@ -564,7 +564,7 @@ impl BlockState<'_, '_> {
     /// How many consecutive stores to distinct plain variables start at `op` (at
     /// least 2, else 0), each taking one value already on the stack.
     fn tuple_store_len(&self, op: &Op, next: &[IrInstr]) -> usize {
-        let name_of = |op: &Op| -> Option<String> {
+        let name_of = |op: &Op| -> Option<Ident> {
             match *op {
                 Op::StoreFast(i) | Op::StoreDeref(i) => Some(self.ctx.local_name(i)),
                 Op::StoreName(i) | Op::StoreGlobal(i) => Some(self.ctx.name(i)),
@@ -838,7 +838,7 @@ impl BlockState<'_, '_> {
                 }
                 Op::StoreGlobal(i) if depth == 0 => {
                     let n = self.ctx.name(i);
-                    return (!self.ctx.code.co_localsplusnames.contains(&n)).then_some(j + 1);
+                    return (!self.ctx.code.co_localsplusnames.iter().any(|x| *x == n)).then_some(j + 1);
                 }
                 Op::StoreFast(_) | Op::StoreName(_) | Op::StoreDeref(_) if depth == 0 => return Some(j + 1),
                 Op::StoreAttr(_) if depth == 1 => return Some(j + 1),
@@ -891,21 +891,21 @@ impl BlockState<'_, '_> {
             Op::StoreDeref(i) => {
                 let n = self.ctx.local_name(i);
                 if self.ctx.code.co_localspluskinds[i] & local_kind::FREE != 0 {
-                    self.ctx.nonlocals_stored.insert(n.clone());
+                    self.ctx.nonlocals_stored.insert(n.to_string());
                 }
                 n
             }
             Op::StoreGlobal(i) => {
                 let n = self.ctx.name(i);
-                if self.ctx.code.co_localsplusnames.contains(&n) {
+                if self.ctx.code.co_localsplusnames.iter().any(|x| *x == n) {
                     return None;
                 }
-                self.ctx.globals_stored.insert(n.clone());
+                self.ctx.globals_stored.insert(n.to_string());
                 n
             }
             _ => return None,
         };
-        Some(Expr::Name(name))
+        Some(Expr::Name(name.into()))
     }
 
     fn store(&mut self, target: Expr) -> Result<(), DecompileError> {
@@ -994,8 +994,8 @@ impl BlockState<'_, '_> {
                     Some(Op::BinarySubscr | Op::StoreSubscr | Op::DeleteSubscr | Op::Copy(_))
                 );
                 let c = match &ctx.code.co_consts[i] {
-                    Constant::Code(_) if !made_into_function => Expr::Name(format!("{}_{i}", ctx.naming.const_prefix)),
-                    Constant::Slice(_) if !subscripted => Expr::Name(format!("{}_{i}", ctx.naming.const_prefix)),
+                    Constant::Code(_) if !made_into_function => Expr::Name(format!("{}_{i}", ctx.naming.const_prefix).into()),
+                    Constant::Slice(_) if !subscripted => Expr::Name(format!("{}_{i}", ctx.naming.const_prefix).into()),
                     _ => ctx.constant(i),
                 };
                 self.push(c);
@@ -1008,7 +1008,7 @@ impl BlockState<'_, '_> {
             }
             Op::LoadFast(i) | Op::LoadDeref(i) => {
                 let n = ctx.local_name(i);
-                self.push(Expr::Name(n));
+                self.push(Expr::Name(n.into()));
             }
             Op::LoadClosure(i) => {
                 // The cell object itself, not its content.
@@ -1017,21 +1017,21 @@ impl BlockState<'_, '_> {
             }
             Op::StoreFast(i) => {
                 let n = ctx.local_name(i);
-                self.store(Expr::Name(n))?;
+                self.store(Expr::Name(n.into()))?;
             }
             Op::StoreDeref(i) => {
                 let n = ctx.local_name(i);
                 if ctx.code.co_localspluskinds[i] & local_kind::FREE != 0 {
-                    ctx.nonlocals_stored.insert(n.clone());
+                    ctx.nonlocals_stored.insert(n.to_string());
                 }
-                self.store(Expr::Name(n))?;
+                self.store(Expr::Name(n.into()))?;
             }
             Op::DeleteFast(i) | Op::DeleteDeref(i) => {
                 let n = ctx.local_name(i);
                 if matches!(op, Op::DeleteDeref(_)) && ctx.code.co_localspluskinds[i] & local_kind::FREE != 0 {
-                    ctx.nonlocals_stored.insert(n.clone());
+                    ctx.nonlocals_stored.insert(n.to_string());
                 }
-                self.emit(Stmt::Delete(vec![Expr::Name(n)]));
+                self.emit(Stmt::Delete(vec![Expr::Name(n.into())]));
             }
             Op::LoadGlobal(i) | Op::LoadName(i) => {
                 let n = ctx.name(i);
@@ -1045,7 +1045,7 @@ impl BlockState<'_, '_> {
                 if matches!(op, Op::LoadGlobal(_)) && optimized && ctx.shadows_global(&n) {
                     return Err(self.err(format!("global `{n}` is shadowed by a local of the same name")));
                 }
-                self.push(Expr::Name(n));
+                self.push(Expr::Name(n.into()));
             }
             Op::StoreGlobal(i) | Op::StoreName(i) => {
                 let n = ctx.name(i);
@@ -1053,26 +1053,26 @@ impl BlockState<'_, '_> {
                     if ctx.shadows_global(&n) {
                         return Err(self.err(format!("global `{n}` is shadowed by a local of the same name")));
                     }
-                    ctx.globals_stored.insert(n.clone());
+                    ctx.globals_stored.insert(n.to_string());
                 }
-                self.store(Expr::Name(n))?;
+                self.store(Expr::Name(n.into()))?;
             }
             Op::DeleteGlobal(i) | Op::DeleteName(i) => {
                 let n = ctx.name(i);
                 if matches!(op, Op::DeleteGlobal(_)) {
-                    ctx.globals_stored.insert(n.clone());
+                    ctx.globals_stored.insert(n.to_string());
                 }
-                self.emit(Stmt::Delete(vec![Expr::Name(n)]));
+                self.emit(Stmt::Delete(vec![Expr::Name(n.into())]));
             }
             Op::LoadAttr(i) => {
                 let n = ctx.name(i);
                 let v = self.pop_expr()?;
-                self.push(Expr::Attribute(Box::new(v), n));
+                self.push(Expr::Attribute(Box::new(v), n.into()));
             }
             Op::LoadMethod(i, layout) => {
                 let n = ctx.name(i);
                 let v = self.pop_expr()?;
-                let bound = Expr::Attribute(Box::new(v), n);
+                let bound = Expr::Attribute(Box::new(v), n.into());
                 if layout == CallLayout::NullSecond {
                     self.push(bound);
                     self.stack.push(SVal::Null);
@@ -1084,12 +1084,12 @@ impl BlockState<'_, '_> {
             Op::StoreAttr(i) => {
                 let n = ctx.name(i);
                 let obj = self.pop_expr()?;
-                self.store(Expr::Attribute(Box::new(obj), n))?;
+                self.store(Expr::Attribute(Box::new(obj), n.into()))?;
             }
             Op::DeleteAttr(i) => {
                 let n = ctx.name(i);
                 let obj = self.pop_expr()?;
-                self.emit(Stmt::Delete(vec![Expr::Attribute(Box::new(obj), n)]));
+                self.emit(Stmt::Delete(vec![Expr::Attribute(Box::new(obj), n.into())]));
             }
             Op::PushNull => self.stack.push(SVal::Null),
             Op::PopTop if matches!(self.stack.last(), Some(SVal::Mark(_))) => {
@@ -1142,7 +1142,7 @@ impl BlockState<'_, '_> {
                         if matches!(self.stack[pos], SVal::Expr(_)) {
                             let v = self.pop_expr()?;
                             let Expr::Name(name) = t else { unreachable!("simple targets are names") };
-                            self.push(Expr::NamedExpr(name, Box::new(v)));
+                            self.push(Expr::NamedExpr(name.to_string(), Box::new(v)));
                             return Ok(1);
                         }
                     }
@@ -1510,7 +1510,7 @@ impl BlockState<'_, '_> {
                 if self.ctx.naming.iter_temps && !matches!(next.first().map(|i| &i.op), Some(Op::InlinedComp(_))) {
                     let name = iter_name(self.stack.len());
                     self.emit(Stmt::Assign(vec![Expr::name(&name)], iter_wrapper(v)));
-                    self.stack.push(SVal::Iter(Expr::Name(name)));
+                    self.stack.push(SVal::Iter(Expr::Name(name.into())));
                 } else {
                     self.stack.push(SVal::Iter(v));
                 }
@@ -1685,7 +1685,7 @@ fn aug_symbol(sym: &str) -> &'static str {
     }
 }
 
-fn target_names(t: &Expr) -> Vec<String> {
+fn target_names(t: &Expr) -> Vec<Ident> {
     match t {
         Expr::Name(n) => vec![n.clone()],
         Expr::Tuple(items) | Expr::List(items) => items.iter().flat_map(target_names).collect(),
@@ -1697,7 +1697,7 @@ fn expr_mentions(e: &Expr, names: &[String]) -> bool {
     let mut hit = false;
     e.walk(&mut |x| {
         if let Expr::Name(n) = x {
-            if names.contains(n) {
+            if names.iter().any(|x| x == n) {
                 hit = true;
             }
         }
@@ -1808,7 +1808,7 @@ fn entry_stack(
             };
             exits[p].as_mut().expect("seen").assigns.push((name.clone(), e));
         }
-        entry.push(SVal::Expr(Expr::Name(name)));
+        entry.push(SVal::Expr(Expr::Name(name.into())));
     }
     Ok(entry)
 }
@@ -1835,7 +1835,7 @@ fn check_back_edges(ctx: &Ctx<'_>, cfg: &Cfg, ir: &[IrInstr], entries: &[Option<
                 continue;
             }
             match (have, want) {
-                (SVal::Expr(e), SVal::Expr(Expr::Name(n))) if n.starts_with("__temp_") => exit.assigns.push((n.clone(), e.clone())),
+                (SVal::Expr(e), SVal::Expr(Expr::Name(n))) if n.starts_with("__temp_") => exit.assigns.push((n.to_string(), e.clone())),
                 _ => return Err(DecompileError::new(ctx.code, last.offset, last.opname, format!("the loop back to {to} brings other stack values"))),
             }
         }
@@ -1865,7 +1865,7 @@ fn finish_block(ctx: &mut Ctx<'_>, code: &mut BlockCode, assigns: Vec<(String, E
         if expr_mentions(cond, &names) {
             let t = ctx.fresh_temp();
             code.stmts.push(Stmt::Assign(vec![Expr::name(&t)], cond.clone()));
-            code.fall_condition = Some(Expr::Name(t));
+            code.fall_condition = Some(Expr::Name(t.into()));
         }
     }
     let parallel = assigns.iter().enumerate().any(|(j, (_, e))| expr_mentions(e, &names[..j]));
@@ -1874,7 +1874,7 @@ fn finish_block(ctx: &mut Ctx<'_>, code: &mut BlockCode, assigns: Vec<(String, E
         code.stmts.push(Stmt::Assign(vec![Expr::Tuple(names.iter().map(|n| Expr::name(n)).collect())], Expr::Tuple(values)));
     } else {
         for (n, e) in assigns {
-            code.stmts.push(Stmt::Assign(vec![Expr::Name(n)], e));
+            code.stmts.push(Stmt::Assign(vec![Expr::Name(n.into())], e));
         }
     }
 }
@@ -1884,8 +1884,8 @@ fn stmt_reads(s: &Stmt, reads: &mut BTreeSet<String>) {
     let mut add = |e: &Expr| {
         e.walk(&mut |x| {
             if let Expr::Name(n) = x {
-                if n.starts_with("__temp_") && !reads.contains(n) {
-                    reads.insert(n.clone());
+                if n.starts_with("__temp_") && !reads.contains(n.as_str()) {
+                    reads.insert(n.to_string());
                 }
             }
         })
@@ -1947,7 +1947,7 @@ fn drop_dead_temps(blocks: &mut [BlockCode]) {
         for b in blocks.iter_mut() {
             b.stmts.retain(|s| {
                 let dead = matches!(s, Stmt::Assign(t, Expr::Const(_) | Expr::Name(_))
-                    if matches!(t.as_slice(), [Expr::Name(n)] if n.starts_with("__temp_") && !reads.contains(n)));
+                    if matches!(t.as_slice(), [Expr::Name(n)] if n.starts_with("__temp_") && !reads.contains(n.as_str())));
                 changed |= dead;
                 !dead
             });
@@ -2154,7 +2154,7 @@ fn recover_block(
                 if spill_or_pop.contains(&bi) && !is_atomic(st.ctx, &v) {
                     let t = st.ctx.fresh_temp();
                     st.stmts.push(Stmt::Assign(vec![Expr::name(&t)], v));
-                    v = Expr::Name(t);
+                    v = Expr::Name(t.into());
                 }
                 let mut kept = st.stack.clone();
                 kept.push(SVal::Expr(v.clone()));
@@ -2601,7 +2601,7 @@ fn tree_value(ctx: &Ctx<'_>, cfg: &Cfg, at: BlockId, merge: BlockId, slot: usize
         if !used.contains(&at) {
             used.push(at);
         }
-        return Some(Expr::Name(format!("{SHARED_ARM}{}>", at.index())));
+        return Some(Expr::Name(format!("{SHARED_ARM}{}>", at.index()).into()));
     }
     if entry == Entry::Arm && (block.preds.len() != 1 || !out[at.index()].stmts.is_empty()) {
         return None;

@@ -24,17 +24,22 @@ impl Expr {
     }
 }
 
+/// An identifier in the tree (a variable or attribute name): a string that holds up
+/// to 24 bytes inline, so that making and copying the names of a tree (recovery and
+/// structuring copy expressions often) allocates only for longer ones.
+pub type Ident = compact_str::CompactString;
+
 /// An expression.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Expr {
     /// A variable: local, global, cell, or a decompiler temporary.
-    Name(String),
+    Name(Ident),
     /// `(name := value)`.
     NamedExpr(String, Box<Expr>),
     /// A literal constant.
     Const(Constant),
     /// `value.attr`.
-    Attribute(Box<Expr>, String),
+    Attribute(Box<Expr>, Ident),
     /// `value[index]`.
     Subscript(Box<Expr>, Box<Expr>),
     /// `lower:upper:step` (only inside a subscript; elsewhere printed as `slice(...)`).
@@ -292,7 +297,7 @@ pub struct ExceptHandler {
 impl Expr {
     /// `Name(id)`.
     pub fn name(id: &str) -> Expr {
-        Expr::Name(id.to_string())
+        Expr::Name(Ident::from(id))
     }
     /// An int literal.
     pub fn int(v: i64) -> Expr {

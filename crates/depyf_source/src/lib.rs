@@ -19,5 +19,5 @@
 mod ast;
 mod printer;
 
-pub use ast::{Arguments, ASYNC_MARK, CompKind, Comprehension, ExceptHandler, Expr, FPart, FStringSyntax, Keyword, MatchCase, Pattern, Stmt};
+pub use ast::{Arguments, ASYNC_MARK, Ident, CompKind, Comprehension, ExceptHandler, Expr, FPart, FStringSyntax, Keyword, MatchCase, Pattern, Stmt};
 pub use printer::{constant_literal, fstring, print_body, print_expr, tstring};

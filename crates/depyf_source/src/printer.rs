@@ -95,7 +95,8 @@ fn comma_list(out: &mut String, items: &[Expr]) {
 
 fn expr(out: &mut String, e: &Expr, _ctx: u8) {
     match e {
-        Expr::Name(n) | Expr::SourceText(n) => out.push_str(n),
+        Expr::Name(n) => out.push_str(n),
+        Expr::SourceText(n) => out.push_str(n),
         Expr::Const(c) => out.push_str(&constant_literal(c)),
         Expr::Attribute(v, attr) => {
             let needs = prec(v) < P_ATOM

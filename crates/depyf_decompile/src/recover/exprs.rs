@@ -333,7 +333,7 @@ impl BlockState<'_, '_> {
                     return Err(self.err("a name looked up in a mapping other than the class namespace"));
                 }
                 let n = if deref { self.ctx.local_name(i) } else { self.ctx.name(i) };
-                self.push(Expr::Name(n));
+                self.push(Expr::Name(n.into()));
             }
             Op::LoadSuperAttr { name, method, two_args } => {
                 let self_arg = self.pop_expr()?;
@@ -420,11 +420,11 @@ impl BlockState<'_, '_> {
         match *op {
             Op::StoreGlobal(x) => {
                 let n = self.ctx.name(x);
-                self.ctx.globals_stored.insert(n);
+                self.ctx.globals_stored.insert(n.to_string());
             }
             Op::StoreDeref(x) if self.ctx.code.co_localspluskinds[x] & local_kind::FREE != 0 => {
                 let n = self.ctx.local_name(x);
-                self.ctx.nonlocals_stored.insert(n);
+                self.ctx.nonlocals_stored.insert(n.to_string());
             }
             _ => {}
         }
@@ -448,7 +448,7 @@ impl BlockState<'_, '_> {
                     }
                     self.note_store(ops[0]);
                     let alias = if n == top { None } else if !module.contains('.') { Some(n) } else { return Err(self.err(bad())) };
-                    self.emit(Stmt::Import(module, alias));
+                    self.emit(Stmt::Import(module.to_string(), alias.map(String::from)));
                     return Ok(1);
                 }
                 // `import a.b.c as d`: IMPORT_FROM b, SWAP 2, POP_TOP, IMPORT_FROM c,
@@ -472,7 +472,7 @@ impl BlockState<'_, '_> {
                 match (store, ops.get(k + 1)) {
                     (Some(Expr::Name(n)), Some(Op::PopTop)) if parts.len() > 1 && level == 0 => {
                         self.note_store(ops[k]);
-                        self.emit(Stmt::Import(module, Some(n)));
+                        self.emit(Stmt::Import(module.to_string(), Some(n.to_string())));
                         Ok(k + 2)
                     }
                     _ => Err(self.err(bad())),
@@ -490,7 +490,7 @@ impl BlockState<'_, '_> {
                     if !matches!(next.first().map(|i| &i.op), Some(Op::ImportStar)) {
                         return Err(self.err(bad()));
                     }
-                    self.emit(Stmt::ImportFrom(module, vec![("*".into(), None)], level));
+                    self.emit(Stmt::ImportFrom(module.to_string(), vec![("*".into(), None)], level));
                     return Ok(1);
                 }
                 let mut aliases = Vec::new();
@@ -504,13 +504,13 @@ impl BlockState<'_, '_> {
                         return Err(self.err(bad()));
                     }
                     self.note_store(&store.op);
-                    aliases.push((n.clone(), (target != *n).then_some(target)));
+                    aliases.push((n.clone(), (target != *n).then(|| target.to_string())));
                     k += 2;
                 }
                 if !matches!(next.get(k).map(|i| &i.op), Some(Op::PopTop)) {
                     return Err(self.err(bad()));
                 }
-                self.emit(Stmt::ImportFrom(module, aliases, level));
+                self.emit(Stmt::ImportFrom(module.to_string(), aliases, level));
                 Ok(k + 1)
             }
             _ => Err(self.err(bad())),

@@ -1864,7 +1864,7 @@ fn parse_star_handlers(mut rest: Vec<Stmt>, posts: &mut Vec<Vec<Stmt>>, fins: Op
         let mut name = None;
         if let Some(Stmt::Assign(t, v)) = body.first() {
             if let ([Expr::Name(x)], true) = (t.as_slice(), v.is_name(markers::EXC)) {
-                name = Some(x.clone());
+                name = Some(x.to_string());
                 body.remove(0);
             }
         }
@@ -1899,7 +1899,7 @@ fn handler(typ: Option<Expr>, mut body: Vec<Stmt>, posts: &mut Vec<Vec<Stmt>>, f
     let mut name = None;
     if let Some(Stmt::Assign(t, v)) = body.first() {
         if let ([Expr::Name(n)], true) = (t.as_slice(), v.is_name(markers::EXC)) {
-            name = Some(n.clone());
+            name = Some(n.to_string());
             body.remove(0);
         }
     }
