@@ -534,6 +534,13 @@ fn str_literal(s: &str) -> String {
     let mut plain = 0;
     let mut i = 0;
     while i < bytes.len() {
+        // Eight plain bytes at a time (docstrings are mostly plain).
+        if let Some(w) = bytes.get(i..i + 8) {
+            if plain_word(u64::from_le_bytes(w.try_into().expect("eight bytes")), quote as u8) {
+                i += 8;
+                continue;
+            }
+        }
         let b = bytes[i];
         if (0x20..0x7f).contains(&b) && b != b'\\' && char::from(b) != quote {
             i += 1;
@@ -550,6 +557,20 @@ fn str_literal(s: &str) -> String {
     out.push_str(&s[plain..]);
     out.push(quote);
     out
+}
+
+/// Whether each of the eight bytes of `w` is printable ASCII (`0x20..0x7f`) other
+/// than the backslash and `quote`: bytes that [`str_literal`] copies as they are.
+/// May answer `false` for such a word (the caller then looks at one byte), never
+/// `true` for another (bit tricks of "Bit Twiddling Hacks", `haszero`/`hasless`).
+fn plain_word(w: u64, quote: u8) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS != 0;
+    // A byte below 0x20, or 0x7f and above (0x7f + 1 sets the high bit).
+    let below = w.wrapping_sub(ONES * 0x20) & !w & HIGHS != 0;
+    let above = (w.wrapping_add(ONES) | w) & HIGHS != 0;
+    !(below || above || has_zero(w ^ (ONES * u64::from(b'\\'))) || has_zero(w ^ (ONES * u64::from(quote))))
 }
 
 /// Whether [`push_escaped`] writes `ch` as something else than itself.
@@ -1151,6 +1172,23 @@ mod tests {
 
     fn n(s: &str) -> Expr {
         Expr::name(s)
+    }
+
+    #[test]
+    fn plain_words_are_exactly_the_plain_bytes() {
+        // Every byte value at every position of a word of plain bytes, both quotes.
+        let plain = |b: u8, q: u8| (0x20..0x7f).contains(&b) && b != b'\\' && b != q;
+        for q in [b'\'', b'"'] {
+            for pos in 0..8 {
+                for b in 0..=255u8 {
+                    let mut bytes = *b"abcdefgh";
+                    bytes[pos] = b;
+                    assert_eq!(plain_word(u64::from_le_bytes(bytes), q), plain(b, q), "byte {b:#x} at {pos}");
+                }
+            }
+            assert!(plain_word(u64::from_le_bytes(*b" ~ ~ ~ ~"), q));
+            assert!(!plain_word(u64::from_le_bytes([0xff; 8]), q));
+        }
     }
 
     #[test]
