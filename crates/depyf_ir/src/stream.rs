@@ -72,8 +72,6 @@ pub fn stream(code: &CodeObject, ir: &[IrInstr]) -> Vec<String> {
     out
 }
 
-/// A nested code object as verification sees it: its name, signature, flags, local
-/// names and normalized stream (or the normalization error).
 /// A constant as text, with the items of a `frozenset` sorted: two equal frozensets
 /// built in another order (a set display compiled again) iterate differently.
 fn canonical_const(c: &depyf_bytecode::Constant) -> String {
@@ -94,6 +92,8 @@ fn canonical_const(c: &depyf_bytecode::Constant) -> String {
 /// `annotations`, the annotations the ops load are strings either way).
 const FUTURE_FLAGS: u32 = 0x01fe_0000;
 
+/// A nested code object as verification sees it: its name, signature, flags, local
+/// names and normalized stream (or the normalization error).
 fn code_summary(c: &CodeObject) -> String {
     let body = match crate::normalize(c) {
         Ok(ir) => stream(c, &ir).join("; "),
