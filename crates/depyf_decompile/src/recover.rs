@@ -2239,6 +2239,12 @@ fn arm_value_ends(cfg: &Cfg, ir: &[IrInstr], chain: &[BlockId], handler: Option<
         }
     }
     ends.reverse();
+    // An arm whose value is dropped at once (`if c: h() else: k()` before a shared
+    // `return v`: `POP_TOP` right after its last value) is a statement of its own,
+    // not an operand of the exit code.
+    if ends.first().is_some_and(|&(_, k)| ir[k].op == Op::PopTop) {
+        return Vec::new();
+    }
     ends
 }
 

@@ -25,12 +25,6 @@ fn functions(file: &str) -> BTreeMap<String, CodeObject> {
     pyc.code.nested_code().map(|c| (c.co_name.clone(), c.clone())).collect()
 }
 
-/// Functions that 3.8 decompiles and 3.9 refuses: the copy of a `finally` body
-/// ending in `if`/`else` before a `return g()` of the body reads as the body's
-/// statement on 3.8 only since recovery stopped naming values below a test in
-/// some shapes (session 8; a known regression of 3.9+, which refuse it cleanly).
-const LATER_REFUSES: &[&str] = &["return_in_try_if_else_in_finally"];
-
 #[test]
 fn decompiles_like_39_and_round_trips() {
     let f38 = functions("py38.pyc");
@@ -42,12 +36,7 @@ fn decompiles_like_39_and_round_trips() {
         let on39 = decompile(&f39[name], &Options::default());
         match decompile(code, &Options::default()) {
             Ok(out) => {
-                if LATER_REFUSES.contains(&name.as_str()) {
-                    // Listed: 3.9 refuses it (the test fails once it decompiles again).
-                    assert!(on39.is_err(), "{name} decompiles on 3.9 again: drop it from LATER_REFUSES");
-                } else {
-                    assert_eq!(out.source, on39.as_ref().unwrap().source, "{name}: not 3.9's source");
-                }
+                assert_eq!(out.source, on39.as_ref().unwrap().source, "{name}: not 3.9's source");
                 assert_eq!(Some(&out.source), expected.get(name), "{name}: not the stored source");
                 let (verdict, detail) = compare(code, &twins[name], &Options::default());
                 assert!(matches!(verdict.as_str(), "identical" | "equivalent"), "{name}: {}: {detail}", verdict.as_str());
