@@ -312,7 +312,10 @@ impl Expr {
         matches!(self, Expr::Name(n) if n == id)
     }
     /// Calls `f` on this expression and every sub-expression, outermost first.
-    pub fn walk(&self, f: &mut dyn FnMut(&Expr)) {
+    ///
+    /// Generic over `f` (a `dyn FnMut` works too) so that a closure's body is
+    /// inlined into the walk instead of called through a pointer at every node.
+    pub fn walk<F: FnMut(&Expr) + ?Sized>(&self, f: &mut F) {
         f(self);
         match self {
             Expr::Name(_) | Expr::Const(_) | Expr::SourceText(_) => {}
@@ -377,7 +380,8 @@ impl Expr {
 
     /// Calls `f` on every sub-expression first, then on this expression (innermost
     /// first), letting it rewrite them. Statements inside `Def` are not visited.
-    pub fn walk_mut(&mut self, f: &mut dyn FnMut(&mut Expr)) {
+    /// Generic over `f` as [`Expr::walk`] is.
+    pub fn walk_mut<F: FnMut(&mut Expr) + ?Sized>(&mut self, f: &mut F) {
         match self {
             Expr::Name(_) | Expr::Const(_) | Expr::Def(_) | Expr::SourceText(_) => {}
             Expr::Attribute(v, _) | Expr::Starred(v) | Expr::UnaryOp(_, v) => v.walk_mut(f),
@@ -448,7 +452,7 @@ impl Expr {
     }
 }
 
-fn fparts_walk(parts: &[FPart], f: &mut dyn FnMut(&Expr)) {
+fn fparts_walk<F: FnMut(&Expr) + ?Sized>(parts: &[FPart], f: &mut F) {
     for p in parts {
         if let FPart::Field(v, _, spec) = p {
             v.walk(f);
@@ -459,7 +463,7 @@ fn fparts_walk(parts: &[FPart], f: &mut dyn FnMut(&Expr)) {
     }
 }
 
-fn fparts_walk_mut(parts: &mut [FPart], f: &mut dyn FnMut(&mut Expr)) {
+fn fparts_walk_mut<F: FnMut(&mut Expr) + ?Sized>(parts: &mut [FPart], f: &mut F) {
     for p in parts {
         if let FPart::Field(v, _, spec) = p {
             v.walk_mut(f);
@@ -472,7 +476,7 @@ fn fparts_walk_mut(parts: &mut [FPart], f: &mut dyn FnMut(&mut Expr)) {
 
 impl Comprehension {
     /// Walks the target, the iterable and the conditions.
-    pub fn walk(&self, f: &mut dyn FnMut(&Expr)) {
+    pub fn walk<F: FnMut(&Expr) + ?Sized>(&self, f: &mut F) {
         self.target.walk(f);
         self.iter.walk(f);
         self.ifs.iter().for_each(|e| e.walk(f));
@@ -481,7 +485,7 @@ impl Comprehension {
 
 impl Arguments {
     /// Walks defaults and annotations (what the `def` evaluates).
-    pub fn walk(&self, f: &mut dyn FnMut(&Expr)) {
+    pub fn walk<F: FnMut(&Expr) + ?Sized>(&self, f: &mut F) {
         self.defaults.iter().for_each(|e| e.walk(f));
         self.kw_defaults.iter().for_each(|(_, e)| e.walk(f));
         self.annotations.iter().for_each(|(_, e)| e.walk(f));
@@ -511,7 +515,7 @@ impl Stmt {
 
     /// Calls `f` on every expression of this statement and of nested statements
     /// (bodies of `if`/`for`/`def`/`class` included), outermost first.
-    pub fn walk_exprs(&self, f: &mut dyn FnMut(&Expr)) {
+    pub fn walk_exprs<F: FnMut(&Expr) + ?Sized>(&self, f: &mut F) {
         self.walk_exprs_into(true, f);
     }
 
@@ -519,12 +523,14 @@ impl Stmt {
     /// defaults and annotations are visited): the expressions of this scope and of
     /// class bodies in it. For checks already made on each function body on its own,
     /// which would otherwise be made again at every level of nesting.
-    pub fn walk_scope_exprs(&self, f: &mut dyn FnMut(&Expr)) {
+    pub fn walk_scope_exprs<F: FnMut(&Expr) + ?Sized>(&self, f: &mut F) {
         self.walk_exprs_into(false, f);
     }
 
-    fn walk_exprs_into(&self, into_defs: bool, f: &mut dyn FnMut(&Expr)) {
-        let body = |b: &[Stmt], f: &mut dyn FnMut(&Expr)| b.iter().for_each(|s| s.walk_exprs_into(into_defs, f));
+    fn walk_exprs_into<F: FnMut(&Expr) + ?Sized>(&self, into_defs: bool, f: &mut F) {
+        fn body<F: FnMut(&Expr) + ?Sized>(b: &[Stmt], into_defs: bool, f: &mut F) {
+            b.iter().for_each(|s| s.walk_exprs_into(into_defs, f));
+        }
         match self {
             Stmt::Expr(e) | Stmt::Return(Some(e)) => e.walk(f),
             Stmt::Assign(ts, v) => {
@@ -543,25 +549,25 @@ impl Stmt {
             }
             Stmt::If(c, a, b) | Stmt::While(c, a, b) => {
                 c.walk(f);
-                body(a, f);
-                body(b, f);
+                body(a, into_defs, f);
+                body(b, into_defs, f);
             }
             Stmt::For(t, it, a, b) => {
                 t.walk(f);
                 it.walk(f);
-                body(a, f);
-                body(b, f);
+                body(a, into_defs, f);
+                body(b, into_defs, f);
             }
             Stmt::FunctionDef(_, args, b) => {
                 args.walk(f);
                 if into_defs {
-                    body(b, f);
+                    body(b, into_defs, f);
                 }
             }
             Stmt::ClassDef(_, bases, kws, b, _) => {
                 bases.iter().for_each(|e| e.walk(f));
                 kws.iter().for_each(|k| k.value.walk(f));
-                body(b, f);
+                body(b, into_defs, f);
             }
             Stmt::Decorated(ds, s) => {
                 ds.iter().for_each(|e| e.walk(f));
@@ -580,7 +586,7 @@ impl Stmt {
                     if let Some(g) = &c.guard {
                         g.walk(f);
                     }
-                    body(&c.body, f);
+                    body(&c.body, into_defs, f);
                 }
             }
             Stmt::AnnAssign(t, a, v) => {
@@ -591,15 +597,15 @@ impl Stmt {
                 }
             }
             Stmt::Try(b, hs, e, fin) => {
-                body(b, f);
+                body(b, into_defs, f);
                 for h in hs {
                     if let Some(t) = &h.typ {
                         t.walk(f);
                     }
-                    body(&h.body, f);
+                    body(&h.body, into_defs, f);
                 }
-                body(e, f);
-                body(fin, f);
+                body(e, into_defs, f);
+                body(fin, into_defs, f);
             }
             Stmt::With(items, b) => {
                 for (e, t) in items {
@@ -608,7 +614,7 @@ impl Stmt {
                         t.walk(f);
                     }
                 }
-                body(b, f);
+                body(b, into_defs, f);
             }
             Stmt::Return(None) | Stmt::Pass | Stmt::Break | Stmt::Continue | Stmt::Import(..) | Stmt::ImportFrom(..) | Stmt::Lazy(_) | Stmt::Global(_) | Stmt::Nonlocal(_) => {}
         }
