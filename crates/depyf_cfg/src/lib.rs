@@ -149,9 +149,9 @@ pub struct Cfg {
     /// Blocks in code order; `blocks[0]` is the entry. Not to be changed after
     /// [`Cfg::build`]: the orders and dominators below are computed once.
     pub blocks: Vec<Block>,
-    /// [`Cfg::reverse_postorder`], [`Cfg::back_edges`] and
-    /// [`Cfg::immediate_dominators`], computed on first use (recovery and structuring
-    /// both ask for them).
+    /// [`Cfg::reverse_postorder`], [`Cfg::reverse_postorder_with_handlers`],
+    /// [`Cfg::back_edges`] and [`Cfg::immediate_dominators`], computed on first use
+    /// (recovery and structuring both ask for them).
     cached: Cached,
 }
 
@@ -159,6 +159,7 @@ pub struct Cfg {
 #[derive(Clone, Debug, Default)]
 struct Cached {
     rpo: std::sync::OnceLock<Vec<BlockId>>,
+    rpo_with_handlers: std::sync::OnceLock<Vec<BlockId>>,
     back_edges: std::sync::OnceLock<Vec<(BlockId, BlockId)>>,
     idom: std::sync::OnceLock<Vec<Option<BlockId>>>,
 }
@@ -248,8 +249,8 @@ impl Cfg {
 
     /// Blocks reachable from the entry through normal and exception edges, in
     /// reverse postorder (a handler comes after the blocks it protects).
-    pub fn reverse_postorder_with_handlers(&self) -> Vec<BlockId> {
-        self.rpo(true)
+    pub fn reverse_postorder_with_handlers(&self) -> &[BlockId] {
+        self.cached.rpo_with_handlers.get_or_init(|| self.rpo(true))
     }
 
     fn rpo(&self, handlers: bool) -> Vec<BlockId> {
@@ -321,13 +322,7 @@ impl Cfg {
     }
 
     fn compute_idom_with(&self, handlers: bool) -> Vec<Option<BlockId>> {
-        let owned;
-        let rpo: &[BlockId] = if handlers {
-            owned = self.rpo(true);
-            &owned
-        } else {
-            self.reverse_postorder()
-        };
+        let rpo: &[BlockId] = if handlers { self.reverse_postorder_with_handlers() } else { self.reverse_postorder() };
         let n = self.blocks.len();
         // The blocks whose exceptions go to each block (handlers only).
         let mut raisers: Vec<Vec<BlockId>> = vec![Vec::new(); if handlers { n } else { 0 }];

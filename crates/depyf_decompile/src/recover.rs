@@ -2017,7 +2017,7 @@ fn recover_once(
     // Where a folded conditional expression goes on (see `tail_fold`): the arm's
     // first op past its own value and the stack there.
     let mut tails: Vec<Option<(usize, Vec<SVal>)>> = vec![None; nblocks];
-    for b in cfg.reverse_postorder_with_handlers() {
+    for &b in cfg.reverse_postorder_with_handlers() {
         let bi = b.index();
         // A handler is entered with the stack of the blocks it protects, cut to the
         // range's depth, then `lasti` and the exception.

@@ -1514,7 +1514,7 @@ fn handler_back_edges(cfg: &Cfg, rpo_index: &[usize]) -> Vec<(BlockId, BlockId)>
         order[b.index()] = i;
     }
     let mut out = Vec::new();
-    for &x in &order_list {
+    for &x in order_list {
         if rpo_index[x.index()] != usize::MAX {
             continue;
         }
