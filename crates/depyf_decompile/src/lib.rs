@@ -159,6 +159,20 @@ fn validate(code: &CodeObject) -> Result<(), DecompileError> {
 /// (`recover_body_with`; a stub when it failed), and checking them again at every
 /// level of nesting made the check quadratic in the depth.
 fn leftover_marker(body: &[Stmt]) -> Option<String> {
+    fn is_marker(n: &str) -> bool {
+        n.starts_with('<')
+            || matches!(n, "__exc__" | "__exc_match__" | "__pop_except__" | "__pop_except_held__" | "__reraise__" | "__with_enter__" | "__with_exit__" | "__with_suppress__" | patterns::MATCH_MARK | depyf_source::ASYNC_MARK)
+            || matches!(n, "__typevar__" | "__typevartuple__" | "__paramspec__" | "__type_alias__" | "__set_type_params__" | "__generic__" | ".defaults" | ".kwdefaults")
+    }
+    // Almost every body has no marker at all: one walk tells, and only a body with
+    // one pays for finding which marks are in place (issue #7, speed).
+    let mut any = false;
+    for s in body {
+        s.walk_scope_exprs(&mut |e| any |= matches!(e, Expr::Name(n) if is_marker(n)));
+    }
+    if !any {
+        return None;
+    }
     let mut found = None;
     let mut placed: BTreeSet<*const Expr> = BTreeSet::new();
     let place = |e: &Expr, placed: &mut BTreeSet<*const Expr>| {
@@ -204,10 +218,7 @@ fn leftover_marker(body: &[Stmt]) -> Option<String> {
                 return;
             }
             if let Expr::Name(n) = e {
-                let is_marker = n.starts_with('<')
-                    || matches!(n.as_str(), "__exc__" | "__exc_match__" | "__pop_except__" | "__pop_except_held__" | "__reraise__" | "__with_enter__" | "__with_exit__" | "__with_suppress__" | patterns::MATCH_MARK | depyf_source::ASYNC_MARK)
-                    || matches!(n.as_str(), "__typevar__" | "__typevartuple__" | "__paramspec__" | "__type_alias__" | "__set_type_params__" | "__generic__" | ".defaults" | ".kwdefaults");
-                if is_marker && found.is_none() {
+                if is_marker(n) && found.is_none() {
                     found = Some(n.to_string());
                 }
             }
