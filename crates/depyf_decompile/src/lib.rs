@@ -688,11 +688,13 @@ fn opaque_constants(code: &CodeObject, options: &Options, source: &str) -> Vec<(
 
 /// The run of ASCII digits (maybe empty) after each occurrence of `head` in `text`,
 /// overlapping occurrences included, in order.
+/// (A `memmem` finder: `str::find` read a module's source a byte at a time.)
 fn digits_after<'a>(text: &'a str, head: &str) -> Vec<&'a str> {
     let step = head.chars().next().map_or(1, char::len_utf8);
+    let finder = memchr::memmem::Finder::new(head);
     let mut out = Vec::new();
     let mut from = 0;
-    while let Some(p) = text[from..].find(head) {
+    while let Some(p) = finder.find(&text.as_bytes()[from..]) {
         let at = from + p + head.len();
         let digits = text[at..].bytes().take_while(u8::is_ascii_digit).count();
         out.push(&text[at..at + digits]);
