@@ -1738,16 +1738,14 @@ fn entry_stack(
     if preds.is_empty() {
         return Ok(Vec::new());
     }
-    let at = &ir[block.start];
-    let err = |m: String| DecompileError::new(ctx.code, at.offset, at.opname, m);
-    let stacks: Vec<Vec<SVal>> = preds.iter().map(|&p| edge_stack(exits[p].as_ref().expect("seen"), b).clone()).collect();
     // (Not across the edge of a protected range: what the range covers must be
     // evaluated inside it.)
     let same_range = |p: usize| cfg.blocks[p].handler == block.handler;
-    if let ([p], [stack], 1, true) = (preds.as_slice(), stacks.as_slice(), block.preds.len(), preds.first().is_some_and(|&p| same_range(p))) {
+    if let ([p], 1, true) = (preds.as_slice(), block.preds.len(), preds.first().is_some_and(|&p| same_range(p))) {
         // One way in: the values go on as they are. If they are delayed and cross a
         // branch, that branch must fold into an expression or name them first
         // (checked when recovery ends).
+        let stack = edge_stack(exits[*p].as_ref().expect("seen"), b);
         if matches!(cfg.blocks[*p].term, Terminator::Branch { .. })
             && stack.iter().any(|v| matches!(v, SVal::Expr(e) if !is_atomic(ctx, e)))
         {
@@ -1755,6 +1753,9 @@ fn entry_stack(
         }
         return Ok(stack.clone());
     }
+    let at = &ir[block.start];
+    let err = |m: String| DecompileError::new(ctx.code, at.offset, at.opname, m);
+    let stacks: Vec<Vec<SVal>> = preds.iter().map(|&p| edge_stack(exits[p].as_ref().expect("seen"), b).clone()).collect();
     let depth = stacks[0].len();
     let mut entry = Vec::with_capacity(depth);
     for (i, st) in stacks.iter().enumerate() {
@@ -1999,7 +2000,8 @@ fn recover_once(
         cfg.immediate_dominators().to_vec()
     };
     let mut ctx = Ctx { code, naming, temp_counter: 0, globals_stored: BTreeSet::new(), nonlocals_stored: BTreeSet::new() };
-    let mut out = vec![BlockCode::default(); nblocks];
+    // (Built, not cloned from one default: `vec![x; n]` clones `x` field by field.)
+    let mut out: Vec<BlockCode> = (0..nblocks).map(|_| BlockCode::default()).collect();
     let mut exits: Vec<Option<Exit>> = (0..nblocks).map(|_| None).collect();
     let mut entries: Vec<Option<Vec<SVal>>> = vec![None; nblocks];
     // Blocks reached only through exception edges may hold shapes that recovery
@@ -2108,7 +2110,12 @@ fn recover_block(
             }
         }
     };
-    entries[bi] = Some(stack.clone());
+    // Kept only where it is read again: the entry of a loop header (its back edges
+    // are checked against it, `check_back_edges`) and of a protected block (its
+    // handler is entered with it).
+    if block.handler.is_some() || cfg.back_edges().iter().any(|&(_, to)| to == b) {
+        entries[bi] = Some(stack.clone());
+    }
     let last = &ir[block.end - 1];
     let body_end = if matches!(block.term, Terminator::Branch { .. } | Terminator::Jump(_)) { block.end - 1 } else { block.end };
     let term = if matches!(block.term, Terminator::Branch { .. }) { &last.op } else { &Op::Nop };
