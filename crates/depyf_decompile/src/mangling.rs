@@ -92,6 +92,16 @@ fn arguments(a: &mut Arguments, prefix: Option<&str>) {
 }
 
 fn expr(e: &mut Expr, prefix: Option<&str>) {
+    // Outside every class no name changes: only a class statement inside a
+    // definition that the expression holds could matter, and nearly no expression
+    // holds one (a look without rewriting is cheaper; issue #7, speed).
+    if prefix.is_none() {
+        let mut holds_def = false;
+        e.walk(&mut |e| holds_def |= matches!(e, Expr::Def(_)));
+        if !holds_def {
+            return;
+        }
+    }
     e.walk_mut(&mut |e| match e {
         Expr::Name(n) | Expr::Attribute(_, n) => ident(n, prefix),
         Expr::NamedExpr(n, _) => name(n, prefix),
