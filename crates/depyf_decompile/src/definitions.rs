@@ -70,8 +70,9 @@ pub(crate) fn class_body(_code: &CodeObject, mut body: Vec<Stmt>) -> Vec<Stmt> {
     }
     // `__classcell__ = <cell of __class__>; return <that cell>`, the cell possibly
     // in a temporary first.
-    if let Some(Stmt::Return(r)) = body.last().cloned() {
-        match r {
+    // (Only a `return` is copied: the last statement may be a whole method.)
+    if let Some(Stmt::Return(r)) = body.last() {
+        match r.clone() {
             None | Some(Expr::Const(Constant::None)) => {
                 body.pop();
             }
