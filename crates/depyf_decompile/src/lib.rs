@@ -318,24 +318,36 @@ fn dead_final_return(code: &CodeObject, ir: &[depyf_ir::IrInstr]) -> bool {
         && ret.op == Op::Return
         && matches!(before.op, Op::Return | Op::Raise(_))
         // Only unreachable jumps go there (3.8-3.9 keep the `JUMP_FORWARD` that ends
-        // an `if` branch after its `raise`).
-        && ir.iter().enumerate().all(|(k, i)| i.op.jump_target() != Some(load.offset) || k > 0 && matches!(ir[k - 1].op, Op::Return | Op::Raise(_)))
+        // an `if` branch after its `raise`, and `POP_EXCEPT; JUMP_FORWARD` after the
+        // `raise` that ends an `except` clause).
+        && ir.iter().enumerate().all(|(k, i)| {
+            let before = |n: usize| k >= n && matches!(ir[k - n].op, Op::Return | Op::Raise(_) | Op::Reraise);
+            i.op.jump_target() != Some(load.offset) || before(1) || before(2) && ir[k - 1].op == Op::PopExcept
+        })
 }
 
-/// `if c: A` (`A` never falls through) followed by statements that end in a `return`,
-/// at the end of a function body, becomes `if c: A else: <those statements>`: the two
-/// run the same, and only the second leaves the unreachable `return None` that
-/// [`dead_final_return`] found (3.8-3.9).
+/// The statements after the last compound statement of a function body that can
+/// take them as its `else`, when they end in a `return`, become that `else`: after
+/// `if c: A` (`A` never falls through), after `try`/`except` whose handlers never fall
+/// through. Each pair runs the same; only the `else` form leaves the unreachable
+/// `return None` that [`dead_final_return`] found (CPython 3.8-3.9 add it when the
+/// last statement is not a `return`; after a loop's `else` the peephole optimizer
+/// drops it), so the source wrote that form.
 pub(crate) fn final_else(body: &mut Vec<Stmt>) {
     if !matches!(body.last(), Some(Stmt::Return(_))) {
         return;
     }
-    let Some(k) = body.iter().rposition(|s| matches!(s, Stmt::If(_, a, e) if e.is_empty() && structure::ends_control(a))) else { return };
+    let takes_else = |s: &Stmt| match s {
+        Stmt::If(_, a, e) => e.is_empty() && structure::ends_control(a),
+        Stmt::Try(_, hs, e, f) => !hs.is_empty() && e.is_empty() && f.is_empty() && hs.iter().all(|h| structure::ends_control(&h.body)),
+        _ => false,
+    };
+    let Some(k) = body.iter().rposition(takes_else) else { return };
     if k + 1 >= body.len() {
         return;
     }
     let tail: Vec<Stmt> = body.drain(k + 1..).collect();
-    if let Some(Stmt::If(_, _, e)) = body.last_mut() {
+    if let Some(Stmt::If(_, _, e) | Stmt::Try(_, _, e, _)) = body.last_mut() {
         *e = tail;
     }
 }
@@ -400,14 +412,17 @@ pub(crate) fn recover_body_with(
     definitions::future_annotations(code, &mut body);
     // Idioms: the implicit `return None` at the end of a function body.
     idioms::merge_tails(&mut body);
-    if matches!(body.last(), Some(Stmt::Return(None | Some(Expr::Const(Constant::None))))) {
+    let is_function = code.co_flags & (co_flags::OPTIMIZED | co_flags::NEWLOCALS) != 0;
+    // 3.8-3.9: an unreachable `return None` ends the code when the last statement was
+    // not a `return`: a `return None` before it is one the source wrote.
+    let dead_final = is_function && code.version <= depyf_bytecode::PythonVersion::PY39 && dead_final_return(code, &ir);
+    if dead_final {
+        final_else(&mut body);
+    } else if matches!(body.last(), Some(Stmt::Return(None | Some(Expr::Const(Constant::None))))) {
         body.pop();
     }
-    if code.co_flags & (co_flags::OPTIMIZED | co_flags::NEWLOCALS) != 0 {
+    if is_function {
         drop_tail_returns(&mut body);
-        if code.version <= depyf_bytecode::PythonVersion::PY39 && dead_final_return(code, &ir) {
-            final_else(&mut body);
-        }
     }
     if code.co_flags & (co_flags::OPTIMIZED | co_flags::NEWLOCALS) == 0 {
         drop_implicit_returns(&mut body);

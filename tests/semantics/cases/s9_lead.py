@@ -1,0 +1,72 @@
+"""Functions whose last statement is an `if`/`else` or a `try`/`except`/`else` whose
+paths all return: CPython 3.8-3.9 leave an unreachable `return None` after it, which
+only that form gives back (`_collections_abc.ItemsView.__contains__`,
+`argparse._get_action_name`, `MutableMapping.pop`)."""
+
+from _sem import case
+
+
+@case(({1: 2}, 1), ({}, 1), ([1], 0), ([1], 5), (None, 1))
+def try_else_returns(m, key):
+    try:
+        m[key]
+    except KeyError:
+        return False
+    except TypeError:
+        raise ValueError("unsubscriptable")
+    else:
+        return True
+
+
+class _Arg:
+    def __init__(self, opts, metavar, dest):
+        self.option_strings, self.metavar, self.dest = opts, metavar, dest
+
+
+@case((None, 0), (_Arg(["-a", "--all"], None, None), 0), (_Arg([], "M", None), "M"),
+      (_Arg([], None, None), None), (_Arg([], 0, "d"), 0))
+def elif_chain_else_return_none(argument, suppress):
+    if argument is None:
+        return None
+    elif argument.option_strings:
+        return "/".join(argument.option_strings)
+    elif argument.metavar not in (None, suppress):
+        return argument.metavar
+    else:
+        return None
+
+
+@case(({1: 2}, 1, 0), ({1: 2}, 3, 0), ({1: 2}, 3, None), ([5], 0, 1))
+def try_else_with_statements(m, key, default):
+    try:
+        value = m[key]
+    except (KeyError, IndexError):
+        if default is None:
+            raise
+        return default
+    else:
+        del m[key]
+        value = (value, len(m))
+        return value
+
+
+@case((0,), (1,), (2,), (-1,))
+def if_else_after_statements(x):
+    y = x * 2
+    if x > 1:
+        return y
+    else:
+        y += 1
+        return -y
+
+
+@case((0,), (1,), (3,))
+def try_then_if_else(x):
+    try:
+        r = 10 // x
+    except ZeroDivisionError:
+        return "zero"
+    if r > 5:
+        return "big"
+    else:
+        return r
