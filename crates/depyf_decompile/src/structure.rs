@@ -139,6 +139,13 @@ pub(crate) struct Structurer<'a> {
     /// `inline_small_exit_blocks`), so that code after a `try` may follow an
     /// `except` clause's pop directly. Set by [`Self::new`].
     pub small_exits_inlined: bool,
+    /// Whether the compiler copies a small exit block into an unconditional jump
+    /// to it without 3.11+'s clean-up ranges to tell the copies apart (CPython 3.10
+    /// `Python/compile.c` `extend_block`): an `except` clause's `POP_EXCEPT`
+    /// followed by a `return` of a value loaded after the pop is a copy of the
+    /// code after the `try` (a `return x` of the clause loads `x` first and moves
+    /// it below the exception with `ROT_FOUR`). Set by [`Self::new`].
+    pub small_exits_extended: bool,
 }
 
 impl<'a> Structurer<'a> {
@@ -220,6 +227,7 @@ impl<'a> Structurer<'a> {
             else_before_handlers: version == depyf_bytecode::PythonVersion::PY311,
             pop_block_exits: version <= depyf_bytecode::PythonVersion::PY310,
             small_exits_inlined: version >= depyf_bytecode::PythonVersion::PY312,
+            small_exits_extended: version == depyf_bytecode::PythonVersion::PY310,
         }
     }
 

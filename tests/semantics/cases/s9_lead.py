@@ -70,3 +70,55 @@ def try_then_if_else(x):
         return "big"
     else:
         return r
+
+
+# The code after a `try` that only the clauses reach, a `return` of a computed value:
+# CPython 3.10 copies it after each clause's POP_EXCEPT (`_collections_abc.setdefault`).
+
+
+@case(({1: 2}, 1, 0), ({}, 1, 7), ([], 0, 3))
+def return_after_try_from_clause(m, key, default):
+    try:
+        return m[key]
+    except KeyError:
+        m[key] = default
+    except IndexError as e:
+        default = (default, str(e))
+    return default
+
+
+@case((1,), (0,), ("x",), (None,))
+def return_after_try_two_clauses_one_raises(x):
+    r = [x]
+    try:
+        return 10 // x
+    except ZeroDivisionError:
+        r.append("zero")
+    except TypeError:
+        raise ValueError("bad")
+    return r
+
+
+@case((1,), (0,), (-1,))
+def return_in_clause_and_after(x):
+    try:
+        if x < 0:
+            raise KeyError(x)
+        return 1 // x
+    except KeyError as e:
+        return ("clause", e.args)
+    except ZeroDivisionError:
+        x = x - 1
+    return x * 2
+
+
+@case((1,), (0,), (-1,))
+def else_then_return_after(x):
+    y = 0
+    try:
+        y = 1 // x
+    except ZeroDivisionError:
+        y = -5
+    else:
+        y += 1
+    return y + x

@@ -661,6 +661,10 @@ impl Structurer<'_> {
             if let Ok(x) = self.handlers_and_after_read(hstmts.clone(), fins, e1, after, stop, else_leaves, copies, err) {
                 return Ok(x);
             }
+        } else if self.small_exits_extended {
+            if let Ok(x) = self.handlers_and_after_read(hstmts.clone(), fins, e1, after, stop, else_leaves, ConstExits::LoadedAfterPop, err) {
+                return Ok(x);
+            }
         }
         self.handlers_and_after_read(hstmts, fins, e1, after, stop, else_leaves, ConstExits::Keep, err)
     }
@@ -1449,6 +1453,11 @@ enum ConstExits {
     /// the `try` and copies only the implicit `return None` at the end of the
     /// function, so there a single one stays the clause's.
     All,
+    /// On CPython 3.10 (no clean-up ranges, `fins` is `None`): a clause ending at
+    /// its top level in its pop and a `return` of a value loaded after the pop,
+    /// which is a copy of the code after the `try` (see
+    /// `Structurer::small_exits_extended`); the value may be any expression.
+    LoadedAfterPop,
 }
 
 /// How many ends of clause body `stmts`, on the paths through its `if`s that
@@ -1787,6 +1796,18 @@ fn parse_handlers(mut rest: Vec<Stmt>, posts: &mut Vec<Vec<Stmt>>, fins: Option<
     if rest.first().is_some_and(|s| star_clause(s).is_some()) {
         return parse_star_handlers(rest, posts, fins);
     }
+    if copies == ConstExits::LoadedAfterPop {
+        if let [Stmt::If(c, ..), Stmt::Return(Some(_))] = rest.as_slice() {
+            // The copies of the `return` after the clauses' pops, read as one after
+            // the `if` chain of the clauses: each clause gets its copy back.
+            if marker_call(c, markers::EXC_MATCH).is_some() {
+                let tail = rest.split_off(1);
+                if !return_to_popped_arms(&mut rest, &tail) {
+                    return Err(UNKNOWN);
+                }
+            }
+        }
+    }
     let mut out = Vec::new();
     loop {
         let (typ, then, tail) = match rest.as_slice() {
@@ -1809,6 +1830,23 @@ fn parse_handlers(mut rest: Vec<Stmt>, posts: &mut Vec<Vec<Stmt>>, fins: Option<
         return Err(UNKNOWN);
     }
     Ok(out)
+}
+
+/// Appends `tail` to each arm of the `if` chain of `except` clauses `arms` that
+/// falls through after its pop (see [`ConstExits::LoadedAfterPop`]). False when an
+/// arm that falls through has no pop.
+fn return_to_popped_arms(arms: &mut Vec<Stmt>, tail: &[Stmt]) -> bool {
+    if let [Stmt::If(_, a, b)] = arms.as_mut_slice() {
+        return return_to_popped_arms(a, tail) && return_to_popped_arms(b, tail);
+    }
+    if ends_control(arms) || arms.last().is_some_and(|s| is_marker(s, markers::RERAISE)) {
+        return true;
+    }
+    if !arms.iter().any(|s| is_marker(s, markers::POP_EXCEPT)) {
+        return false;
+    }
+    arms.extend_from_slice(tail);
+    true
 }
 
 /// The type and body of an `except*` clause: `if __eg_match__(T) is not None: body`
@@ -1913,6 +1951,8 @@ fn handler(typ: Option<Expr>, mut body: Vec<Stmt>, posts: &mut Vec<Vec<Stmt>>, f
             c => c,
         };
         split_after_pop(&mut body, posts, true, fins, copies)?;
+    } else if copies == ConstExits::LoadedAfterPop {
+        split_loaded_return(&mut body, posts);
     }
     if !clean(&mut body, name.as_deref()) {
         return Ok(None);
@@ -1925,6 +1965,23 @@ fn handler(typ: Option<Expr>, mut body: Vec<Stmt>, posts: &mut Vec<Vec<Stmt>>, f
         return Ok(None);
     }
     Ok(Some(ExceptHandler { typ, name, body, star: false }))
+}
+
+/// Cuts a `return` that follows the pop at the top level of clause body `stmts`
+/// (after `name = None; del name`) into `posts`: the value is loaded after the pop,
+/// so the `return` is a copy of the code after the `try` (CPython 3.10, see
+/// [`ConstExits::LoadedAfterPop`]).
+fn split_loaded_return(stmts: &mut Vec<Stmt>, posts: &mut Vec<Vec<Stmt>>) {
+    // The clause's own pop comes first; one of an enclosing clause may follow it
+    // (the copy is then the code after that clause's `try`).
+    let Some(i) = stmts.iter().position(|s| matches!(s, Stmt::Expr(Expr::Name(n)) if n == markers::POP_EXCEPT)) else { return };
+    let mut k = i + 1;
+    if k + 1 < stmts.len() && is_unbind(&stmts[k], &stmts[k + 1]) {
+        k += 2;
+    }
+    if matches!(&stmts[k..], [Stmt::Return(Some(_))]) {
+        posts.push(stmts.split_off(k));
+    }
 }
 
 /// Drops `POP_EXCEPT` markers and the `name = None; del name` after them. What
