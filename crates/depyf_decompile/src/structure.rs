@@ -169,9 +169,30 @@ impl<'a> Structurer<'a> {
         // `except` clause to a block before a loop header (the top test of a rotated
         // `while c:`, see `pretest_of`, or a `NOP` before the header) is that loop's
         // `continue`, and a loop nested in such a loop is left to fail as before.
+        // The header of that loop may be a normal loop's header already (or the
+        // `NOP` of the `while` line before it, which the loop's `continue` jumps to
+        // on CPython 3.10): the jump is a `continue` of that same loop from an
+        // `except` clause, one more back edge of it, when the clause's handler is
+        // part of the loop's body already (its `try` goes on to the loop's end in
+        // normal flow too: an `except` clause that falls off its `try`, in a
+        // `with` of the body): the clause's code is then the body's, never a way
+        // out of the loop.
         let normal = latches.clone();
         for (from, to) in handler_back_edges(cfg, &rpo_index) {
-            if natural_loop(cfg, to, &[from], true).iter().all(|b| normal[b.index()].is_empty()) {
+            let blk = &cfg.blocks[to.index()];
+            let into = match blk.term {
+                Terminator::FallThrough(h) if ir[blk.start..blk.end].iter().all(|i| i.op == depyf_ir::Op::Nop) => Some(h),
+                _ => None,
+            };
+            let head = |b: &BlockId| *b == to || Some(*b) == into;
+            let nested = natural_loop(cfg, to, &[from], true).iter().any(|b| !normal[b.index()].is_empty() && !head(b));
+            let joins = || {
+                let Some(h) = [Some(to), into].into_iter().flatten().find(|h| !normal[h.index()].is_empty()) else { return false };
+                let body = natural_loop(cfg, h, &normal[h.index()], false);
+                natural_loop(cfg, to, &[from], false).iter().any(|b| !head(b) && body.contains(b))
+            };
+            let own = natural_loop(cfg, to, &[from], true).iter().all(|b| normal[b.index()].is_empty());
+            if own || (!nested && joins()) {
                 latches[to.index()].push(from);
             }
         }
@@ -1392,9 +1413,16 @@ impl<'a> Structurer<'a> {
         // after it look like a way out): reading it as `break` would run that code
         // after the loop and the finally body twice. (A `with` entered on the way out,
         // none of whose code is in the body, is fine: it is written after the loop.)
-        if let Some(e) = follow.and_then(|f| self.cfg.blocks[f.index()].handler) {
-            if !self.protected_by(h, e.target) && body_set.iter().any(|&b| self.protected_by(b, e.target)) {
-                return Err(err("the way out of a while loop lies inside a try or with of its body"));
+        let in_body_try = |x: BlockId| self.cfg.blocks[x.index()].handler.is_some_and(|e| !self.protected_by(h, e.target) && body_set.iter().any(|&b| self.protected_by(b, e.target)));
+        if follow.is_some_and(in_body_try) {
+            // Such an exit is code of the body (`return v` in a `try` of a CPython
+            // 3.8-3.9 `while c:`, whose value is loaded under the handler, reached
+            // from the two arms of `if a or b:`): when exactly one other exit can
+            // be the code after the loop, that one is.
+            let others: Vec<BlockId> = exits.iter().copied().filter(|&x| !in_body_try(x) && !written_in(&x) && !lone_raise(&x) && !lone_return(&x)).collect();
+            match others.as_slice() {
+                [x] => follow = Some(*x),
+                _ => return Err(err("the way out of a while loop lies inside a try or with of its body")),
             }
         }
         // A `while True:` left only by the `break` of a clause nested in a plain
@@ -1464,7 +1492,11 @@ fn pre_header_of(cfg: &Cfg, rec: &Recovered, ir: &[depyf_ir::IrInstr], latches: 
         let b = &cfg.blocks[l.index()];
         line.is_some() && ir[b.start..b.end].last().is_some_and(|i| i.line == line)
     };
-    let ok = latches[p.index()].iter().all(|l| normal(l) && dominated(*l))
+    // A latch in handler code (a `continue` in an `except` clause, see
+    // `Structurer::new`), which the normal-edge dominators leave out, must reach
+    // `p` through `h`.
+    let in_loop = |l: &BlockId| if normal(l) { dominated(*l) } else { natural_loop(cfg, p, &[*l], true).contains(&h) };
+    let ok = latches[p.index()].iter().all(in_loop)
         && latches[h.index()].iter().all(on_line)
         && latches[h.index()].iter().all(normal)
         && cfg.blocks[h.index()].preds.iter().all(|x| *x == p || latches[h.index()].contains(x));

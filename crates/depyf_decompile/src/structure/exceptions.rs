@@ -789,14 +789,18 @@ impl Structurer<'_> {
     /// exits are not the loop's), of CPython 3.11+, and the `except` clauses of
     /// CPython 3.8-3.9, whose `break` is `POP_EXCEPT` and a `JUMP_ABSOLUTE` out of
     /// the loop (3.10 handlers without a clean-up handler are structured from where
-    /// their exits meet). `None` when no such block leaves the loop, or
+    /// their exits meet, but for a loop inside a `try` or `with` body). `None` when no such block leaves the loop, or
     /// when such blocks go to different places.
     pub(super) fn handler_break_target(&self, header: BlockId, body: &BTreeSet<BlockId>) -> Option<BlockId> {
         let mut seen = vec![false; self.cfg.blocks.len()];
         let mut work = Vec::new();
         for b in body {
             if let Some(e) = self.cfg.blocks[b.index()].handler {
-                let walked = self.has_cleanup(e.target) || (self.dead_jumps_kept && self.is_plain_except(e.target));
+                // (3.10 inside a `try` or `with` body being written too: read from
+                // where its exits meet, the code after the loop would be written in
+                // the loop, running on past the end of that body.)
+                let clause = self.dead_jumps_kept || (self.pop_block_exits && !self.opened.is_empty());
+                let walked = self.has_cleanup(e.target) || (clause && self.is_plain_except(e.target));
                 if !body.contains(&e.target) && !seen[e.target.index()] && !self.protected_by(header, e.target) && walked {
                     seen[e.target.index()] = true;
                     work.push(e.target);
@@ -1269,6 +1273,22 @@ impl Structurer<'_> {
                     let suppressed = pop.and_then(|p| (p + 1..blk.end).find(|&i| self.ir[i].op != Op::Nop)).filter(|&i| self.ir[i].op == Op::PopTop).map(|i| i + 1);
                     match (normal, suppressed) {
                         (Some(a), Some(b)) if self.same_code(a, b) => {}
+                        // A body that never exits normally: every way out is a
+                        // `return <const>` with its own copy of the `__exit__` call,
+                        // one of which `split_exit_copies` took as the normal exit.
+                        // The suppressing path does something else, so that copy is
+                        // no code after the `with`: it is the body's last `return`
+                        // (a constant: evaluating it before or after `__exit__` is
+                        // the same), and the code after the `with` is the
+                        // suppressing path's alone.
+                        _ if matches!(rest.as_slice(), [Stmt::Return(None | Some(Expr::Const(_)))]) => {
+                            body.append(&mut rest);
+                            rest = self.region(l, stop, err)?;
+                            if !rest.first().is_some_and(|x| is_marker(x, markers::POP_EXCEPT)) {
+                                return Err(err("a with handler that does not drop the exception"));
+                            }
+                            rest.remove(0);
+                        }
                         _ => return Err(err("the code after a with differs on its normal and suppressed exits")),
                     }
                 }
@@ -2065,11 +2085,24 @@ fn has_bare_raise(stmts: &[Stmt]) -> bool {
 /// markers before a `return` of a `with` body are the `with` block's own (and
 /// those of the `with` blocks around it, which the `return` leaves too).
 fn fold_returns(body: &mut Vec<Stmt>, with: bool) {
+    fold_returns_in(body, with, false);
+}
+
+/// [`fold_returns`]; `in_clause`: `body` is part of a `try` without `finally`
+/// inside the `with` body (see `Stmt::Try` below), where the markers before a
+/// `break` or `continue` (of a loop around the `with`: a loop inside the body is
+/// not walked) are read the same way.
+fn fold_returns_in(body: &mut Vec<Stmt>, with: bool, in_clause: bool) {
     if with {
         let mut j = 0;
         while j < body.len() {
             let run = body[j..].iter().take_while(|s| is_marker(s, markers::WITH_EXIT)).count();
-            if run > 0 && matches!(body.get(j + run), Some(Stmt::Return(_))) {
+            let leaves = match body.get(j + run) {
+                Some(Stmt::Return(_)) => true,
+                Some(Stmt::Break | Stmt::Continue) => in_clause,
+                _ => false,
+            };
+            if run > 0 && leaves {
                 body.remove(j);
             } else {
                 j += 1;
@@ -2079,9 +2112,25 @@ fn fold_returns(body: &mut Vec<Stmt>, with: bool) {
     let mut i = 0;
     while i < body.len() {
         match &mut body[i] {
-            Stmt::If(_, a, b) | Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => {
-                fold_returns(a, with);
-                fold_returns(b, with);
+            Stmt::If(_, a, b) => {
+                fold_returns_in(a, with, in_clause);
+                fold_returns_in(b, with, in_clause);
+            }
+            Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => {
+                fold_returns_in(a, with, false);
+                fold_returns_in(b, with, false);
+            }
+            // A `return`, `break` or `continue` in an `except` clause (or any part
+            // of a `try`) inside the `with` body leaves the `with` too: 3.8-3.10
+            // call `__exit__` after the clause's `POP_EXCEPT`, in the clause's own
+            // block, which only the inner handler reaches (no normal-edge exit of
+            // the body, see `body_exits`). Not in a `try` with a `finally`, whose
+            // copies stand before the marker (`F; __with_exit__; return`): those
+            // are the `try`'s to match.
+            Stmt::Try(b, hs, e, f) if with && f.is_empty() => {
+                fold_returns_in(b, with, true);
+                hs.iter_mut().for_each(|h| fold_returns_in(&mut h.body, with, true));
+                fold_returns_in(e, with, true);
             }
             _ => {}
         }
