@@ -61,8 +61,10 @@ pub enum Constant {
     Float(f64),
     /// A complex number `(real, imag)`.
     Complex(f64, f64),
-    /// A str.
-    Str(String),
+    /// A str. Shared (`Arc`): the reader hands out one allocation for every back
+    /// reference to an interned string, and a copy of the constant (as the decompiler
+    /// makes for each load) costs a reference count, not a copy of the text.
+    Str(std::sync::Arc<str>),
     /// A bytes object.
     Bytes(Vec<u8>),
     /// A tuple of constants.

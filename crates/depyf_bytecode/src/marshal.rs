@@ -401,7 +401,7 @@ impl Reader<'_> {
     fn str_field(&mut self, what: &str) -> Result<String, MarshalError> {
         let at = self.pos;
         match self.object()? {
-            Constant::Str(s) => Ok(s),
+            Constant::Str(s) => Ok(String::from(&*s)),
             other => Err(self.unexpected(at, what, &other, "a str")),
         }
     }
@@ -427,7 +427,7 @@ impl Reader<'_> {
         let t = self.tuple_field(what)?;
         t.into_iter()
             .map(|c| match c {
-                Constant::Str(s) => Ok(s),
+                Constant::Str(s) => Ok(String::from(&*s)),
                 other => Err(self.unexpected(at, what, &other, "a tuple of str")),
             })
             .collect()
@@ -519,10 +519,10 @@ fn join_reprs(items: &[Constant], v: PythonVersion) -> String {
 
 /// The str of marshal's ASCII types: copied as is (ASCII is UTF-8); a byte above
 /// 127, which CPython never writes there, is read as Latin-1.
-fn ascii_str(b: &[u8]) -> String {
+fn ascii_str(b: &[u8]) -> std::sync::Arc<str> {
     match std::str::from_utf8(b) {
-        Ok(s) if b.is_ascii() => s.to_owned(),
-        _ => b.iter().map(|&c| char::from(c)).collect(),
+        Ok(s) if b.is_ascii() => s.into(),
+        _ => b.iter().map(|&c| char::from(c)).collect::<String>().into(),
     }
 }
 
@@ -531,7 +531,7 @@ fn ascii_str(b: &[u8]) -> String {
 /// `str` whose `repr` is the Python literal (`'\ud800'`), which printers use as is.
 fn str_constant(b: &[u8]) -> Constant {
     if let Ok(s) = std::str::from_utf8(b) {
-        return Constant::Str(s.to_owned());
+        return Constant::Str(s.into());
     }
     let mut lit = String::from("'");
     let mut i = 0;

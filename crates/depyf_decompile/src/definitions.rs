@@ -438,7 +438,7 @@ fn as_definition(value: &mut Expr, name: &str) -> Option<Stmt> {
                 let mut args = args.into_iter();
                 let (Some(Expr::Def(body)), Some(Expr::Const(Constant::Str(n)))) = (args.next(), args.next()) else { unreachable!("checked by is_definition") };
                 let Stmt::ClassDef(_, _, _, body, type_params) = std::sync::Arc::unwrap_or_clone(body) else { unreachable!("checked by is_definition") };
-                let def = Stmt::ClassDef(n, args.collect(), kws, body, type_params);
+                let def = Stmt::ClassDef(String::from(&*n), args.collect(), kws, body, type_params);
                 return Some(if decorators.is_empty() { def } else { Stmt::Decorated(decorators, Box::new(def)) });
             }
             Expr::Call(d, args, _) => {
@@ -505,7 +505,7 @@ fn as_definition_ref(value: &Expr, name: &str) -> Option<Stmt> {
                 if !stored_as(n, name) || bases.iter().chain(kws.iter().map(|k| &k.value)).any(|e| matches!(e, Expr::Def(_))) {
                     return None;
                 }
-                let def = Stmt::ClassDef(n.clone(), bases.to_vec(), kws.clone(), body.clone(), type_params.clone());
+                let def = Stmt::ClassDef(String::from(&**n), bases.to_vec(), kws.clone(), body.clone(), type_params.clone());
                 return Some(if decorators.is_empty() { def } else { Stmt::Decorated(decorators, Box::new(def)) });
             }
             // A generic `def` (PEP 695): its parameters function, called at once with
@@ -586,7 +586,7 @@ fn tidy(e: &mut Expr) {
                 .into_iter()
                 .map(|(k, value)| Keyword {
                     name: k.map(|k| match k {
-                        Expr::Const(Constant::Str(s)) => s,
+                        Expr::Const(Constant::Str(s)) => String::from(&*s),
                         _ => unreachable!("checked above"),
                     }),
                     value,
@@ -805,7 +805,7 @@ fn annotations(body: &mut Vec<Stmt>) {
                             body.remove(i - 1);
                             i -= 1;
                         }
-                        body[i] = Stmt::AnnAssign(Expr::Name(x.into()), ann, value);
+                        body[i] = Stmt::AnnAssign(Expr::Name((&*x).into()), ann, value);
                     }
                 }
             }
@@ -890,7 +890,7 @@ fn class_annotate_items(args: &depyf_source::Arguments, body: &[Stmt]) -> Option
         if leaks {
             return None;
         }
-        out.push((k.clone(), v.clone()));
+        out.push((String::from(&**k), v.clone()));
     }
     Some(out)
 }
@@ -972,26 +972,26 @@ pub(crate) fn compiler_made_source(code: &CodeObject, options: &Options) -> Resu
         let mut sig = depyf_source::Arguments::default();
         for (k, v) in items {
             let Some(Expr::Const(Constant::Str(k))) = k else { return Ok(None) };
-            let seen = sig.args.contains(k) || sig.kwonly.contains(k) || sig.vararg.as_ref() == Some(k);
-            if sig.returns.is_some() || !(k == "return" || crate::is_identifier(k)) || seen {
+            let seen = sig.args.iter().any(|x| **x == **k) || sig.kwonly.iter().any(|x| **x == **k) || sig.vararg.as_deref() == Some(&**k);
+            if sig.returns.is_some() || !(&**k == "return" || crate::is_identifier(k)) || seen {
                 return Ok(None);
             }
-            if k == "return" {
+            if &**k == "return" {
                 sig.returns = Some(v.clone());
             } else if matches!(v, Expr::Starred(_)) {
                 // `*args: *Ts` (PEP 646): only a `*args` parameter takes it.
                 if sig.vararg.is_some() {
                     return Ok(None);
                 }
-                sig.vararg = Some(k.clone());
-                sig.annotations.push((k.clone(), v.clone()));
+                sig.vararg = Some(String::from(&**k));
+                sig.annotations.push((String::from(&**k), v.clone()));
             } else if sig.vararg.is_some() {
                 // After `*args` (the dict keeps the order of the parameters).
-                sig.kwonly.push(k.clone());
-                sig.annotations.push((k.clone(), v.clone()));
+                sig.kwonly.push(String::from(&**k));
+                sig.annotations.push((String::from(&**k), v.clone()));
             } else {
-                sig.args.push(k.clone());
-                sig.annotations.push((k.clone(), v.clone()));
+                sig.args.push(String::from(&**k));
+                sig.annotations.push((String::from(&**k), v.clone()));
             }
         }
         let name = options.function_name.clone().unwrap_or_else(|| "_annotated_".into());
@@ -1018,7 +1018,7 @@ pub(crate) fn future_annotations(code: &CodeObject, body: &mut [Stmt]) -> bool {
     }
     fn text(e: &mut Expr, changed: &mut bool) {
         if let Expr::Const(Constant::Str(s)) = e {
-            *e = Expr::SourceText(std::mem::take(s));
+            *e = Expr::SourceText(String::from(&**s));
             *changed = true;
         }
     }
@@ -1105,7 +1105,7 @@ pub(crate) fn percent_format(parts: &[FPart]) -> Option<Expr> {
     if args.is_empty() {
         return None;
     }
-    Some(Expr::BinOp(Box::new(Expr::Const(Constant::Str(fmt))), "%", Box::new(Expr::Tuple(args))))
+    Some(Expr::BinOp(Box::new(Expr::Const(Constant::Str(fmt.into()))), "%", Box::new(Expr::Tuple(args))))
 }
 
 /// The `%` flags, width and precision that CPython 3.11's `optimize_format` turns
@@ -1260,11 +1260,11 @@ pub(crate) fn generic(code: &CodeObject, body: Vec<Stmt>) -> Result<Expr, Decomp
     // value bound to `n`.
     let kind_of = |e: &Expr, n: &str| -> Option<String> {
         match e {
-            Expr::Call(f, a, k) if k.is_empty() && matches!(a.as_slice(), [Expr::Const(Constant::Str(s))] if s == n) => {
+            Expr::Call(f, a, k) if k.is_empty() && matches!(a.as_slice(), [Expr::Const(Constant::Str(s))] if **s == *n) => {
                 recover::markers::TYPE_PARAM_KINDS.iter().find(|(_, m, _)| f.is_name(m)).map(|(_, _, p)| format!("{p}{n}"))
             }
             Expr::Call(f, a, k) if k.is_empty() && f.is_name("__typevar__") => match a.as_slice() {
-                [Expr::Const(Constant::Str(s)), bound] if s == n => Some(format!("{n}: {}", depyf_source::print_expr(bound))),
+                [Expr::Const(Constant::Str(s)), bound] if **s == *n => Some(format!("{n}: {}", depyf_source::print_expr(bound))),
                 _ => None,
             },
             _ => None,
@@ -1384,10 +1384,10 @@ pub(crate) fn generic(code: &CodeObject, body: Vec<Stmt>) -> Result<Expr, Decomp
     if f.is_name(recover::markers::TYPE_ALIAS) {
         let [n @ Expr::Const(Constant::Str(s)), params, value] = args.as_slice() else { return Err(err("a generic type alias of an unknown shape")) };
         let params = params_of(params).ok_or_else(|| err("generic type parameters of an unknown shape"))?;
-        if s != name {
+        if **s != *name {
             return Err(err("a generic type alias of an unknown shape"));
         }
-        let params = Expr::List(params.into_iter().map(|p| Expr::Const(Constant::Str(p))).collect());
+        let params = Expr::List(params.into_iter().map(|p| Expr::Const(Constant::Str(p.into()))).collect());
         return Ok(Expr::Call(f.clone(), vec![n.clone(), params, value.clone()], Vec::new()));
     }
     Err(err("a generic parameters function of an unknown shape"))
@@ -1442,7 +1442,7 @@ fn generic_class(
     let params = params.and_then(params_of).ok_or_else(|| err("generic class type parameters of an unknown shape"))?;
     let [Expr::Def(body), Expr::Const(Constant::Str(n)), bases @ .., last] = args else { return Err(err("a generic class of an unknown shape")) };
     let Stmt::ClassDef(_, _, _, body, type_params) = &**body else { return Err(err("a generic class of an unknown shape")) };
-    if n != name || !last.is_name(".generic_base") || !type_params.is_empty() {
+    if **n != *name || !last.is_name(".generic_base") || !type_params.is_empty() {
         return Err(err("a generic class of an unknown shape"));
     }
     let hidden = |e: &Expr| {
@@ -1465,7 +1465,7 @@ fn generic_class(
     if hidden_in_body {
         return Err(err("a generic class body that reads .type_params"));
     }
-    Ok(Expr::Def(std::sync::Arc::new(Stmt::ClassDef(n.clone(), bases.to_vec(), kws.to_vec(), body, params))))
+    Ok(Expr::Def(std::sync::Arc::new(Stmt::ClassDef(String::from(&**n), bases.to_vec(), kws.to_vec(), body, params))))
 }
 
 /// The parameters of a generic function with the `.defaults` / `.kwdefaults`
@@ -1490,10 +1490,10 @@ fn generic_defaults(a: &depyf_source::Arguments, call_args: &[Expr]) -> Option<d
         let mut kw = Vec::new();
         for (k, v) in items {
             let Some(Expr::Const(Constant::Str(k))) = k else { return None };
-            if !a.kwonly.contains(k) {
+            if !a.kwonly.iter().any(|x| **x == **k) {
                 return None;
             }
-            kw.push((k.clone(), v.clone()));
+            kw.push((String::from(&**k), v.clone()));
         }
         a.kw_defaults = kw;
     }
@@ -1516,16 +1516,16 @@ pub(crate) fn as_type_alias(v: &Expr, name: &str) -> Option<Stmt> {
         return None;
     }
     let [Expr::Const(Constant::Str(n)), params, value] = args.as_slice() else { return None };
-    if n != name {
+    if **n != *name {
         return None;
     }
     let params = match params {
         Expr::Const(Constant::None) if std::ptr::eq(inner, v) => Vec::new(),
         Expr::List(ps) if !std::ptr::eq(inner, v) => ps.iter().map(|p| match p {
-            Expr::Const(Constant::Str(s)) => Some(s.clone()),
+            Expr::Const(Constant::Str(s)) => Some(String::from(&**s)),
             _ => None,
         }).collect::<Option<Vec<_>>>()?,
         _ => return None,
     };
-    Some(Stmt::TypeAlias(n.clone(), params, value.clone()))
+    Some(Stmt::TypeAlias(String::from(&**n), params, value.clone()))
 }

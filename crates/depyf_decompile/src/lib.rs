@@ -464,7 +464,7 @@ pub(crate) fn recover_body_with(
     // body = first statement only).
     let mut decls = Vec::new();
     if let Some(doc) = code.docstring() {
-        decls.push(Stmt::Expr(Expr::Const(Constant::Str(doc.to_string()))));
+        decls.push(Stmt::Expr(Expr::Const(Constant::Str(doc.into()))));
     }
     if !globals.is_empty() && code.co_name != "<module>" {
         decls.push(Stmt::Global(globals.into_iter().collect()));
@@ -726,7 +726,7 @@ fn digits_after<'a>(text: &'a str, head: &str) -> Vec<&'a str> {
 /// [`Options::stub_failures`]).
 pub fn stub_source(code: &CodeObject, reason: &str) -> String {
     let msg = format!("depyf could not decompile {}: {reason}", code.co_qualname);
-    let exc = Expr::Call(Box::new(Expr::name("RuntimeError")), vec![Expr::Const(Constant::Str(msg))], vec![]);
+    let exc = Expr::Call(Box::new(Expr::name("RuntimeError")), vec![Expr::Const(Constant::Str(msg.into()))], vec![]);
     print_body(&[Stmt::FunctionDef(code.co_name.clone(), Box::new(arguments(code)), vec![Stmt::Raise(Some(exc), None)])], 0)
 }
 

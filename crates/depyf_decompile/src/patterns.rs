@@ -208,7 +208,7 @@ impl Sim<'_> {
                 "None" => Constant::None,
                 "True" => Constant::Bool(true),
                 "False" => Constant::Bool(false),
-                "''" => Constant::Str(String::new()),
+                "''" => Constant::Str("".into()),
                 "-1" => Constant::Int(-1),
                 _ => return None,
             })),
@@ -320,7 +320,7 @@ impl Sim<'_> {
                 let names = names
                     .into_iter()
                     .map(|c| match c {
-                        Constant::Str(s) => Some(s),
+                        Constant::Str(s) => Some(String::from(&*s)),
                         _ => None,
                     })
                     .collect::<Option<Vec<String>>>()?;

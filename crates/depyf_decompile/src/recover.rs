@@ -960,7 +960,7 @@ impl BlockState<'_, '_> {
             let values = args.split_off(args.len() - names.len());
             for (n, v) in names.iter().zip(values) {
                 let Constant::Str(n) = n else { return Err(self.err("a keyword name is not a str")) };
-                keywords.push(Keyword { name: Some(n.clone()), value: v });
+                keywords.push(Keyword { name: Some(String::from(&**n)), value: v });
             }
         }
         self.push(Expr::Call(Box::new(func), args, keywords));

@@ -47,7 +47,7 @@ fn constant(py: Python<'_>, obj: &Bound<'_, PyAny>, version: PythonVersion) -> P
         return Ok(Some(Constant::Complex(c.real(), c.imag())));
     }
     if is("str")? {
-        return Ok(obj.cast::<PyString>()?.to_cow().ok().map(|s| Constant::Str(s.into_owned())));
+        return Ok(obj.cast::<PyString>()?.to_cow().ok().map(|s| Constant::Str(s.into())));
     }
     if is("bytes")? {
         return Ok(Some(Constant::Bytes(obj.cast::<PyBytes>()?.as_bytes().to_vec())));

@@ -31,7 +31,7 @@ fn conversion_char(c: u32) -> Option<char> {
 /// The pieces of a format spec or of a `BUILD_STRING` operand.
 fn string_parts(e: Expr) -> Option<Vec<FPart>> {
     match e {
-        Expr::Const(Constant::Str(s)) => Some(if s.is_empty() { vec![] } else { vec![FPart::Lit(s)] }),
+        Expr::Const(Constant::Str(s)) => Some(if s.is_empty() { vec![] } else { vec![FPart::Lit(String::from(&*s))] }),
         Expr::FString(parts, _) => Some(parts),
         _ => None,
     }
@@ -59,7 +59,7 @@ fn template(strings: Expr, interpolations: Expr) -> Result<Expr, &'static str> {
     for s in strings {
         let Constant::Str(s) = s else { return Err("a template string whose pieces are not strings") };
         if !s.is_empty() {
-            parts.push(FPart::Lit(s));
+            parts.push(FPart::Lit(String::from(&*s)));
         }
         let Some(it) = interpolations.next() else { break };
         let Expr::Call(f, args, kws) = it else { return Err("a template string whose interpolations are not built in place") };
@@ -78,7 +78,7 @@ fn template(strings: Expr, interpolations: Expr) -> Result<Expr, &'static str> {
         };
         let conv = u32::try_from(conv).ok().and_then(conversion_char);
         parts.push(FPart::Field(Box::new(value), conv, spec));
-        texts.push(text);
+        texts.push(String::from(&*text));
     }
     let t = Expr::TString(parts, texts);
     match &t {
@@ -153,7 +153,7 @@ fn stub_body(code: &CodeObject, e: &DecompileError, failures: &std::cell::RefCel
     let reason = e.to_string();
     let msg = format!("depyf could not decompile {}: {reason}", code.co_qualname);
     failures.borrow_mut().push(crate::Failure { qualname: code.co_qualname.clone(), reason });
-    let exc = Expr::Call(Box::new(Expr::name("RuntimeError")), vec![Expr::Const(Constant::Str(msg))], vec![]);
+    let exc = Expr::Call(Box::new(Expr::name("RuntimeError")), vec![Expr::Const(Constant::Str(msg.into()))], vec![]);
     vec![Stmt::Raise(Some(exc), None)]
 }
 
@@ -167,7 +167,7 @@ impl BlockState<'_, '_> {
                 "None" => Expr::Const(Constant::None),
                 "True" => Expr::Const(Constant::Bool(true)),
                 "False" => Expr::Const(Constant::Bool(false)),
-                "''" => Expr::Const(Constant::Str(String::new())),
+                "''" => Expr::Const(Constant::Str("".into())),
                 "-1" => Expr::int(-1),
                 builtin => Expr::name(builtin),
             }),
@@ -212,7 +212,7 @@ impl BlockState<'_, '_> {
                     extend_parts(&mut parts, more);
                 }
                 let fs = match parts.as_slice() {
-                    [] => Expr::Const(Constant::Str(String::new())),
+                    [] => Expr::Const(Constant::Str("".into())),
                     _ => Expr::FString(parts, self.fstring_syntax()),
                 };
                 self.check_fstring(&fs)?;
@@ -482,7 +482,7 @@ impl BlockState<'_, '_> {
                 let names: Vec<String> = names
                     .into_iter()
                     .map(|c| match c {
-                        Constant::Str(s) => Ok(s),
+                        Constant::Str(s) => Ok(String::from(&*s)),
                         _ => Err(self.err("an import name that is not a str")),
                     })
                     .collect::<Result<_, _>>()?;
@@ -653,6 +653,7 @@ impl BlockState<'_, '_> {
                 let Expr::Dict(items) = attr else { return Err(self.err("keyword defaults that are not a dict")) };
                 for (k, v) in items {
                     let Some(Expr::Const(Constant::Str(k))) = k else { return Err(self.err("a keyword default without a name")) };
+                    let k = String::from(&*k);
                     if !args.kwonly.contains(&k) {
                         return Err(self.err("a keyword default of no keyword-only parameter"));
                     }
@@ -683,6 +684,7 @@ impl BlockState<'_, '_> {
                 };
                 for (k, v) in pairs {
                     let Expr::Const(Constant::Str(k)) = k else { return Err(self.err("an annotation without a name")) };
+                    let k = String::from(&*k);
                     let v = if args.vararg.as_deref() == Some(k.as_str()) {
                         star_annotation(v)
                     } else if matches!(v, Expr::Starred(_)) {
