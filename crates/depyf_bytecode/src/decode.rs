@@ -113,6 +113,7 @@ pub fn decode(code: &CodeObject) -> Result<Vec<Instruction>, BytecodeError> {
     } else {
         2
     };
+    let facts = Facts::of(code);
     let mut out = Vec::with_capacity(bytes.len() / 2);
     let mut ext: u32 = 0;
     let mut start = 0usize;
@@ -131,7 +132,7 @@ pub fn decode(code: &CodeObject) -> Result<Vec<Instruction>, BytecodeError> {
         let argval = if op == table.extended_arg {
             Argval::Plain
         } else {
-            resolve(code, table, op, name, ids[op as usize], oparg, i as u32, caches)?
+            resolve(code, table, &facts, op, name, ids[op as usize], oparg, i as u32, caches)?
         };
         let line = lines.get(i / 2).copied().flatten();
         let starts_line = if mode == 0 {
@@ -141,11 +142,11 @@ pub fn decode(code: &CodeObject) -> Result<Vec<Instruction>, BytecodeError> {
             line.is_some() && starts.get(next_start) == Some(&(i as u32))
         } else if mode == 1 {
             // A unit starts a line when its line differs from the last line before it.
-            while seen < i / 2 {
-                if lines[seen].is_some() {
-                    last_line = lines[seen];
+            if seen < i / 2 {
+                if let Some(l) = lines[seen..i / 2].iter().rev().find(|l| l.is_some()) {
+                    last_line = *l;
                 }
-                seen += 1;
+                seen = i / 2;
             }
             line.is_some() && line != last_line
         } else {
@@ -186,9 +187,74 @@ pub fn decode(code: &CodeObject) -> Result<Vec<Instruction>, BytecodeError> {
     Ok(out)
 }
 
+/// The version facts [`resolve`] needs, worked out once per code object.
+struct Facts {
+    /// 3.11+: relative jumps count code units after the inline caches.
+    post311: bool,
+    /// Before 3.11: jump opargs count bytes (3.8-3.9) or code units (3.10).
+    jump_scale: i64,
+    /// 3.11+ `LOAD_GLOBAL` keeps its NULL bit in the low bit.
+    global_shift: bool,
+    /// 3.12+ `LOAD_ATTR` keeps its method bit in the low bit.
+    attr_shift: bool,
+    /// 3.15+ `IMPORT_NAME` keeps its lazy/eager bits in the low two bits.
+    import_shift: bool,
+    /// 3.13+ superinstructions pack two locals into one oparg.
+    local_pairs: bool,
+    /// How far `COMPARE_OP`'s oparg is shifted (3.12: 4, 3.13+: 5).
+    compare_shift: u32,
+    /// Number of `LOCAL` slots, which free-variable opargs count past before 3.11.
+    free_base: usize,
+}
+
+impl Facts {
+    fn of(code: &CodeObject) -> Self {
+        let v = code.version;
+        Facts {
+            post311: v >= PythonVersion::PY311,
+            jump_scale: if v >= PythonVersion::PY310 { 2 } else { 1 },
+            global_shift: v >= PythonVersion::PY311,
+            attr_shift: v >= PythonVersion::PY312,
+            import_shift: v >= PythonVersion::PY315,
+            local_pairs: v >= PythonVersion::PY313,
+            compare_shift: match (v.major, v.minor) {
+                (3, 12) => 4,
+                (3, m) if m >= 13 => 5,
+                _ => 0,
+            },
+            free_base: if v >= PythonVersion::PY311 { 0 } else { code.co_nlocals() },
+        }
+    }
+}
+
+/// `idx` when it is below `len`, else the `BadOparg` error naming the table.
+#[inline]
+fn check(code: &CodeObject, offset: u32, name: &str, arg: u32, idx: usize, len: usize, what: &str) -> Result<usize, BytecodeError> {
+    if idx < len {
+        Ok(idx)
+    } else {
+        Err(bad_index(code, offset, name, arg, idx, len, what))
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn bad_index(code: &CodeObject, offset: u32, name: &str, arg: u32, idx: usize, len: usize, what: &str) -> BytecodeError {
+    err(code, offset as usize, BytecodeErrorKind::BadOparg(format!("{name} {arg}: {what} index {idx} out of range ({len} entries)")))
+}
+
+#[cold]
+#[inline(never)]
+fn bad_jump(code: &CodeObject, offset: u32, t: i64) -> BytecodeError {
+    err(code, offset as usize, BytecodeErrorKind::BadJumpTarget(t))
+}
+
+#[allow(clippy::too_many_arguments)]
+#[inline]
 fn resolve(
     code: &CodeObject,
     table: &OpcodeTable,
+    facts: &Facts,
     op: u8,
     name: &str,
     id: Opname,
@@ -197,71 +263,57 @@ fn resolve(
     caches: u8,
 ) -> Result<Argval, BytecodeError> {
     let Some(arg) = oparg else { return Ok(Argval::Plain) };
-    let v = code.version;
     let a = arg as usize;
-    let bad = |m: String| err(code, offset as usize, BytecodeErrorKind::BadOparg(m));
-    let check = |idx: usize, len: usize, what: &str| {
-        if idx < len {
-            Ok(idx)
-        } else {
-            Err(bad(format!("{name} {arg}: {what} index {idx} out of range ({len} entries)")))
-        }
-    };
-    if table.has(op, op_flags::HAS_JREL) || table.has(op, op_flags::HAS_JABS) {
-        let t: i64 = if v >= PythonVersion::PY311 {
+    let flags = table.flags[op as usize];
+    let has = |flag: u16| flags & flag == flag;
+    if has(op_flags::HAS_JREL) || has(op_flags::HAS_JABS) {
+        let t: i64 = if facts.post311 {
             let base = i64::from(offset) + 2 + 2 * i64::from(caches);
-            if table.has(op, op_flags::BACKWARD_JUMP) {
+            if has(op_flags::BACKWARD_JUMP) {
                 base - 2 * i64::from(arg)
             } else {
                 base + 2 * i64::from(arg)
             }
+        } else if has(op_flags::HAS_JABS) {
+            i64::from(arg) * facts.jump_scale
         } else {
-            let scale = if v >= PythonVersion::PY310 { 2 } else { 1 };
-            if table.has(op, op_flags::HAS_JABS) {
-                i64::from(arg) * scale
-            } else {
-                i64::from(offset) + 2 + i64::from(arg) * scale
-            }
+            i64::from(offset) + 2 + i64::from(arg) * facts.jump_scale
         };
         if t < 0 || t as usize > code.co_code.len() {
-            return Err(err(code, offset as usize, BytecodeErrorKind::BadJumpTarget(t)));
+            return Err(bad_jump(code, offset, t));
         }
         return Ok(Argval::Jump(t as u32));
     }
-    if table.has(op, op_flags::HAS_CONST) {
-        return Ok(Argval::Const(check(a, code.co_consts.len(), "co_consts")?));
+    if has(op_flags::HAS_CONST) {
+        return Ok(Argval::Const(check(code, offset, name, arg, a, code.co_consts.len(), "co_consts")?));
     }
-    if table.has(op, op_flags::HAS_NAME) {
+    if has(op_flags::HAS_NAME) {
         let idx = match id {
-            Opname::LOAD_GLOBAL if v >= PythonVersion::PY311 => a >> 1,
-            Opname::LOAD_ATTR if v >= PythonVersion::PY312 => a >> 1,
+            Opname::LOAD_GLOBAL if facts.global_shift => a >> 1,
+            Opname::LOAD_ATTR if facts.attr_shift => a >> 1,
             Opname::LOAD_SUPER_ATTR => a >> 2,
             // 3.15 packs the lazy/eager import flags into the low two bits.
-            Opname::IMPORT_NAME if v >= PythonVersion::PY315 => a >> 2,
+            Opname::IMPORT_NAME if facts.import_shift => a >> 2,
             _ => a,
         };
-        return Ok(Argval::Name(check(idx, code.co_names.len(), "co_names")?));
+        return Ok(Argval::Name(check(code, offset, name, arg, idx, code.co_names.len(), "co_names")?));
     }
     let nlocalsplus = code.co_localsplusnames.len();
-    if table.has(op, op_flags::HAS_LOCAL) {
-        if v >= PythonVersion::PY313 && matches!(id, Opname::LOAD_FAST_LOAD_FAST | Opname::LOAD_FAST_BORROW_LOAD_FAST_BORROW | Opname::STORE_FAST_LOAD_FAST | Opname::STORE_FAST_STORE_FAST) {
-            let hi = check(a >> 4, nlocalsplus, "co_localsplusnames")?;
-            let lo = check(a & 15, nlocalsplus, "co_localsplusnames")?;
+    if has(op_flags::HAS_LOCAL) {
+        if facts.local_pairs && matches!(id, Opname::LOAD_FAST_LOAD_FAST | Opname::LOAD_FAST_BORROW_LOAD_FAST_BORROW | Opname::STORE_FAST_LOAD_FAST | Opname::STORE_FAST_STORE_FAST) {
+            let hi = check(code, offset, name, arg, a >> 4, nlocalsplus, "co_localsplusnames")?;
+            let lo = check(code, offset, name, arg, a & 15, nlocalsplus, "co_localsplusnames")?;
             return Ok(Argval::LocalPair(hi, lo));
         }
-        return Ok(Argval::Local(check(a, nlocalsplus, "co_localsplusnames")?));
+        return Ok(Argval::Local(check(code, offset, name, arg, a, nlocalsplus, "co_localsplusnames")?));
     }
-    if table.has(op, op_flags::HAS_FREE) {
-        let idx = if v >= PythonVersion::PY311 { a } else { code.co_nlocals() + a };
-        return Ok(Argval::Local(check(idx, nlocalsplus, "cell and free variables")?));
+    if has(op_flags::HAS_FREE) {
+        let idx = facts.free_base + a;
+        return Ok(Argval::Local(check(code, offset, name, arg, idx, nlocalsplus, "cell and free variables")?));
     }
-    if table.has(op, op_flags::HAS_COMPARE) {
-        let idx = match (v.major, v.minor) {
-            (3, 12) => a >> 4,
-            (3, m) if m >= 13 => a >> 5,
-            _ => a,
-        };
-        return Ok(Argval::Compare(check(idx, table.cmp_op.len(), "cmp_op")?));
+    if has(op_flags::HAS_COMPARE) {
+        let idx = a >> facts.compare_shift;
+        return Ok(Argval::Compare(check(code, offset, name, arg, idx, table.cmp_op.len(), "cmp_op")?));
     }
     Ok(Argval::Plain)
 }

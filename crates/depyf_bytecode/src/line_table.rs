@@ -111,11 +111,11 @@ fn clamp(line: i64) -> u32 {
     u32::try_from(line.max(0)).unwrap_or(u32::MAX)
 }
 
+/// Sets the units of bytes `from_byte..to_byte` that exist in `lines` to `line`.
 fn fill(lines: &mut [Option<u32>], from_byte: usize, to_byte: usize, line: Option<u32>) {
-    
-    for slot in lines.iter_mut().take(to_byte / 2).skip(from_byte / 2) {
-        *slot = line;
-    }
+    let end = (to_byte / 2).min(lines.len());
+    let start = (from_byte / 2).min(end);
+    lines[start..end].fill(line);
 }
 
 fn read_varint(t: &[u8], pos: &mut usize) -> Option<u64> {
