@@ -85,6 +85,43 @@ fn cleanup_throw_jump(ins: &[Instruction], k: usize) -> Option<usize> {
     matches!(ins[j].id, Opname::JUMP_BACKWARD | Opname::JUMP_BACKWARD_NO_INTERRUPT).then_some(j - k)
 }
 
+/// Whether an instruction with opname `id` can start a shape of [`op`]: one of its
+/// own, of `post311_async::op` or of `post311_star::op`. Every other instruction (most
+/// of them: loads, stores, calls) is left to the caller at once instead of being tried
+/// against each shape. Keep in step with those three matches; debug builds check that
+/// the other two claim nothing outside it.
+fn may_start_shape(id: Opname) -> bool {
+    matches!(
+        id,
+        // post311_async::op
+        Opname::GET_AITER
+            | Opname::GET_ANEXT
+            | Opname::END_ASYNC_FOR
+            | Opname::BEFORE_ASYNC_WITH
+            | Opname::WITH_EXCEPT_START
+            | Opname::LOAD_CONST
+            | Opname::ASYNC_GEN_WRAP
+            | Opname::CALL_INTRINSIC_1
+            // post311_star::op
+            | Opname::COPY
+            | Opname::BUILD_LIST
+            | Opname::CHECK_EG_MATCH
+            | Opname::PREP_RERAISE_STAR
+            | Opname::CALL_INTRINSIC_2
+            // op below
+            | Opname::PUSH_EXC_INFO
+            | Opname::POP_EXCEPT
+            | Opname::CHECK_EXC_MATCH
+            | Opname::RERAISE
+            | Opname::BEFORE_WITH
+            | Opname::YIELD_VALUE
+            | Opname::RETURN_GENERATOR
+            | Opname::GET_YIELD_FROM_ITER
+            | Opname::GET_AWAITABLE
+            | Opname::CLEANUP_THROW
+    )
+}
+
 /// The op of instruction `k` when it belongs to exception handling, `with` or
 /// generators (emitting it, with the instructions folded into it); `Ok(false)` for
 /// the rest.
@@ -92,6 +129,14 @@ pub(super) fn op(cx: &mut Cx<'_>, k: usize) -> Result<bool, IrError> {
     let ins = cx.ins;
     let code = cx.code;
     let i = &ins[k];
+    if !may_start_shape(i.id) {
+        debug_assert!(
+            super::post311_async::op(code, ins, k).is_none() && super::post311_star::op(code, ins, k).is_none(),
+            "{} starts an async or except* shape but is missing from may_start_shape",
+            i.opname
+        );
+        return Ok(false);
+    }
     if let Some((op, n)) = super::post311_async::op(code, ins, k).or_else(|| super::post311_star::op(code, ins, k)) {
         cx.skip_more = n;
         cx.emit(k, op);
