@@ -10,6 +10,8 @@
 //! `pre311_exc` (with 3.8's `CALL_FINALLY` and the `POP_FINALLY` of a `with` exit); 3.10's
 //! pattern matching (`MATCH_*`) in `py310`.
 
+use depyf_bytecode::Opname;
+
 use super::common::{pre311_binary, same_everywhere, Cx};
 use super::{pre311_gen, IrError};
 use crate::{CallLayout, Op};
@@ -25,51 +27,50 @@ pub(super) fn op(cx: &mut Cx<'_>, k: usize) -> Result<(), IrError> {
     }
     let arg = cx.arg(k);
     let idx = cx.idx(k);
-    let name = cx.ins[k].opname;
-    if let Some((op, inplace)) = pre311_binary(name) {
-        cx.emit(k, Op::Binary(op, inplace));
-        return Ok(());
-    }
-    let op = match name {
-        "LOAD_GLOBAL" => Op::LoadGlobal(idx),
-        "LOAD_ATTR" => Op::LoadAttr(idx),
-        "LOAD_METHOD" => Op::LoadMethod(idx, CallLayout::NullFirst),
+    let op = match cx.ins[k].id {
+        Opname::LOAD_GLOBAL => Op::LoadGlobal(idx),
+        Opname::LOAD_ATTR => Op::LoadAttr(idx),
+        Opname::LOAD_METHOD => Op::LoadMethod(idx, CallLayout::NullFirst),
         // `(callable, args * n -- result)`.
-        "CALL_FUNCTION" => Op::Call { argc: arg, kwnames: None, layout: CallLayout::NoNull },
+        Opname::CALL_FUNCTION => Op::Call { argc: arg, kwnames: None, layout: CallLayout::NoNull },
         // `(callable, args * n, kwnames -- result)`, kwnames pushed by the LOAD_CONST
         // right before.
-        "CALL_FUNCTION_KW" => {
+        Opname::CALL_FUNCTION_KW => {
             let kw = cx.fold_kwnames(k)?;
             Op::Call { argc: arg, kwnames: Some(kw), layout: CallLayout::NoNull }
         }
         // `(meth_or_null, self_or_callable, args * n -- result)` after LOAD_METHOD.
-        "CALL_METHOD" => Op::Call { argc: arg, kwnames: None, layout: CallLayout::NullFirst },
-        "CALL_FUNCTION_EX" => Op::CallEx { has_kwargs: arg & 1 == 1, layout: CallLayout::NoNull },
-        "ROT_TWO" => Op::Swap(2),
-        "ROT_THREE" => Op::Rot(3),
-        "ROT_FOUR" => Op::Rot(4),
-        "ROT_N" => Op::Rot(arg),
-        "DUP_TOP" => Op::Copy(1),
-        "DUP_TOP_TWO" => {
+        Opname::CALL_METHOD => Op::Call { argc: arg, kwnames: None, layout: CallLayout::NullFirst },
+        Opname::CALL_FUNCTION_EX => Op::CallEx { has_kwargs: arg & 1 == 1, layout: CallLayout::NoNull },
+        Opname::ROT_TWO => Op::Swap(2),
+        Opname::ROT_THREE => Op::Rot(3),
+        Opname::ROT_FOUR => Op::Rot(4),
+        Opname::ROT_N => Op::Rot(arg),
+        Opname::DUP_TOP => Op::Copy(1),
+        Opname::DUP_TOP_TWO => {
             cx.emit(k, Op::Copy(2));
             Op::Copy(2)
         }
-        "JUMP_IF_TRUE_OR_POP" => Op::JumpIfOrPop { when: true, target: cx.target(k) },
-        "JUMP_IF_FALSE_OR_POP" => Op::JumpIfOrPop { when: false, target: cx.target(k) },
+        Opname::JUMP_IF_TRUE_OR_POP => Op::JumpIfOrPop { when: true, target: cx.target(k) },
+        Opname::JUMP_IF_FALSE_OR_POP => Op::JumpIfOrPop { when: false, target: cx.target(k) },
         // `(defaults?, kwdefaults?, annotations?, closure?, code, qualname -- func)`.
-        "MAKE_FUNCTION" => Op::MakeFunction { flags: arg, qualname: true },
+        Opname::MAKE_FUNCTION => Op::MakeFunction { flags: arg, qualname: true },
         // Low two bits: conversion; 0x04: a format spec is on top.
-        "FORMAT_VALUE" => Op::FormatValue { conversion: arg & 3, with_spec: arg & 4 != 0 },
-        "GET_ITER" => Op::GetIter,
+        Opname::FORMAT_VALUE => Op::FormatValue { conversion: arg & 3, with_spec: arg & 4 != 0 },
+        Opname::GET_ITER => Op::GetIter,
         // Before 3.12 FOR_ITER pops the exhausted iterator itself.
-        "FOR_ITER" => Op::ForIter(cx.target(k)),
+        Opname::FOR_ITER => Op::ForIter(cx.target(k)),
         // `( -- value)`: the class body's locals first, then the cell: 3.12 spells it
         // LOAD_LOCALS + LOAD_FROM_DICT_OR_DEREF.
-        "LOAD_CLASSDEREF" => {
+        Opname::LOAD_CLASSDEREF => {
             cx.emit(k, Op::LoadLocals);
             Op::LoadFromDictOr(idx, true)
         }
-        _ => return Err(cx.unsupported(k)),
+        // The dedicated `BINARY_*`/`INPLACE_*` opcodes (none of them is matched above).
+        _ => match pre311_binary(cx.ins[k].opname) {
+            Some((op, inplace)) => Op::Binary(op, inplace),
+            None => return Err(cx.unsupported(k)),
+        },
     };
     cx.emit(k, op);
     Ok(())
