@@ -148,6 +148,14 @@ KNOWN_FAILURES = {
     's9_d310.break_in_clause_in_with': {
         '3.11 3.12 3.13 3.14 3.15': 'a construct that recovery could not shape (`__with_exit__` left in the output)',
     },
+    's9_exc.finally_try_after_return_in_clause': {
+        '3.10': 'the normal exit of a try/finally does not run the finally body',
+        '3.11': 'the code after an except clause is not the code after its try',
+    },
+    's9_exc.finally_try_around_with_and_clause_return': {
+        '3.10': 'the normal exit of a try/finally does not run the finally body',
+        '3.11': 'the code after an except clause is not the code after its try',
+    },
     'try_else_layouts.if_in_finally_with_return_in_body': {
         'all': 'a try or with body with several exits',
     },

@@ -261,10 +261,46 @@ impl Structurer<'_> {
 
     /// Whether the code at `t` starts with a copy of the innermost enclosing `finally`
     /// body (CPython runs it before a `break`/`continue`/`return` leaves the `try`).
+    ///
+    /// A `finally` body that starts with a `try` statement has its copy start
+    /// with that `try`'s body, in a block that a handler of its own protects
+    /// ([`Structurer::copy_starts_with_try`]).
     fn runs_final_first(&self, t: BlockId) -> bool {
         let Some(f) = self.finals.last().filter(|f| !f.is_empty()) else { return false };
         let stmts = &self.rec.blocks[t.index()].stmts;
-        stmts.len() >= f.len() && print_body(&stmts[..f.len()], 0) == print_body(f, 0)
+        (stmts.len() >= f.len() && print_body(&stmts[..f.len()], 0) == print_body(f, 0)) || self.copy_starts_with_try(t, &f[0])
+    }
+
+    /// Whether block `t` starts a copy of `first`, the first statement of a
+    /// `finally` body, when that is a `try`/`except` (no `finally` of its own):
+    /// `t` has statements, is protected by a `try` handler, and its statements
+    /// start the `try` body (or are all of it and a `return <constant>`, which
+    /// CPython 3.15 protects with the body, see `depyf_ir::normalize`). (CPython
+    /// copies the whole `finally` body, its protected ranges included, before each
+    /// way out of the `try`: `Python/compile.c` `compiler_unwind_fblock`, 3.9+.)
+    /// Blocks without statements before `t` (the `NOP` of the `finally:` line)
+    /// are passed over.
+    fn copy_starts_with_try(&self, mut t: BlockId, first: &Stmt) -> bool {
+        let Stmt::Try(tb, hs, _, fb) = first else { return false };
+        for _ in 0..8 {
+            let code = &self.rec.blocks[t.index()];
+            if !code.stmts.is_empty() || code.collapsed_to.is_some() || code.error.is_some() || self.cfg.blocks[t.index()].handler.is_some() {
+                break;
+            }
+            match self.cfg.blocks[t.index()].term {
+                Terminator::Jump(n) | Terminator::FallThrough(n) if !self.loop_edge(n) => t = n,
+                _ => return false,
+            }
+        }
+        let stmts = &self.rec.blocks[t.index()].stmts;
+        let k = stmts.len().min(tb.len());
+        let const_return = |s: &Stmt| matches!(s, Stmt::Return(None | Some(Expr::Const(_))));
+        !hs.is_empty()
+            && fb.is_empty()
+            && k > 0
+            && (stmts.len() == k || (stmts.len() == k + 1 && const_return(&stmts[k])))
+            && print_body(&tb[..k], 0) == print_body(&stmts[..k], 0)
+            && self.cfg.blocks[t.index()].handler.is_some_and(|c| !c.lasti && self.is_exc_entry(c.target))
     }
 
     /// Whether the code at `t`, past blocks without statements, starts by popping
@@ -524,7 +560,7 @@ impl Structurer<'_> {
             // CPython copies the finally body before every return/break/continue
             // that leaves the try: drop those copies, the `finally` runs once.
             strip_finally_copies(&mut body, &fbody);
-            if copy_before_leaving(&body, &fbody, false) {
+            if copy_before_leaving(&body, &fbody, false) || merged_try_copy(&body, &fbody) {
                 // e.g. 3.10 puts the rotated test of a `while` after the copy of a
                 // `continue` in an `except` clause: kept, the finally would run twice.
                 return Err(err("a copy of the finally body before code that leaves the try"));
@@ -2436,6 +2472,35 @@ fn copy_before_leaving(stmts: &[Stmt], fbody: &[Stmt], in_loop: bool) -> bool {
         }
     }
     false
+}
+
+/// Whether `stmts` (at any depth, not in nested functions or classes) holds a `try`
+/// that can leave the enclosing `try` and whose body, less a last `return`, `break`
+/// or `continue`, is the body of the `try` that starts the finally body `fbody`: a
+/// copy of that finally body whose way out recovery wrote into each of its ends
+/// (CPython 3.8-3.9 `return x` in an `except` clause: the value is saved, the copy
+/// runs, then each end of the copy's own `try` returns it), which
+/// [`strip_finally_copies`] cannot remove; kept, the finally body would run twice.
+fn merged_try_copy(stmts: &[Stmt], fbody: &[Stmt]) -> bool {
+    let Some(Stmt::Try(fb, ..)) = fbody.first() else { return false };
+    let want = print_body(fb, 0);
+    let is_copy = |s: &Stmt| match s {
+        Stmt::Try(b, ..) if leaves(s, false) => match b.split_last() {
+            Some((Stmt::Return(_) | Stmt::Break | Stmt::Continue, rest)) => print_body(rest, 0) == want,
+            _ => print_body(b, 0) == want,
+        },
+        _ => false,
+    };
+    stmts.iter().any(|s| {
+        is_copy(s)
+            || match s {
+                Stmt::If(_, a, b) | Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => merged_try_copy(a, fbody) || merged_try_copy(b, fbody),
+                Stmt::With(_, b) => merged_try_copy(b, fbody),
+                Stmt::Try(b, hs, e, f) => merged_try_copy(b, fbody) || hs.iter().any(|h| merged_try_copy(&h.body, fbody)) || merged_try_copy(e, fbody) || merged_try_copy(f, fbody),
+                Stmt::Match(_, cases) => cases.iter().any(|c| merged_try_copy(&c.body, fbody)),
+                _ => false,
+            }
+    })
 }
 
 /// Whether statement `s` holds a `return`, or a `break`/`continue` that is not inside a

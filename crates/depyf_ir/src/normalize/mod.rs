@@ -474,7 +474,14 @@ fn extend_over_nops(ins: &[Instruction], ranges: &mut [depyf_bytecode::Exception
         let r = ranges[k];
         let at = ins[j].offset;
         let nested = ranges.iter().any(|o| o.start == at && o.target != r.target);
-        let goes_on = ranges.iter().any(|o| o.start > at && o.target == r.target && o.depth == r.depth && o.lasti == r.lasti);
+        // The handler code of a statement nested in the body before the run
+        // (CPython 3.12+ lays it out after all other code) is no continuation of
+        // the body, though the body's handler protects it too (the `POP_EXCEPT`
+        // of a nested `with` or `except` clause): `try: with m: ... except E:
+        // ...` then `while True: try: ...` has the loop after the `try`.
+        let began = ranges.iter().filter(|o| o.target == r.target).map(|o| o.start).min().unwrap_or(r.start);
+        let handler_code = |off: u32| ranges.iter().any(|q| q.target != r.target && began <= q.start && q.end <= r.end && at < q.target && q.target <= off);
+        let goes_on = ranges.iter().any(|o| o.start > at && o.target == r.target && o.depth == r.depth && o.lasti == r.lasti && !handler_code(o.start));
         if nested && goes_on {
             ranges[k].end = at;
         }
