@@ -133,7 +133,7 @@ def finally_body_with_try_and_return_in_clause(log, fail):
     # A finally body that is itself a try/except, and a `return` in an except
     # clause of the body: the copies of the finally body were not recognised, so
     # the code after the try/finally was written inside it and the finally body
-    # ran twice (ctypes.util._findLib_gcc, 3.11+). Now refused there.
+    # ran twice (ctypes.util._findLib_gcc, 3.11+). Read since s9 (3.12+), refused on 3.11.
     try:
         log.append("body")
         try:
