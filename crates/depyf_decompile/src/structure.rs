@@ -1254,6 +1254,49 @@ impl<'a> Structurer<'a> {
         any
     }
 
+    /// Whether block `x` only re-raises the exception being handled (`NOP`s, then
+    /// `RERAISE`), in handler code.
+    fn is_lone_reraise(&self, x: BlockId) -> bool {
+        let blk = &self.cfg.blocks[x.index()];
+        self.rpo_index[x.index()] == usize::MAX
+            && matches!(blk.term, Terminator::Raise)
+            && self.ir[blk.start..blk.end].iter().filter(|i| i.op != depyf_ir::Op::Nop).map(|i| &i.op).eq([depyf_ir::Op::Reraise].iter())
+    }
+
+    /// The follow and its copies for a `while True:` loop with header `h` and body
+    /// `body` in handler code that only re-raises when it ends: the loop of a
+    /// `finally` body that ends with it, run on an exception (CPython 3.11+
+    /// `compiler_try_finally` ends that copy with `RERAISE 0`; 3.12+ copy that
+    /// block, which has no line number, into each jump to it, `Python/flowgraph.c`
+    /// `duplicate_exits_without_lineno`, so each `break` and the failing test have
+    /// a `RERAISE` of their own). Every exit of the body must raise; those that
+    /// only re-raise and are protected by the header's handler (the end of the
+    /// handler region the loop is in, not the re-raise of an `except` clause
+    /// chain inside the body) all do the same (re-raise to that handler, which
+    /// drops what the stack holds above its depth): one of them is the block
+    /// after the loop, jumps to the others `break`. The follow is
+    /// where the bottom test leaves (a rotated `while c:`), else where the header's
+    /// test leaves, else the last in layout order. `None` for any other loop.
+    fn reraise_exits(&self, h: BlockId, body: &BTreeSet<BlockId>) -> Option<(BlockId, Vec<BlockId>)> {
+        if self.rpo_index[h.index()] != usize::MAX {
+            return None;
+        }
+        let mut exits: Vec<BlockId> = body.iter().flat_map(|b| self.cfg.blocks[b.index()].succs()).filter(|s| !body.contains(s)).map(|s| self.skip_empty(s)).collect();
+        if !exits.iter().all(|x| matches!(self.cfg.blocks[x.index()].term, Terminator::Raise)) {
+            return None;
+        }
+        let handler = self.cfg.blocks[h.index()].handler;
+        exits.retain(|&x| self.is_lone_reraise(x) && self.cfg.blocks[x.index()].handler == handler);
+        exits.sort();
+        exits.dedup();
+        let leaves = |b: BlockId| match self.cfg.blocks[b.index()].term {
+            Terminator::Branch { jump, fall } => [jump, fall].into_iter().map(|x| self.skip_empty(x)).find(|x| exits.contains(x)),
+            _ => None,
+        };
+        let follow = self.latches[h.index()].iter().find_map(|&l| leaves(l)).or_else(|| leaves(h)).unwrap_or(*exits.last()?);
+        Some((follow, exits.into_iter().filter(|&x| x != follow).collect()))
+    }
+
     /// Emits the loop whose header is `h`; returns the block after it.
     fn emit_loop(&mut self, out: &mut Vec<Stmt>, h: BlockId, err: &dyn Fn(&str) -> DecompileError) -> Result<Option<BlockId>, DecompileError> {
         let body_set = self.loop_body(h);
@@ -1439,6 +1482,12 @@ impl<'a> Structurer<'a> {
         }
         if self.clause_leaves_enclosing(h, &body_set, follow) {
             return Err(err("a break out of an except clause nested in another try or with body of a while loop"));
+        }
+        if follow.is_none_or(|f| self.is_lone_reraise(f)) {
+            if let Some((f, c)) = self.reraise_exits(h, &body_set) {
+                follow = Some(f);
+                copies = c;
+            }
         }
         self.loops.push(LoopCtx { header: h, follow, body: body_set, copies, entry: self.pre_headers[h.index()] });
         let mut body = Vec::new();

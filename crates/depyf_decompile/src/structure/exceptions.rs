@@ -523,7 +523,7 @@ impl Structurer<'_> {
                 // CPython 3.12+ copies the small exit block after the `try` into
                 // every end of a copy that ends in an `if` (see `is_copy_before`):
                 // that exit is the code after the `try` when every end has it.
-                if let Some(t) = first_tail(&rest[n - 1]).filter(|t| is_small_exit(t)).cloned() {
+                if let Some(t) = small_exit_tail(&rest[n - 1]).or_else(|| tail_loop_return(&rest[n - 1])).cloned() {
                     if all_tails_leave(&rest[n - 1], &t) && !is_copy_before(&rest, &[], &fbody) && is_copy_before(&rest, std::slice::from_ref(&t), &fbody) {
                         rest.push(t);
                     }
@@ -534,7 +534,7 @@ impl Structurer<'_> {
                 // copies `LOAD_FAST x; RETURN_VALUE` too) when only `if` arms end in
                 // it: an arm that ends in the `return` goes on to the same `return`
                 // put after the `if`, whatever it returns.
-                if let Some(t) = if_tail(&rest[n - 1]).filter(|t| matches!(t, Stmt::Return(_))).cloned() {
+                if let Some(t) = if_return_tail(&rest[n - 1]).cloned() {
                     if if_tails_leave(&rest[n - 1], &t) && is_copy_before_return(&rest, &t, &fbody) {
                         strip_tail_return(&mut rest[n - 1], &t);
                         rest.push(t);
@@ -1649,52 +1649,70 @@ fn is_finally_handler(hs: &[Stmt]) -> bool {
 /// which has no line number, into both ends of the branch, `Python/flowgraph.c`
 /// `duplicate_exits_without_lineno`), with the re-raise taken out of the arms
 /// (nested `if`s that end the arms too) and put once after the `if`: the same flow.
-/// Other bodies (an `except` clause chain, whose `if` tests the exception) are
-/// returned as they are.
+/// An arm may end in a statement that never falls through instead (see
+/// [`never_falls_through`]: `if c: raise e`, whose end gets no copy), provided
+/// some arm re-raises. Other bodies (an `except` clause chain, whose `if` tests
+/// the exception) are returned as they are.
 fn hoist_reraise(mut hs: Vec<Stmt>) -> Vec<Stmt> {
     fn ends_in(s: &[Stmt], r: &Stmt) -> bool {
         match s.last() {
             Some(Stmt::If(_, a, b)) => ends_in(a, r) && ends_in(b, r),
-            Some(l) => l == r,
+            Some(l) => l == r || never_falls_through(l),
             None => false,
         }
     }
-    fn strip(s: &mut Vec<Stmt>) {
+    fn strip(s: &mut Vec<Stmt>, r: &Stmt) {
         match s.last_mut() {
             Some(Stmt::If(_, a, b)) => {
-                strip(a);
-                strip(b);
+                strip(a, r);
+                strip(b, r);
                 if matches!(b.as_slice(), [Stmt::Pass]) {
                     b.clear();
                 }
             }
-            _ => {
+            Some(l) if l == r => {
                 s.pop();
             }
+            _ => {}
         }
         if s.is_empty() {
             s.push(Stmt::Pass);
         }
     }
-    let Some(Stmt::If(c, a, _)) = hs.last() else { return hs };
+    fn find(s: &[Stmt]) -> Option<&Stmt> {
+        match s.last() {
+            Some(Stmt::If(_, a, b)) => find(a).or_else(|| find(b)),
+            Some(l) if is_marker(l, markers::RERAISE) => Some(l),
+            _ => None,
+        }
+    }
+    let Some(Stmt::If(c, ..)) = hs.last() else { return hs };
     if marker_call(c, markers::EXC_MATCH).is_some() || marker_call(c, markers::EG_MATCH).is_some() || hs.iter().any(|s| is_marker(s, markers::POP_EXCEPT)) {
         return hs;
     }
-    // The re-raise at the end of the first arm (through nested `if`s).
-    let mut first = a.as_slice();
-    let r = loop {
-        match first.last() {
-            Some(Stmt::If(_, x, _)) => first = x,
-            Some(l) if is_marker(l, markers::RERAISE) => break l.clone(),
-            _ => return hs,
-        }
-    };
+    // A re-raise at the end of an arm (through nested `if`s).
+    let Some(r) = find(&hs).cloned() else { return hs };
     if !ends_in(&hs, &r) {
         return hs;
     }
-    strip(&mut hs);
+    strip(&mut hs, &r);
     hs.push(r);
     hs
+}
+
+/// Whether flow never goes on past statement `s`: it returns, raises, breaks or
+/// continues on every path (an `if` with both arms so, a `try` whose `finally`
+/// body does so or whose body or `else` and every clause do so, a `while True:`
+/// without `break`).
+fn never_falls_through(s: &Stmt) -> bool {
+    let ends = |b: &[Stmt]| b.last().is_some_and(never_falls_through);
+    match s {
+        Stmt::Return(_) | Stmt::Raise(..) | Stmt::Break | Stmt::Continue => true,
+        Stmt::While(Expr::Const(depyf_bytecode::Constant::Bool(true)), b, _) => !breaks(b),
+        Stmt::If(_, a, b) => ends(a) && ends(b),
+        Stmt::Try(b, hs, e, f) => ends(f) || (ends(if e.is_empty() { b } else { e }) && hs.iter().all(|h| ends(&h.body))),
+        _ => false,
+    }
 }
 
 /// `stmts` without the pops of the exception (`POP_EXCEPT` markers) that come right
@@ -2200,7 +2218,102 @@ fn is_copy_before(copy: &[Stmt], after: &[Stmt], fbody: &[Stmt]) -> bool {
     strip_end_exit(&mut last, t);
     let mut c = init.to_vec();
     c.push(last);
-    print_body(&c, 0) == text
+    if print_body(&c, 0) == text {
+        return true;
+    }
+    // The `break`s of a loop that ends the copy jump to `t` (CPython 3.12+ copies
+    // that small exit block into them): read them as `break` again.
+    let Some(last) = c.last_mut() else { return false };
+    tail_loop_exits_as_break(last, t) && print_body(&c, 0) == text
+}
+
+/// Whether `stmts` (a loop body) hold a `break` of that loop (not of a nested
+/// loop).
+fn breaks(stmts: &[Stmt]) -> bool {
+    stmts.iter().any(|s| match s {
+        Stmt::Break => true,
+        Stmt::If(_, a, b) => breaks(a) || breaks(b),
+        Stmt::While(_, _, e) | Stmt::For(_, _, _, e) => breaks(e),
+        Stmt::Try(..) | Stmt::With(..) | Stmt::Match(..) => {
+            let mut s = s.clone();
+            s.bodies_mut().into_iter().any(|b| breaks(b))
+        }
+        _ => false,
+    })
+}
+
+/// The first `return` that is a small exit (see [`is_small_exit`]) in the body of
+/// a loop at a tail position of `s` (as [`tail_loop_exits_as_break`] walks them):
+/// the `return` after a copy of a `finally` body that ends in a loop, copied into
+/// each `break` of the loop (when the loop is left by `break` only, the copy has
+/// no other).
+fn tail_loop_return(s: &Stmt) -> Option<&Stmt> {
+    fn in_body(stmts: &[Stmt]) -> Option<&Stmt> {
+        stmts.iter().find_map(|s| match s {
+            Stmt::Return(_) if is_small_exit(s) => Some(s),
+            Stmt::If(_, a, b) => in_body(a).or_else(|| in_body(b)),
+            Stmt::With(_, b) => in_body(b),
+            Stmt::Try(b, hs, e, _) => in_body(b).or_else(|| hs.iter().find_map(|h| in_body(&h.body))).or_else(|| in_body(e)),
+            _ => None,
+        })
+    }
+    match s {
+        Stmt::If(_, a, b) => a.last().and_then(tail_loop_return).or_else(|| b.last().and_then(tail_loop_return)),
+        Stmt::While(_, body, _) | Stmt::For(_, _, body, _) => in_body(body),
+        _ => None,
+    }
+}
+
+/// Rewrites, in each loop at a tail position of `s` (`s` itself, or the last
+/// statement of an `if` arm, recursively), the statements `t` of the loop's own
+/// body (in `if`s, and in `try`/`with` bodies when `t` cannot raise, not in
+/// nested loops) as `break`; whether any was. Flow that leaves such a loop by
+/// `break` reaches the end of the statements, then `t`: the same flow, when
+/// `t` is a `return` (CPython 3.12+ copies the small exit block of a `return`
+/// after a `finally` body that ends in a loop into each `break` of the copy of
+/// that body, `Python/flowgraph.c` `inline_small_exit_blocks`).
+fn tail_loop_exits_as_break(s: &mut Stmt, t: &Stmt) -> bool {
+    fn in_body(stmts: &mut [Stmt], t: &Stmt, protected: bool) -> bool {
+        let mut any = false;
+        for s in stmts.iter_mut() {
+            if s == t {
+                if protected && !matches!(t, Stmt::Return(None | Some(Expr::Const(_)))) {
+                    return false;
+                }
+                *s = Stmt::Break;
+                any = true;
+                continue;
+            }
+            match s {
+                Stmt::If(_, a, b) => {
+                    any |= in_body(a, t, protected);
+                    any |= in_body(b, t, protected);
+                }
+                Stmt::With(_, b) => any |= in_body(b, t, true),
+                Stmt::Try(b, hs, e, _) => {
+                    any |= in_body(b, t, true);
+                    for h in hs.iter_mut() {
+                        any |= in_body(&mut h.body, t, true);
+                    }
+                    any |= in_body(e, t, true);
+                }
+                _ => {}
+            }
+        }
+        any
+    }
+    if !matches!(t, Stmt::Return(_)) {
+        return false;
+    }
+    match s {
+        Stmt::If(_, a, b) => {
+            let x = a.last_mut().is_some_and(|l| tail_loop_exits_as_break(l, t));
+            let y = b.last_mut().is_some_and(|l| tail_loop_exits_as_break(l, t));
+            x || y
+        }
+        Stmt::While(_, body, _) | Stmt::For(_, _, body, _) => in_body(body, t, false),
+        _ => false,
+    }
 }
 
 /// Whether `copy` is a copy of `fbody` but for `ret`, a `return` of any value that
@@ -2226,20 +2339,24 @@ fn is_copy_before_return(copy: &[Stmt], ret: &Stmt, fbody: &[Stmt]) -> bool {
     print_body(&c, 0) == print_body(fbody, 0)
 }
 
-/// The statement that ends the first arm of `s` through nested `if`s only, or `s`.
-fn if_tail(s: &Stmt) -> Option<&Stmt> {
+/// The `return` that ends an arm of `s` through nested `if`s only, the first arm
+/// first (the other when the first ends otherwise, in a statement that never
+/// falls through, say).
+fn if_return_tail(s: &Stmt) -> Option<&Stmt> {
     match s {
-        Stmt::If(_, a, _) => a.last().and_then(if_tail),
-        s => Some(s),
+        Stmt::If(_, a, b) => a.last().and_then(if_return_tail).or_else(|| b.last().and_then(if_return_tail)),
+        Stmt::Return(_) => Some(s),
+        _ => None,
     }
 }
 
 /// Whether every way through the end of `s` (both arms of nested `if`s) ends in
-/// `t` or in another `return` or a `raise`: no flow falls off its end.
+/// `t` or in another `return` or a `raise` (or a statement that never falls
+/// through, see [`never_falls_through`]): no flow falls off its end.
 fn if_tails_leave(s: &Stmt, t: &Stmt) -> bool {
     match s {
         Stmt::If(_, a, b) => [a, b].iter().all(|x| x.last().is_some_and(|l| if_tails_leave(l, t))),
-        s => s == t || matches!(s, Stmt::Return(_) | Stmt::Raise(..)),
+        s => s == t || matches!(s, Stmt::Return(_) | Stmt::Raise(..)) || never_falls_through(s),
     }
 }
 
@@ -2308,8 +2425,19 @@ fn first_tail(s: &Stmt) -> Option<&Stmt> {
     }
 }
 
+/// The first small exit (see [`is_small_exit`]) that ends a tail position of `s`
+/// as [`first_tail`] walks them, trying the `else` arm of an `if` whose first arm
+/// ends otherwise (in a statement that never falls through, say).
+fn small_exit_tail(s: &Stmt) -> Option<&Stmt> {
+    match s {
+        Stmt::If(_, a, b) => a.last().and_then(small_exit_tail).or_else(|| b.last().and_then(small_exit_tail)),
+        _ => first_tail(s).filter(|t| is_small_exit(t)),
+    }
+}
+
 /// Whether every way through the end of `s` (both arms of `if`s, nested) ends in
-/// `t` or in a `return`/`raise`: no flow falls off its end.
+/// `t` or in a `return`/`raise` (or a statement that never falls through, see
+/// [`never_falls_through`]): no flow falls off its end.
 fn all_tails_leave(s: &Stmt, t: &Stmt) -> bool {
     match s {
         Stmt::If(_, a, b) => [a, b].iter().all(|x| x.last().is_some_and(|l| all_tails_leave(l, t))),
@@ -2320,7 +2448,7 @@ fn all_tails_leave(s: &Stmt, t: &Stmt) -> bool {
             main.last().is_some_and(|l| all_tails_leave(l, t)) && hs.iter().all(|h| h.body.last().is_some_and(|l| all_tails_leave(l, t)))
         }
         Stmt::With(_, b) => b.last().is_some_and(|l| all_tails_leave(l, t)),
-        s => s == t || matches!(s, Stmt::Return(_) | Stmt::Raise(..)),
+        s => s == t || matches!(s, Stmt::Return(_) | Stmt::Raise(..)) || never_falls_through(s),
     }
 }
 
