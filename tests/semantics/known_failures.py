@@ -64,7 +64,7 @@ KNOWN_FAILURES = {
     },
     's6_loop_heads.finally_retry_unhandled': {
         '3.8': 'SETUP_FINALLY: a handler whose first instruction (offset 30) is also the target of a jump (a loop starting a finally body), in a 3.8 finally body copied with branches: not supported by the decompiler yet',
-        '3.10 3.12 3.13 3.14 3.15': 'a construct that recovery could not shape (`__reraise__` left in the output)',
+        '3.10': 'a construct that recovery could not shape (`__reraise__` left in the output)',
     },
     's6_nested_finally38.break_continue_in_finally_in_try_except': {
         '3.11 3.12 3.13 3.14 3.15': 'a construct that recovery could not shape (`__reraise__` left in the output)',
@@ -108,11 +108,11 @@ KNOWN_FAILURES = {
     },
     's7_n310.finally_starts_with_retry_loop': {
         '3.8': 'SETUP_FINALLY: a handler whose first instruction is also the target of a jump (a loop starting a finally body), in a 3.8 finally body copied with branches: not supported by the decompiler yet',
-        '3.10 3.12 3.13 3.14 3.15': 'a construct that recovery could not shape (`__reraise__` left in the output)',
+        '3.10': 'a construct that recovery could not shape (`__reraise__` left in the output)',
     },
     's7_n310.finally_starts_with_while_test': {
         '3.8': 'LOAD_FAST: a handler whose first instruction is also the target of a jump (a loop starting a finally body), in a 3.8 finally body copied with branches: not supported by the decompiler yet',
-        '3.9 3.14 3.15': 'a construct that recovery could not shape (`__reraise__` left in the output)',
+        '3.9': 'a construct that recovery could not shape (`__reraise__` left in the output)',
         '3.10 3.11 3.12 3.13': 'control flow too tangled to structure (duplication limit reached)',
     },
     's7_p15.break_nested_loops_from_handler': {

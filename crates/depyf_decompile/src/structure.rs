@@ -1276,9 +1276,11 @@ impl<'a> Structurer<'a> {
     /// drops what the stack holds above its depth): one of them is the block
     /// after the loop, jumps to the others `break`. The follow is
     /// where the bottom test leaves (a rotated `while c:`), else where the header's
-    /// test leaves, else the last in layout order. `None` for any other loop.
+    /// test leaves, else the last in layout order. `None` for any other loop, and
+    /// on CPython 3.8-3.9 (`dead_jumps_kept`), whose handler copies are matched with
+    /// their `RERAISE` written in place.
     fn reraise_exits(&self, h: BlockId, body: &BTreeSet<BlockId>) -> Option<(BlockId, Vec<BlockId>)> {
-        if self.rpo_index[h.index()] != usize::MAX {
+        if self.dead_jumps_kept || self.rpo_index[h.index()] != usize::MAX {
             return None;
         }
         let mut exits: Vec<BlockId> = body.iter().flat_map(|b| self.cfg.blocks[b.index()].succs()).filter(|s| !body.contains(s)).map(|s| self.skip_empty(s)).collect();
