@@ -106,7 +106,6 @@ fn decompiles_like_39_and_round_trips() {
             "try_finally_in_finally_in_loop",
             "try_finally_in_with_in_finally",
             "while_break_in_try",
-            "while_in_finally_return_in_try",
             "with_in_finally",
             "with_try_in_finally_return_in_finally",
             "yield_from_in_finally_return_in_try",

@@ -572,12 +572,3 @@ def continue_in_try_if_in_finally(items, g):
             if g():
                 g()
     return 0
-
-
-def while_in_finally_return_in_try(items, g):
-    try:
-        return g()
-    finally:
-        g()
-        while items:
-            items.pop()
