@@ -158,7 +158,7 @@ KNOWN_FAILURES = {
     },
     's9_fin.async_finally_while_break': {
         '3.8': 'LOAD_FAST: a handler whose first instruction is also the target of a jump (a loop starting a finally body), in a 3.8 finally body copied with branches: not supported by the decompiler yet',
-        '3.9 3.11 3.14 3.15': 'the normal exit of a try/finally does not run the finally body',
+        '3.9 3.11 3.12 3.14 3.15': 'the normal exit of a try/finally does not run the finally body',
     },
     's9_fin.async_retry_then_reraise': {
         '3.9': 'the normal exit of a try/finally does not run the finally body',
