@@ -299,9 +299,23 @@ fn drop_tail_returns(body: &mut Vec<Stmt>) {
     if body.last().is_some_and(is_implicit) {
         body.pop();
     }
-    if let Some(Stmt::If(_, a, e)) = body.last_mut() {
-        drop_tail_returns(a);
-        drop_tail_returns(e);
+    match body.last_mut() {
+        Some(Stmt::If(_, a, e)) => {
+            drop_tail_returns(a);
+            drop_tail_returns(e);
+        }
+        // Falling off the end of a `try` body (into its `else` when it has one), of
+        // a handler or of a `with` body in tail position ends the function too (after
+        // the `finally` and `__exit__`, as the return would). Not a `finally` body,
+        // whose `return` swallows the exception being raised.
+        Some(Stmt::Try(b, hs, e, _)) => {
+            drop_tail_returns(if e.is_empty() { b } else { e });
+            for h in hs.iter_mut() {
+                drop_tail_returns(&mut h.body);
+            }
+        }
+        Some(Stmt::With(_, b)) => drop_tail_returns(b),
+        _ => {}
     }
 }
 

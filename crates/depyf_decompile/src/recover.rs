@@ -305,12 +305,28 @@ fn iter_call(e: Expr) -> Expr {
 fn is_atomic(ctx: &Ctx<'_>, e: &Expr) -> bool {
     match e {
         Expr::Const(_) => true,
+        Expr::NewLine(v) => is_atomic(ctx, v),
         Expr::Name(n) => ctx.is_local(n),
         // BUILD_SLICE of atomic parts runs no code; kept inline, it prints as `a:b`
         // in its subscript instead of a `slice(a, b)` call.
         Expr::Slice(a, b, c) => [a, b, c].into_iter().flatten().all(|x| is_atomic(ctx, x)),
         _ => false,
     }
+}
+
+/// Whether the plain local load `cur` must be written on another source line than
+/// the plain local load `prev` just before it: both have line numbers, and they
+/// differ. CPython 3.13+ fuses two such loads into one `LOAD_FAST_LOAD_FAST` (3.14+
+/// also `LOAD_FAST_BORROW_LOAD_FAST_BORROW`) only when their lines are equal
+/// (CPython 3.13 `Python/flowgraph.c`, `insert_superinstructions`), so the source
+/// must keep them apart to compile to the same two loads. Before 3.13 the lines of
+/// loads leave no trace in the bytecode and nothing is kept apart.
+fn own_line(code: &CodeObject, prev: &IrInstr, cur: &IrInstr) -> bool {
+    let plain = |i: &IrInstr| matches!(i.op, Op::LoadFast(_)) && matches!(i.opname, "LOAD_FAST" | "LOAD_FAST_BORROW");
+    code.version >= depyf_bytecode::PythonVersion::PY313
+        && plain(prev)
+        && plain(cur)
+        && matches!((prev.line, cur.line), (Some(a), Some(b)) if a != b)
 }
 
 /// Whether `e` always evaluates to a bool: comparisons, `not`, and `and`/`or` of such.
@@ -403,6 +419,9 @@ struct BlockState<'c, 'a> {
     /// Whether the previous op of this block pushed a variable's value (then a
     /// POP_TOP of it is the statement `name`, not a stack clean-up).
     prev_was_load: bool,
+    /// Whether the current op is a plain local load that must stay on another
+    /// source line than the plain local load before it ([`own_line`]).
+    own_line: bool,
     /// The block's last op, the terminator the walked ops lead to (not among them).
     term: &'c Op,
 }
@@ -474,6 +493,7 @@ impl BlockState<'_, '_> {
             // A global's load has no effect, and no statement runs before the copies
             // or the reordered values are used (statements spill first).
             SVal::Expr(Expr::Name(_)) => true,
+            SVal::Expr(Expr::NewLine(v)) if matches!(**v, Expr::Name(_)) => true,
             // BUILD_SLICE of plain operands runs no code (`xs[1:3] += v` copies it).
             SVal::Expr(Expr::Slice(a, b, c)) => [a, b, c]
                 .into_iter()
@@ -1008,7 +1028,13 @@ impl BlockState<'_, '_> {
             }
             Op::LoadFast(i) | Op::LoadDeref(i) => {
                 let n = ctx.local_name(i);
-                self.push(Expr::Name(n.into()));
+                let e = Expr::Name(n.into());
+                // Decompiler-made names (`__temp_0__`) never come from source lines.
+                if self.own_line && !matches!(&e, Expr::Name(n) if n.starts_with("__")) {
+                    self.push(Expr::NewLine(Box::new(e)));
+                } else {
+                    self.push(e);
+                }
             }
             Op::LoadClosure(i) => {
                 // The cell object itself, not its content.
@@ -2120,12 +2146,13 @@ fn recover_block(
     let body_end = if matches!(block.term, Terminator::Branch { .. } | Terminator::Jump(_)) { block.end - 1 } else { block.end };
     let term = if matches!(block.term, Terminator::Branch { .. }) { &last.op } else { &Op::Nop };
     let start = tail.as_ref().map_or(block.start, |t| t.0);
-    let mut st = BlockState { ctx, stack, stmts: Vec::new(), ins: &ir[start], prev_was_load: false, term };
+    let mut st = BlockState { ctx, stack, stmts: Vec::new(), ins: &ir[start], prev_was_load: false, own_line: false, term };
     let mut i = start;
     while i < body_end {
         st.ins = &ir[i];
         st.prev_was_load = i > start
             && matches!(ir[i - 1].op, Op::LoadFast(_) | Op::LoadDeref(_) | Op::LoadGlobal(_) | Op::LoadName(_));
+        st.own_line = i > start && own_line(st.ctx.code, &ir[i - 1], &ir[i]);
         let skip = st.step(&ir[i].op, &ir[i + 1..body_end])?;
         i += 1 + skip;
     }
@@ -2388,13 +2415,14 @@ fn branch_condition(op: &Op, v: Expr) -> Expr {
 /// the ops are used for real, so their stubs are not listed twice.
 fn pure_value(ctx: &mut Ctx<'_>, ops: &[IrInstr], below: &[SVal]) -> Option<Expr> {
     let stubs = ctx.naming.failures.borrow().len();
-    let mut st = BlockState { ctx, stack: below.to_vec(), stmts: Vec::new(), ins: ops.first()?, prev_was_load: false, term: &Op::Nop };
+    let mut st = BlockState { ctx, stack: below.to_vec(), stmts: Vec::new(), ins: ops.first()?, prev_was_load: false, own_line: false, term: &Op::Nop };
     let mut i = 0;
     let to = ops.len();
     let mut ok = true;
     while i < to {
         st.ins = &ops[i];
         st.prev_was_load = i > 0 && matches!(ops[i - 1].op, Op::LoadFast(_) | Op::LoadDeref(_) | Op::LoadGlobal(_) | Op::LoadName(_));
+        st.own_line = i > 0 && own_line(st.ctx.code, &ops[i - 1], &ops[i]);
         match st.step(&ops[i].op, &ops[i + 1..to]) {
             Ok(skip) => i += 1 + skip,
             Err(_) => {

@@ -887,15 +887,12 @@ impl<'a> Structurer<'a> {
     /// `duplicate_exits_without_lineno`, which gives each copy the line of its
     /// predecessor), so the copies are one end of the function in the source, not
     /// `return` statements (see `crate::drop_tail_returns`). 3.15 loads that `None`
-    /// with `LOAD_COMMON_CONSTANT`. False without lines and in code with exception
-    /// handling.
+    /// with `LOAD_COMMON_CONSTANT`. False without lines and inside a protected range.
     fn implicit_return(&self, b: BlockId) -> bool {
-        // Leaving a `try`/`with` runs clean-up ops on the line of the `return`
-        // statement itself, which would read as implicit: only plain code qualifies.
-        if self.cfg.blocks.iter().any(|x| x.handler.is_some()) {
+        let blk = &self.cfg.blocks[b.index()];
+        if blk.handler.is_some() {
             return false;
         }
-        let blk = &self.cfg.blocks[b.index()];
         if !matches!(self.rec.blocks[b.index()].stmts.last(), Some(Stmt::Return(Some(Expr::Const(depyf_bytecode::Constant::None))))) {
             return false;
         }

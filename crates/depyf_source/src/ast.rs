@@ -97,6 +97,14 @@ pub enum Expr {
     YieldFrom(Box<Expr>),
     /// `await value`.
     Await(Box<Expr>),
+    /// The operand `value`, written on a source line of its own: printed as `(`, a
+    /// line break, `value`, `)`. Recovery wraps a load whose instruction had a line
+    /// of its own in the original, where keeping it on the line of the load before
+    /// would change the bytecode: CPython 3.13+ fuses two adjacent `LOAD_FAST` into
+    /// `LOAD_FAST_LOAD_FAST` only when both have the same line number (CPython 3.13
+    /// `Python/flowgraph.c`, `insert_superinstructions` / `make_super_instruction`).
+    /// The parentheses and the line break compile to nothing.
+    NewLine(Box<Expr>),
 }
 
 /// The kind of a comprehension with one element expression.
@@ -307,6 +315,18 @@ impl Expr {
     pub fn binop(self, op: &'static str, rhs: Expr) -> Expr {
         Expr::BinOp(Box::new(self), op, Box::new(rhs))
     }
+    /// This expression with every [`Expr::NewLine`] in it replaced by its operand
+    /// (for places whose source cannot span lines, such as f-string fields).
+    pub fn without_line_breaks(&self) -> Expr {
+        let mut e = self.clone();
+        e.walk_mut(&mut |x| {
+            if let Expr::NewLine(v) = x {
+                let inner = std::mem::replace(&mut **v, Expr::Const(Constant::None));
+                *x = inner;
+            }
+        });
+        e
+    }
     /// Whether this is `Name(id)`.
     pub fn is_name(&self, id: &str) -> bool {
         matches!(self, Expr::Name(n) if n == id)
@@ -372,7 +392,7 @@ impl Expr {
                     v.walk(f);
                 }
             }
-            Expr::YieldFrom(v) | Expr::Await(v) => v.walk(f),
+            Expr::YieldFrom(v) | Expr::Await(v) | Expr::NewLine(v) => v.walk(f),
             // The statement is not part of this expression's evaluation.
             Expr::Def(_) => {}
         }
@@ -446,7 +466,7 @@ impl Expr {
                     v.walk_mut(f);
                 }
             }
-            Expr::YieldFrom(v) | Expr::Await(v) => v.walk_mut(f),
+            Expr::YieldFrom(v) | Expr::Await(v) | Expr::NewLine(v) => v.walk_mut(f),
         }
         f(self);
     }

@@ -197,6 +197,11 @@ fn expr(out: &mut String, e: &Expr, _ctx: u8) {
             out.push('*');
             paren(out, v, P_BOR);
         }
+        Expr::NewLine(v) => {
+            out.push_str("(\n");
+            expr(out, v, P_TUPLE);
+            out.push(')');
+        }
         Expr::BinOp(l, op, r) => {
             let p = binop_prec(op);
             if *op == "**" {
@@ -374,7 +379,8 @@ fn comprehensions(out: &mut String, gens: &[Comprehension]) {
 /// braces (a leading `{` would read as an escaped brace: a space goes first).
 fn field_text(e: &Expr) -> String {
     let mut s = String::new();
-    paren(&mut s, e, P_TEST + 1);
+    // A field is written on one line: its operands' own lines are dropped.
+    paren(&mut s, &e.without_line_breaks(), P_TEST + 1);
     if s.starts_with('{') {
         s.insert(0, ' ');
     }
