@@ -508,7 +508,7 @@ impl<'a> Structurer<'a> {
                         Some(m) => (cond, fall, jump, Some(m)),
                         None => {
                             let (cond, fall, jump) = self.short_circuit(b, cond, fall, jump);
-                            let mut merge = self.follow(b, fall, jump).or_else(|| self.written_else_end(b, jump));
+                            let mut merge = self.follow(b, fall, jump).or_else(|| self.written_else_end(b, jump)).or_else(|| self.jumped_else_end(b, fall, jump));
                             // The test before a rotated `while c: ... else: E`: both
                             // arms run `E` (see `rotated_while_else`), then meet
                             // where the loop's `break`s go.
@@ -762,6 +762,35 @@ impl<'a> Structurer<'a> {
             && self.in_current_loop(end)
             && self.loops.last().is_none_or(|l| !l.is_header(end));
         ok.then_some(end)
+    }
+
+    /// Where an `if` at `b` whose arms don't meet ends when its then-branch (from
+    /// `fall`) jumps over an else-branch (from `jump`) that never gets there: the
+    /// block `x` that the last block laid out before `jump`, reached from `fall`,
+    /// jumps to forward (past `jump`), when `b` dominates `x`, the else-branch does
+    /// not reach it, and it is in the current loop and not its header. CPython
+    /// 3.10+ emits a jump at the end of a then-branch only over a written `else:`
+    /// (`Python/compile.c`/`codegen.c` `compiler_if`); `if c: A` + `return` has no
+    /// jump there. The code after the `if` goes on at `x`, so that `if c: A` /
+    /// `else: return` + rest compiles back to the same layout (where `if c: A; rest`
+    /// + `return` would put the rest in the then-branch).
+    fn jumped_else_end(&self, b: BlockId, fall: BlockId, jump: BlockId) -> Option<BlockId> {
+        if self.dead_jumps_kept || jump.0 == 0 || fall == jump {
+            return None;
+        }
+        let before = BlockId(jump.0 - 1);
+        let blk = &self.cfg.blocks[before.index()];
+        let Terminator::Jump(x) = blk.term else { return None };
+        let ok = x.0 > jump.0
+            && self.rpo_index[before.index()] != usize::MAX
+            && self.rpo_index[x.index()] != usize::MAX
+            && self.ir[blk.start..blk.end].last().is_some_and(|i| matches!(i.op, depyf_ir::Op::Jump(_)))
+            && (before == fall || self.reaches(fall, before))
+            && !self.reaches(jump, x)
+            && self.dominates(b, x)
+            && self.in_current_loop(x)
+            && self.loops.last().is_none_or(|l| !l.is_header(x) && l.follow != Some(x));
+        ok.then_some(x)
     }
 
     /// `Some((cond, fall, jump))` when `b` is a branch that only tests a condition:
@@ -1385,6 +1414,20 @@ impl<'a> Structurer<'a> {
         let lone_return = |x: &BlockId| matches!(self.cfg.blocks[x.index()].term, Terminator::Return) && self.cfg.blocks[x.index()].preds.len() == 1;
         if follow.is_some_and(|f| lone_return(&f)) {
             if let Some(x) = exits.iter().find(|x| !lone_raise(x) && !lone_return(x)) {
+                follow = Some(*x);
+            }
+        }
+        // A block that only returns a constant (CPython's copy of the implicit
+        // `return None`, or a `return` written in the body, reached from the arms of
+        // one `or`) gives way to the exit laid out right after the body's last block:
+        // the code after the loop, which the compiler places there.
+        let bare_return = |x: &BlockId| {
+            matches!(self.cfg.blocks[x.index()].term, Terminator::Return)
+                && matches!(self.rec.blocks[x.index()].stmts.as_slice(), [Stmt::Return(None | Some(Expr::Const(_)))])
+        };
+        if follow.is_some_and(|f| bare_return(&f)) {
+            let after_body = body_set.iter().map(|b| self.cfg.blocks[b.index()].end).max();
+            if let Some(x) = exits.iter().find(|x| Some(self.cfg.blocks[x.index()].start) == after_body && !bare_return(x) && !lone_raise(x)) {
                 follow = Some(*x);
             }
         }

@@ -108,3 +108,48 @@ def implicit_return_with_body_at_end(x, log):
         elif x == 2:
             return
         log.append("after")
+
+
+class _Node(object):
+    def __init__(self, context=None):
+        self.context = context
+
+
+@case((_Node(_Node(_Node())), None, []), (_Node(_Node()), "stop", []), (_Node(), None, []))
+def loop_return_or_break_then_code(node, marker, seen):
+    while 1:
+        nxt = node.context
+        if nxt is None or nxt is marker:
+            return
+        if len(seen) > 0:
+            break
+        seen.append("step")
+        node = nxt
+    seen.append("after")
+
+
+@case(([1, 2, 3], True), ([], True), (["a"], False), ([None], True))
+def else_return_then_rest(items, clean):
+    if not items or items[0] is None:
+        return None
+    first = items[0]
+    if isinstance(first, int) and first > 0:
+        text = str(first)
+    else:
+        return None
+    if clean:
+        text = text.strip()
+    return text + "!"
+
+
+@case((0,), (1,), (2,), (3,))
+def else_raise_then_rest(x):
+    out = []
+    if x == 1:
+        out.append("one")
+    elif x == 2:
+        out.append("two")
+    else:
+        raise ValueError(x)
+    out.append("rest")
+    return out
