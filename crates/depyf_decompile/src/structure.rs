@@ -122,6 +122,10 @@ pub(crate) struct Structurer<'a> {
     /// an `else:` written in the source from statements after the `if` (see
     /// [`Self::written_else`]). Set by [`Self::new`] from the version.
     pub dead_jumps_kept: bool,
+    /// Whether a `return None` in code with exception handling may read as the
+    /// implicit one (see [`Self::implicit_return`]): CPython 3.10-3.14. Set by
+    /// [`Self::new`] from the version.
+    pub implicit_returns_in_handled_code: bool,
     /// Whether the `else` of a `try` lies between its body and its handlers, apart
     /// from the code after the `try` (CPython 3.11 `Python/compile.c`
     /// `compiler_try_except` lays out body, `else`, then the handlers, and keeps the
@@ -245,6 +249,7 @@ impl<'a> Structurer<'a> {
             words,
             idom,
             dead_jumps_kept: version <= depyf_bytecode::PythonVersion::PY39,
+            implicit_returns_in_handled_code: version >= depyf_bytecode::PythonVersion::PY310 && version <= depyf_bytecode::PythonVersion::PY314,
             else_before_handlers: version == depyf_bytecode::PythonVersion::PY311,
             pop_block_exits: version <= depyf_bytecode::PythonVersion::PY310,
             small_exits_inlined: version >= depyf_bytecode::PythonVersion::PY312,
@@ -765,7 +770,7 @@ impl<'a> Structurer<'a> {
     }
 
     /// Where an `if` at `b` whose arms don't meet ends when its then-branch (from
-    /// `fall`) jumps over an else-branch (from `jump`) that never gets there: the
+    /// `fall`) jumps over an else-branch (the block `jump`) that returns or raises: the
     /// block `x` that the last block laid out before `jump`, reached from `fall`,
     /// jumps to forward (past `jump`), when `b` dominates `x`, the else-branch does
     /// not reach it, and it is in the current loop and not its header. CPython
@@ -786,6 +791,7 @@ impl<'a> Structurer<'a> {
             && self.rpo_index[x.index()] != usize::MAX
             && self.ir[blk.start..blk.end].last().is_some_and(|i| matches!(i.op, depyf_ir::Op::Jump(_)))
             && (before == fall || self.reaches(fall, before))
+            && matches!(self.cfg.blocks[jump.index()].term, Terminator::Return | Terminator::Raise)
             && !self.reaches(jump, x)
             && self.dominates(b, x)
             && self.in_current_loop(x)
@@ -916,10 +922,17 @@ impl<'a> Structurer<'a> {
     /// `duplicate_exits_without_lineno`, which gives each copy the line of its
     /// predecessor), so the copies are one end of the function in the source, not
     /// `return` statements (see `crate::drop_tail_returns`). 3.15 loads that `None`
-    /// with `LOAD_COMMON_CONSTANT`. False without lines and inside a protected range.
+    /// with `LOAD_COMMON_CONSTANT`. False without lines and inside a protected range
+    /// (3.8-3.9 and 3.15: in code with exception handling).
     fn implicit_return(&self, b: BlockId) -> bool {
         let blk = &self.cfg.blocks[b.index()];
-        if blk.handler.is_some() {
+        // CPython 3.8-3.9 copy no exits, and leaving a `try`/`with` there runs
+        // clean-up ops on the line of the `return` statement itself, which would read
+        // as implicit: only code without exception handling qualifies. 3.10-3.14 only
+        // exclude a return inside a protected range. (3.15 keeps the stricter rule:
+        // reading its returns after a `finally` copy as implicit leaves that copy
+        // unmatched, a refusal seen in the semantic suite, not yet understood.)
+        if blk.handler.is_some() || (!self.implicit_returns_in_handled_code && self.cfg.blocks.iter().any(|x| x.handler.is_some())) {
             return false;
         }
         if !matches!(self.rec.blocks[b.index()].stmts.last(), Some(Stmt::Return(Some(Expr::Const(depyf_bytecode::Constant::None))))) {

@@ -105,9 +105,8 @@ def implicit_return_with_body_at_end(x, log):
     with _Lock(log):
         if x == 1:
             log.append("one")
-        elif x == 2:
-            return
-        log.append("after")
+        else:
+            log.append("other")
 
 
 class _Node(object):
