@@ -1057,6 +1057,28 @@ pub(crate) fn fold_negated_tests(code: &CodeObject, body: &mut [Stmt]) {
     if code.version >= depyf_bytecode::PythonVersion::PY314 {
         return;
     }
+    // First `not a or not b` (each operand negated by the jumps of a short-circuit
+    // test) back to `not (a and b)` where an operand is an `is`/`in` comparison: its
+    // negation would be folded into the other op below, which the source cannot have
+    // written there (it would have compiled to that op), while `not (a is x and b)`
+    // compiles each comparison as it is and flips the jumps (`Python/compile.c`
+    // `compiler_jump_if` on a `not`). Both are bools of the same truth.
+    let mut un_de_morgan = |e: &mut Expr| {
+        let Expr::BoolOp(is_and, items) = e else { return };
+        let negated = |x: &Expr| matches!(x, Expr::UnaryOp("not", _));
+        let folding = |x: &Expr| matches!(x, Expr::UnaryOp("not", inner) if matches!(&**inner, Expr::Compare(_, ops) if matches!(ops.as_slice(), [("is" | "is not" | "in" | "not in", _)])));
+        if items.len() < 2 || !items.iter().all(negated) || !items.iter().any(folding) {
+            return;
+        }
+        let inners = std::mem::take(items).into_iter().map(|x| match x {
+            Expr::UnaryOp(_, inner) => *inner,
+            _ => unreachable!("checked above"),
+        });
+        *e = Expr::UnaryOp("not", Box::new(Expr::BoolOp(!*is_and, inners.collect())));
+    };
+    for s in body.iter_mut() {
+        stmt_exprs_mut(s, &mut un_de_morgan);
+    }
     let mut fold = |e: &mut Expr| {
         let Expr::UnaryOp("not", inner) = e else { return };
         let Expr::Compare(l, ops) = &mut **inner else { return };

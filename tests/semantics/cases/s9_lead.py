@@ -122,3 +122,36 @@ def else_then_return_after(x):
     else:
         y += 1
     return y + x
+
+
+# `not (a and b)` over `is`/`in` comparisons: the jumps of the test give `not a or
+# not b`, whose `not (x is y)` operands CPython 3.8-3.13 would fold into `is not`
+# (`dataclasses._init_fn`, `bdb.Bdb.dispatch_exception`).
+_M = object()
+
+
+@case((_M, _M, 0), (_M, 1, 0), (1, _M, 0), (1, 2, 3))
+def not_and_of_is(a, b, c):
+    if not (a is _M and b is _M):
+        return "set"
+    elif c:
+        return "c"
+    return "none"
+
+
+@case((1, [1, 2], None), (3, [1, 2], None), (1, [1], 5), (0, [], 0))
+def not_or_of_in(x, xs, y):
+    if not (x in xs or y is None):
+        return (x, y)
+    return xs
+
+
+@case((0, (1, 2, None)), (7, (StopIteration, 2, None)), (7, (StopIteration, 2, 3)), (0, (StopIteration, 1, None)))
+def not_and_three_operands(flags, arg):
+    out = []
+    if not (flags & 4 and arg[0] is StopIteration and arg[2] is None):
+        out.append("user")
+    while not (len(out) > 2 or flags in (1, 2)):
+        out.append(flags)
+        flags += 1
+    return out
