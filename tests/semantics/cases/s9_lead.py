@@ -155,3 +155,38 @@ def not_and_three_operands(flags, arg):
         out.append(flags)
         flags += 1
     return out
+
+
+class _Fut:
+    def __init__(self, loop, with_get):
+        self._loop = loop
+        if with_get:
+            self.get_loop = lambda: ("got", loop)
+
+
+@case((_Fut(1, True),), (_Fut(2, False),))
+def else_returns_then_code_after_try(fut):
+    try:
+        get_loop = fut.get_loop
+    except AttributeError:
+        pass
+    else:
+        return get_loop()
+    return fut._loop
+
+
+@case(([1, 2, 3],), ([],), ([1, None, 3],))
+def break_in_clause_then_return(items):
+    out = []
+    i = 0
+    while True:
+        try:
+            k = items[i] + 1
+        except IndexError:
+            break
+        except TypeError as e:
+            out.append(type(e).__name__)
+            break
+        out.append(k)
+        i += 1
+    return out

@@ -596,14 +596,23 @@ impl Structurer<'_> {
         // `e1`; else with the copies of the code after the current loop that end
         // clauses read as `break` (see `clauses_break`); else with an `else` that
         // always leaves (see `handlers_and_after`).
-        let breaks = match (&fins, self.after_loop_code(err)) {
-            (Some(_), Some(a)) => {
+        let breaks = match (fins.is_some() || self.small_exits_extended, self.after_loop_code(err)) {
+            (true, Some(a)) => {
                 let mut hs = hstmts.clone();
                 clauses_break(&mut hs, &print_body(&a, 0)).then_some(hs)
             }
             _ => None,
         };
-        let mut attempt = self.handlers_and_after(hstmts.clone(), fins.as_deref(), e1, after, stop, false, err);
+        // 3.10 reads a clause's copy of the code after the loop as `break` first: its
+        // plain reading as the clause's own `return` never fails (no clean-up ranges).
+        let first_break = match (&breaks, self.small_exits_extended) {
+            (Some(hs), true) => self.handlers_and_after(hs.clone(), fins.as_deref(), e1, after, stop, true, err).ok(),
+            _ => None,
+        };
+        let mut attempt = match first_break {
+            Some(x) => Ok(x),
+            None => self.handlers_and_after(hstmts.clone(), fins.as_deref(), e1, after, stop, false, err),
+        };
         if attempt.is_err() {
             if let Some(hs) = breaks {
                 if let Ok(x) = self.handlers_and_after(hs, fins.as_deref(), e1, after, stop, true, err) {
@@ -698,8 +707,13 @@ impl Structurer<'_> {
                 return Ok(x);
             }
         } else if self.small_exits_extended {
-            if let Ok(x) = self.handlers_and_after_read(hstmts.clone(), fins, e1, after, stop, else_leaves, ConstExits::LoadedAfterPop, err) {
-                return Ok(x);
+            // The copy may follow an `else` that always leaves (`try: x = f()
+            // except E: pass else: return g(x)` then `return y`): that reading comes
+            // before the clause's own `return`, which any layout allows.
+            for leaves in [else_leaves, true] {
+                if let Ok(x) = self.handlers_and_after_read(hstmts.clone(), fins, e1, after, stop, leaves, ConstExits::LoadedAfterPop, err) {
+                    return Ok(x);
+                }
             }
         }
         self.handlers_and_after_read(hstmts, fins, e1, after, stop, else_leaves, ConstExits::Keep, err)
