@@ -203,3 +203,19 @@ def test_cells_passed_as_values_are_not_linked(tmp_path, fake_core):
     record = session.records[0]
     assert record.verdict == "equivalent" and not record.linked
     assert "values instead of cells" in record.reason
+
+
+def test_graph_break_reason_keeps_only_the_reason(tmp_path):
+    """Dynamo's traceback after a graph-break reason, and the `NoneType: None` that
+    `traceback.format_exc()` gives outside an exception, are left out of the dump."""
+    from depyf.explain._artifacts import ArtifactCollector
+
+    c = ArtifactCollector(str(tmp_path))
+    meta = {"frame_id": 0, "frame_compile_id": 0, "artifact": {"name": "dynamo_graph_break_reason"}}
+    c.handle_trace(meta, "Graph break in user code at toy.py:10\nReason: data-dependent branch\nNoneType: None\n")
+    c.handle_trace(meta, "Graph break at toy.py:12\nTraceback (most recent call last):\n  File x\n")
+    assert c.info(0, 0).graph_breaks == [
+        "Graph break in user code at toy.py:10\nReason: data-dependent branch",
+        "Graph break at toy.py:12",
+    ]
+    assert c.errors == []

@@ -156,6 +156,9 @@ class ArtifactCollector(logging.Handler):
                     # Dynamo's own traceback after the reason is noise for users.
                     payload = (payload or "").split("\nTraceback (most recent call last)")[0]
                     payload = payload.rstrip()
+                    # `traceback.format_exc()` with no exception being handled, which
+                    # Dynamo appends to some reasons.
+                    payload = payload.removesuffix("\nNoneType: None").rstrip()
                     if payload and payload not in info.graph_breaks:
                         info.graph_breaks.append(payload)
                     return
