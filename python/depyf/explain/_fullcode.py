@@ -71,7 +71,10 @@ def guard_function(name, parts):
     for part in parts:
         expr, comment = split_guard(part)
         if expr is None:
-            lines.append(f"    # (not Python) {' '.join(str(part).split())[:400]}")
+            flat = " ".join(str(part).split())
+            # Long ones (a global-state dump) are cut, visibly.
+            flat = flat if len(flat) <= 400 else f"{flat[:400]} ... (cut: {len(flat)} characters in all)"
+            lines.append(f"    # (not Python) {flat}")
             continue
         if "\n" in expr:
             expr = " ".join(expr.split())
@@ -184,7 +187,7 @@ class FullCodeWriter:
             compile_id = entry.compile_id or (record.compile_id if record else None)
             info = self._info(compile_id)
             cid = f" (compile id [{compile_id_text(*compile_id[:2])}])" if compile_id else ""
-            out.append(f"\n# ---- cache entry {number} of `{original.co_name}`{cid} ----\n")
+            out.append(f"\n# ---- cache entry {number} of `{label}`{cid} ----\n")
             if info is not None and info.recompile_reasons:
                 out.append("# compiled again because these guards of earlier entries failed:\n")
                 out.append(_comment("\n".join(info.recompile_reasons), "#   "))
@@ -230,7 +233,7 @@ class FullCodeWriter:
             + head
             + f"    __local_dict = {{{local_dict}}}\n    __global_dict = globals()\n"
             + "".join(dispatch)
-            + f"    return {safe_name(label)}({', '.join(args)})  # recompile / fall back\n"
+            + f"    return {safe_name(original.co_name)}({', '.join(args)})  # recompile / fall back\n"
         )
         out.append(_section(dispatch_src))
         return "".join(out)
@@ -284,17 +287,25 @@ class FullCodeWriter:
             out.append("# (no source available)\n")
         out.append(self._function_block(original, original.co_name))
         stack = list(resumes.get(original.co_name, []))
-        done = set()
+        done, labels = set(), {original.co_name}
         while stack:
             resume = stack.pop(0)
             if id(resume) in done:
                 continue
             done.add(id(resume))
+            # Dynamo makes a resume function anew (same name, another code object) when
+            # it compiles the function again; each gets its own label, so the file's
+            # headings and `<label>_dispatch` functions stay apart.
+            label, k = resume.co_name, 2
+            while label in labels:
+                label, k = f"{resume.co_name}_{k}", k + 1
+            labels.add(label)
+            again = "" if label == resume.co_name else f" (code object {k - 1} of that name, made by a later compile)"
             out.append(
-                f"\n\n# ==== resume function `{resume.co_name}`: runs the rest of "
+                f"\n\n# ==== resume function `{resume.co_name}`{again}: runs the rest of "
                 f"`{original.co_name}` after a graph break ====\n"
             )
-            out.append(self._function_block(resume, resume.co_name))
+            out.append(self._function_block(resume, label))
             stack.extend(resumes.get(resume.co_name, []))
         text = "".join(out)
         if not _valid(text):  # belt and braces: sections are checked one by one
