@@ -1,6 +1,7 @@
 """depyf.decompile: what it accepts, what it returns, what it raises (no torch)."""
 
 import functools
+import os
 import subprocess
 import sys
 import textwrap
@@ -148,3 +149,33 @@ def test_import_and_decompile_never_import_torch():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+
+
+def test_structural_refusals_name_an_instruction():
+    # Refusals about a shape (no structure fits the control flow) used to report offset
+    # 0 and no opname; they name the branch or jump of the block being structured. The
+    # inputs are the semantic suite's known failures on this version (DecompilationErrors,
+    # not wrong code), whatever they are when this runs.
+    import importlib
+
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "semantics"))
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "semantics", "cases"))
+    from known_failures import KNOWN_FAILURES
+
+    here = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    errors = []
+    for case_id, by_version in KNOWN_FAILURES.items():
+        reason = next((r for k, r in by_version.items() if k == "all" or here in k.split()), None)
+        if reason is None or reason.startswith("wrong code") or "left in the output" in reason:
+            continue
+        module, name = case_id.split(".", 1)
+        fn = getattr(importlib.import_module(module), name)
+        fn = getattr(fn, "__wrapped__", fn)
+        try:
+            depyf.decompile(fn)
+        except depyf.DecompilationError as e:
+            errors.append((case_id, e))
+    assert errors, "no known structural refusal on this version to check"
+    for case_id, e in errors:
+        assert e.opname and e.offset > 0, (case_id, str(e))
+        assert str(e).startswith(f"{e.opname}: "), (case_id, str(e))

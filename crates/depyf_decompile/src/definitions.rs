@@ -278,7 +278,7 @@ pub(crate) fn comprehension_of(code: &CodeObject, ir: &[IrInstr], kind: &str, op
     let on_new_line = ifs_on_new_line(code, ir);
     let mut st = structure::Structurer::new(&cfg, &rec, ir, code.version);
     let at = |m: &str| DecompileError::new(code, 0, "", m);
-    let body = st.region(BlockId(0), None, &at)?;
+    let body = st.region(BlockId(0), None, &at).map_err(|e| st.locate(e))?;
     let shape = || err("a comprehension body of an unknown shape");
     if kind == "<genexpr>" {
         let (Some(Stmt::For(target, iter, loop_body, orelse)), None | Some(Stmt::Return(None | Some(Expr::Const(Constant::None))))) = (body.first(), body.get(1)) else {

@@ -533,6 +533,7 @@ fn structured(
     let mut body = match st.region(depyf_cfg::BlockId(0), None, &at) {
         Ok(body) => body,
         Err(e) => {
+            let e = st.locate(e);
             // The stubs of nested functions stay those of the first recovery when
             // the state machine fails too.
             let saved = failures.borrow().clone();

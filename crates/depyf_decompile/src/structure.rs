@@ -101,6 +101,9 @@ pub(crate) struct Structurer<'a> {
     /// bounded by [`MAX_REGION_DEPTH`] so that tangled or hostile control flow fails
     /// with an error instead of overflowing the stack of the calling thread.
     depth: usize,
+    /// The block whose region is being structured (the last one entered): where a
+    /// structural error without an instruction of its own is reported ([`Self::locate`]).
+    current: BlockId,
     loops: Vec<LoopCtx>,
     /// Loop headers, with the sources of their back edges.
     latches: Vec<Vec<BlockId>>,
@@ -241,6 +244,7 @@ impl<'a> Structurer<'a> {
             emitted: 0,
             limit: 16 * n + 64,
             depth: 0,
+            current: BlockId(0),
             loops: Vec::new(),
             latches,
             pre_headers,
@@ -353,6 +357,21 @@ impl<'a> Structurer<'a> {
         self.loops.last().is_none_or(|l| l.body.contains(&b))
     }
 
+    /// `e` with a location when it has none (offset 0 and no opname: the structural
+    /// errors, which are about a shape, not one instruction): the last instruction of
+    /// the block being structured when it was raised (its branch or jump), so a
+    /// refusal names a place in the bytecode.
+    pub fn locate(&self, mut e: DecompileError) -> DecompileError {
+        if e.offset == 0 && e.opname.is_empty() {
+            let block = &self.cfg.blocks[self.current.index()];
+            if let Some(ins) = self.ir.get(block.start..block.end).and_then(|b| b.last()) {
+                e.offset = ins.offset;
+                e.opname = ins.opname.to_string();
+            }
+        }
+        e
+    }
+
     /// Statements for the region that starts at `b` and ends before `stop` (or at a
     /// return, raise, break or continue).
     pub fn region(&mut self, b: BlockId, stop: Option<BlockId>, err: &dyn Fn(&str) -> DecompileError) -> Result<Vec<Stmt>, DecompileError> {
@@ -373,6 +392,7 @@ impl<'a> Structurer<'a> {
 
     fn region_into_at_depth(&mut self, out: &mut Vec<Stmt>, mut b: BlockId, stop: Option<BlockId>, mut entering_loop: bool, err: &dyn Fn(&str) -> DecompileError) -> Result<(), DecompileError> {
         loop {
+            self.current = b;
             if Some(b) == stop {
                 if self.loops.last().is_some_and(|l| l.is_header(b)) {
                     self.header_hits += 1;

@@ -45,8 +45,10 @@ fn decompiles_like_39_and_round_trips() {
             // What 3.9 cannot structure yet either (a try or with body with several
             // exits, some finally bodies with branches).
             Err(e) => {
-                let e39 = on39.expect_err(name).to_string();
-                assert_eq!(e.to_string().replace("3.8", "3.9"), e39, "{name}");
+                // The same refusal; where it is reported (the branch of the block
+                // being structured) is the offset in each version's own bytecode.
+                let e39 = on39.expect_err(name);
+                assert_eq!(e.message, e39.message, "{name}");
             }
         }
     }
