@@ -200,6 +200,12 @@ fn ends_cleanup38(ins: &[Instruction], f: usize) -> bool {
     (f >= 1 && cleanup38(ins, f - 1) == Some(f)) || (f >= 4 && cleanup38(ins, f - 4) == Some(f))
 }
 
+/// Whether `i` pushes a block (CPython 3.8-3.10 `SETUP_FINALLY`, `SETUP_WITH`,
+/// `SETUP_ASYNC_WITH`; `SETUP_ANNOTATIONS` does not, nor any other op).
+fn is_block_setup(i: &Instruction) -> bool {
+    matches!(i.id, Opname::SETUP_FINALLY | Opname::SETUP_WITH | Opname::SETUP_ASYNC_WITH)
+}
+
 /// Whether the instructions use the block stack (3.9-3.10 `SETUP_*`).
 pub(super) fn uses_block_stack(ins: &[Instruction]) -> bool {
     ins.iter().any(|i| matches!(i.id, Opname::SETUP_FINALLY | Opname::SETUP_WITH | Opname::SETUP_ASYNC_WITH))
@@ -313,7 +319,7 @@ pub(super) fn simulate(code: &CodeObject, ins: &[Instruction]) -> Result<Vec<Opt
                 }
             }
         }
-        if !i.opname.starts_with("SETUP_") && !matches!(i.id, Opname::CALL_FINALLY | Opname::BEGIN_FINALLY) {
+        if !is_block_setup(i) && !matches!(i.id, Opname::CALL_FINALLY | Opname::BEGIN_FINALLY) {
             if let Some(t) = i.jump_target() {
                 let t = index_of(t).ok_or_else(|| IrError::at(code, i, "jump target is not an instruction"))?;
                 reach(t, st.clone(), &mut before, &mut work, i)?;
@@ -437,7 +443,7 @@ fn finally_body(ins: &[Instruction], h: usize) -> Option<(usize, bool)> {
                 let plain = !x.opname.contains("FINALLY")
                     && !x.opname.contains("BLOCK")
                     && !x.opname.contains("EXCEPT")
-                    && !x.opname.starts_with("SETUP_")
+                    && !is_block_setup(x)
                     && !x.opname.starts_with("WITH_")
                     && x.opname != "RETURN_VALUE";
                 if !plain {
@@ -662,7 +668,7 @@ fn call38(code: &CodeObject, ins: &[Instruction], k: usize) -> Result<(usize, He
 /// 3.8: whether the `finally` body `h..e` (see [`finally_body`]) has blocks of its
 /// own (`try/except`, `with`).
 fn nested38(ins: &[Instruction], h: usize, e: usize) -> bool {
-    ins[h..e].iter().any(|x| x.opname.starts_with("SETUP_"))
+    ins[h..e].iter().any(is_block_setup)
 }
 
 /// 3.8: checks the `finally` body `h..=e` (see [`finally_body`], which pairs the
@@ -906,7 +912,7 @@ impl Facts {
         // code included: 3.9 keeps unreachable copies of handlers, normalized alike).
         let mut clause_starts = BTreeSet::new();
         for (k, i) in ins.iter().enumerate() {
-            if i.opname.starts_with("SETUP_") {
+            if is_block_setup(i) {
                 let (t, kind) = kind_of(code, ins, k, &index_of)?;
                 if !matches!(kind, Kind::NameCleanup | Kind::AsyncFor) {
                     f.entries.insert(t);
@@ -1044,7 +1050,7 @@ impl Facts {
         // Handler entries that a jump reaches too (see `Facts::split`).
         for (j, i) in ins.iter().enumerate() {
             // 3.8's `CALL_FINALLY` enters the body as a copy (see the module docs).
-            if i.opname.starts_with("SETUP_") || i.opname == "CALL_FINALLY" || stacks[j].is_none() {
+            if is_block_setup(i) || i.opname == "CALL_FINALLY" || stacks[j].is_none() {
                 continue;
             }
             if let Some(t) = i.jump_target().and_then(index_of).filter(|t| f.entries.contains(t)) {
@@ -1542,7 +1548,7 @@ fn levels(code: &CodeObject, ins: &[Instruction], ir: &[IrInstr]) -> Result<BTre
         }
         succ.clear();
         let i = &ins[k];
-        if i.opname.starts_with("SETUP_") {
+        if is_block_setup(i) {
             // SETUP_FINALLY records the level before it; SETUP_WITH and
             // SETUP_ASYNC_WITH the level below the value they push.
             let lv = if i.opname == "SETUP_FINALLY" { d } else { d - 1 };
@@ -1647,7 +1653,7 @@ fn levels_by_ops(code: &CodeObject, ins: &[Instruction], ir: &[IrInstr], scale: 
         let own = if x.offset.is_multiple_of(scale) { index_of(x.offset / scale) } else { None };
         if let Some(k) = own.filter(|_| ir.get(p + 1).is_none_or(|n| n.offset != x.offset)) {
             let i = &ins[k];
-            if i.opname.starts_with("SETUP_") {
+            if is_block_setup(i) {
                 let lv = if i.opname == "SETUP_FINALLY" { d2 } else { d2 - 1 };
                 let lv = u32::try_from(lv).map_err(|_| bad(p, "negative handler depth".into()))?;
                 level.insert(k, lv);
@@ -1661,7 +1667,7 @@ fn levels_by_ops(code: &CodeObject, ins: &[Instruction], ir: &[IrInstr], scale: 
         } else if let Some((base, u, j, from)) = copied(ins, x.offset, scale, step).filter(|_| ir.get(p + 1).is_none_or(|n| n.offset != x.offset)) {
             // The last op of a copied SETUP_*: enters the copy of its handler.
             let i = &ins[j];
-            if i.opname.starts_with("SETUP_") {
+            if is_block_setup(i) {
                 let lv = if i.opname == "SETUP_FINALLY" { d2 } else { d2 - 1 };
                 let lv = u32::try_from(lv).map_err(|_| bad(p, "negative handler depth".into()))?;
                 copy_level.insert(x.offset, lv);
@@ -1766,7 +1772,7 @@ impl CopyRanges<'_> {
         push_range(out, b, b + u, own);
         let slot = |j: usize| b + u * (1 + (j - from) as u32);
         for j in from..=to {
-            let st = self.stacks[j].as_ref().map(|st| if ins[j].opname.starts_with("SETUP_") { &st[..st.len() - 1] } else { &st[..] });
+            let st = self.stacks[j].as_ref().map(|st| if is_block_setup(&ins[j]) { &st[..st.len() - 1] } else { &st[..] });
             let inner = st.and_then(|sj| innermost(sj.get(entry..).unwrap_or(&[])));
             let r = match inner {
                 Some((h, _)) => {
@@ -1826,14 +1832,14 @@ pub(super) fn protected_ranges(code: &CodeObject, ins: &[Instruction], ir: &[IrI
     // stack; the SETUP instruction recording that block gives the depth.
     let mut setup_of: BTreeMap<usize, usize> = BTreeMap::new();
     for (k, i) in ins.iter().enumerate() {
-        if i.opname.starts_with("SETUP_") && stacks[k].is_some() {
+        if is_block_setup(i) && stacks[k].is_some() {
             let t = i.jump_target().and_then(index_of).expect("checked by the walk");
             setup_of.insert(t, k);
         }
     }
     // A SETUP_* instruction lies outside its own range, as 3.11's `BEFORE_WITH`
     // (and the NOP of `try:`) does.
-    let trimmed = |k: usize| stacks[k].as_ref().map(|st| if ins[k].opname.starts_with("SETUP_") { &st[..st.len() - 1] } else { &st[..] });
+    let trimmed = |k: usize| stacks[k].as_ref().map(|st| if is_block_setup(&ins[k]) { &st[..st.len() - 1] } else { &st[..] });
     // Unscaled offsets only: a split entry starts one below its instruction.
     let split = if scale == 1 { split_entries(ins, ir) } else { BTreeSet::new() };
     let at = |k: usize| ins[k].offset - u32::from(split.contains(&k));
