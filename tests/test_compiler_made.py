@@ -153,3 +153,71 @@ def test_future_annotations_print_as_expressions(version):
     assert "y: Later = 3" in source and "z: dict[str, 'int']" in source, source
     assert recompiled == original
     assert verdict == "identical"
+
+
+MODULE_ANNOTATIONS = r'''
+import json
+from depyf import _core
+
+CASES = {
+    # Every annotation of a 3.14+ module is conditional: the module adds its index to
+    # `__conditional_annotations__` where it ran; one in dropped code (`if False:`)
+    # is never added.
+    "module": """import os
+x: int = 1
+if os.sep:
+    y: str = 'a'
+else:
+    z: float
+w: list[int]
+def f(a):
+    return a
+if False:
+    dead: bytes
+""",
+    "future": """from __future__ import annotations
+import os
+x: int = 1
+if os.sep:
+    y: Later = 'a'
+""",
+    "class": """import os
+class C:
+    a: int = 1
+    if os.sep:
+        b: str
+    for i in range(2):
+        c: float = i
+""",
+}
+out = {}
+for name, src in CASES.items():
+    code = compile(src, "<case>", "exec")
+    res = _core.decompile(code)
+    new = compile(res.source, "<case>", "exec")
+    ns, ns2 = {}, {}
+    exec(code, ns)
+    exec(new, ns2)
+    def annotations(ns):
+        if "__annotations__" in ns:
+            return repr(ns["__annotations__"])
+        return repr(ns["C"].__annotations__ if "C" in ns else ns["__annotate__"](1))
+    out[name] = [res.source, annotations(ns), annotations(ns2), _core.compare(code, new)[0]]
+print(json.dumps(out))
+'''
+
+
+@pytest.mark.parametrize("version", [v for v in ("3.14", "3.15") if PYTHONS[v]])
+def test_conditional_module_and_class_annotations(version):
+    got = _run(version, MODULE_ANNOTATIONS)
+    for name, (source, original, recompiled, verdict) in got.items():
+        assert "__conditional_annotations__" not in source and "__annotate__" not in source, source
+        assert recompiled == original, (name, source)
+        assert verdict == "identical", (name, source)
+    assert got["module"][0] == (
+        "import os\nx: int = 1\nif os.sep:\n    y: str = 'a'\nelse:\n    z: float\nw: list[int]\n"
+        "def f(a):\n    return a\nif False:\n    dead: bytes\n"
+    )
+    assert got["module"][1] == "{'x': <class 'int'>, 'y': <class 'str'>, 'w': list[int]}"
+    assert got["future"][0].startswith("from __future__ import annotations\nimport os\nx: int = 1\n")
+    assert got["class"][0] == "import os\nclass C:\n    a: int = 1\n    if os.sep:\n        b: str\n    for i in range(2):\n        c: float = i\n"

@@ -9,7 +9,7 @@ import types
 
 import pytest
 
-pytest.importorskip("torch")
+pytest.importorskip("torch._dynamo")  # not the tests/torch folder, a namespace package without torch
 
 from depyf.explain._fullcode import Entry, FullCodeWriter, guard_function  # noqa: E402
 

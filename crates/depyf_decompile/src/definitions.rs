@@ -835,8 +835,9 @@ fn drop_classdict(body: &mut Vec<Stmt>) {
 /// `codegen_process_deferred_annotations`) that checks the format, builds a dict
 /// `{}` and sets `d['name'] = annotation` in source order. Each annotated name takes
 /// the first plain assignment to it after the previous one (`name: T = v`), or
-/// becomes a bare `name: T` there. Left alone (the marker then fails the body) when
-/// the function has another shape.
+/// becomes a bare `name: T` there. Conditional annotations (see
+/// [`conditional_annotations`]) are placed where the body reports them. Left alone
+/// (the marker then fails the body) when the function has another shape.
 fn class_annotations(body: &mut Vec<Stmt>) {
     let is_annotate = |s: &Stmt| {
         matches!(s, Stmt::Assign(t, Expr::Def(d)) if matches!(t.as_slice(), [Expr::Name(n)] if n == "__annotate_func__")
@@ -845,15 +846,42 @@ fn class_annotations(body: &mut Vec<Stmt>) {
     let Some(at) = body.iter().position(is_annotate) else { return };
     let Stmt::Assign(_, Expr::Def(d)) = &body[at] else { return };
     let Stmt::FunctionDef(_, args, fbody) = &**d else { return };
-    let Some(items) = class_annotate_items(args, fbody) else { return };
+    let Some(items) = annotate_items(args, fbody) else { return };
+    let saved = body.clone();
     body.remove(at);
+    let conditional: Vec<AnnotateItem> = items.iter().filter(|item| item.index.is_some()).cloned().collect();
+    let mut sites = Vec::new();
+    if !conditional.is_empty() {
+        // The set is made right after the class namespace cell (CPython 3.14
+        // `Python/codegen.c`, `codegen_class_body`).
+        let made = body.iter().take(6).position(|s| {
+            matches!(s, Stmt::Assign(t, v) if matches!(t.as_slice(), [Expr::Name(n)] if n == CONDITIONAL) && is_empty_set(v))
+        });
+        let placed = made.and_then(|i| {
+            body.remove(i);
+            conditional_annotations(body, conditional)
+        });
+        let Some(placed) = placed else {
+            *body = saved;
+            return;
+        };
+        sites = placed;
+    }
     let compiler_made = ["__module__", "__qualname__", "__firstlineno__", "__doc__"];
     let mut pos = body
         .iter()
         .position(|s| !compiler_made.iter().any(|n| matches!(s, Stmt::Assign(t, _) if matches!(t.as_slice(), [Expr::Name(x)] if x == n))))
         .unwrap_or(body.len());
-    for (name, ann) in items {
-        let found = (pos..body.len()).find(|&i| matches!(&body[i], Stmt::Assign(t, _) if matches!(t.as_slice(), [Expr::Name(x)] if *x == name)));
+    // In the function's order, which is the source's: a plain annotation lies after
+    // the conditional ones before it and before those after it.
+    for AnnotateItem { name, ann, index } in items {
+        if let Some(k) = index {
+            let site = sites.iter().find(|(x, _)| *x == k).map(|(_, at)| *at).expect("placed above");
+            pos = pos.max(site + 1);
+            continue;
+        }
+        let before = sites.iter().filter(|(_, at)| *at >= pos).map(|(_, at)| *at).min().unwrap_or(body.len());
+        let found = (pos..before).find(|&i| matches!(&body[i], Stmt::Assign(t, _) if matches!(t.as_slice(), [Expr::Name(x)] if *x == name)));
         match found {
             Some(i) => {
                 let Stmt::Assign(_, v) = std::mem::replace(&mut body[i], Stmt::Pass) else { unreachable!("matched above") };
@@ -862,15 +890,160 @@ fn class_annotations(body: &mut Vec<Stmt>) {
             }
             None => {
                 body.insert(pos, Stmt::AnnAssign(Expr::Name(name.into()), ann, None));
+                for (_, at) in sites.iter_mut() {
+                    if *at >= pos {
+                        *at += 1;
+                    }
+                }
                 pos += 1;
             }
         }
     }
 }
 
-/// The `(name, annotation)` pairs of a class body's `__annotate__` body (see
-/// [`class_annotations`]), `None` for another shape.
-fn class_annotate_items(args: &depyf_source::Arguments, body: &[Stmt]) -> Option<Vec<(String, Expr)>> {
+/// A 3.14+ module body's annotations: the module stores a compiler-made
+/// `__annotate__(format)` (CPython 3.14 `Python/codegen.c`,
+/// `codegen_process_deferred_annotations`) whose items are all conditional (see
+/// [`conditional_annotations`]). With `from __future__ import annotations` the module
+/// still starts with `__conditional_annotations__ = set()` but annotates through
+/// `__annotations__` (read by [`annotations`]) and never uses the set: the store is
+/// dropped. Left alone when the function or the sites have another shape.
+fn module_annotations(body: &mut Vec<Stmt>) {
+    let is_named = |s: &Stmt, name: &str| matches!(s, Stmt::Assign(t, _) if matches!(t.as_slice(), [Expr::Name(n)] if n == name));
+    let Some(set_at) = body.iter().take(4).position(|s| is_named(s, CONDITIONAL) && matches!(s, Stmt::Assign(_, v) if is_empty_set(v))) else { return };
+    let annotate = body.iter().take(4).position(|s| {
+        is_named(s, "__annotate__") && matches!(s, Stmt::Assign(_, Expr::Def(d)) if matches!(&**d, Stmt::FunctionDef(n, ..) if n == "__annotate__"))
+    });
+    let saved = body.clone();
+    let mut items = Vec::new();
+    if let Some(at) = annotate {
+        let Stmt::Assign(_, Expr::Def(d)) = &body[at] else { return };
+        let Stmt::FunctionDef(_, args, fbody) = &**d else { return };
+        match annotate_items(args, fbody) {
+            Some(found) if found.iter().all(|item| item.index.is_some()) => items = found,
+            _ => return,
+        }
+        body.remove(at);
+    }
+    let set_at = if annotate.is_some_and(|a| a < set_at) { set_at - 1 } else { set_at };
+    body.remove(set_at);
+    if conditional_annotations(body, items).is_none() {
+        *body = saved;
+    }
+}
+
+/// The name CPython 3.14+ gives the set of the conditional annotations that ran.
+const CONDITIONAL: &str = "__conditional_annotations__";
+
+fn is_empty_set(e: &Expr) -> bool {
+    matches!(e, Expr::Set(items) if items.is_empty())
+        || matches!(e, Expr::Call(f, args, kws) if f.is_name("set") && args.is_empty() && kws.is_empty())
+}
+
+/// Places conditional annotations (CPython 3.14 `Python/codegen.c`,
+/// `codegen_annassign`: in a module, and in a class under another statement, an
+/// annotated name is reported only when its statement ran): the body runs
+/// `__conditional_annotations__.add(k)` where `name: T` stood (after storing the
+/// value of `name: T = v`), and the `__annotate__` function reads item `k` only
+/// when `k` is in the set. Each such call becomes `name: T` there, taking the
+/// assignment to `name` just before it as its value. Returns, per index, the
+/// position in `body` of the outermost statement holding its annotation; `None`
+/// (the caller restores the body) when an item is not reported exactly once, or the
+/// set is still used after.
+fn conditional_annotations(body: &mut Vec<Stmt>, items: Vec<AnnotateItem>) -> Option<Vec<(i64, usize)>> {
+    /// Places the reported items in `body` (nested at `depth`), recording for each the
+    /// index in `top` of the outermost statement holding its site.
+    fn place(body: &mut Vec<Stmt>, depth: usize, outer: usize, slots: &mut [Option<AnnotateItem>], sites: &mut [Option<usize>], index: &[i64]) -> bool {
+        let mut i = 0;
+        while i < body.len() {
+            let top = if depth == 0 { i } else { outer };
+            let reported = match &body[i] {
+                Stmt::Expr(Expr::Call(f, args, kws)) if kws.is_empty() => match (&**f, args.as_slice()) {
+                    (Expr::Attribute(obj, attr), [Expr::Const(Constant::Int(k))]) if obj.is_name(CONDITIONAL) && attr == "add" => Some(*k),
+                    _ => None,
+                },
+                _ => None,
+            };
+            if let Some(k) = reported {
+                let Some(slot) = index.iter().position(|x| *x == k) else { return false };
+                let Some(AnnotateItem { name, ann, .. }) = slots[slot].take() else { return false };
+                let stored = i.checked_sub(1).is_some_and(|j| matches!(&body[j], Stmt::Assign(t, _) if matches!(t.as_slice(), [Expr::Name(x)] if **x == *name)));
+                if stored {
+                    let Stmt::Assign(_, v) = body.remove(i - 1) else { unreachable!("matched above") };
+                    i -= 1;
+                    body[i] = Stmt::AnnAssign(Expr::Name(name.into()), ann, Some(v));
+                } else {
+                    body[i] = Stmt::AnnAssign(Expr::Name(name.into()), ann, None);
+                }
+                sites[slot] = Some(if depth == 0 { i } else { outer });
+            } else {
+                for b in nested_bodies(&mut body[i]) {
+                    if !place(b, depth + 1, top, slots, sites, index) {
+                        return false;
+                    }
+                }
+            }
+            i += 1;
+        }
+        true
+    }
+    let mut order: Vec<(i64, AnnotateItem)> = items.into_iter().map(|item| (item.index.unwrap_or(-1), item)).collect();
+    order.sort_by_key(|(k, _)| *k);
+    let index: Vec<i64> = order.iter().map(|(k, _)| *k).collect();
+    let mut slots: Vec<Option<AnnotateItem>> = order.into_iter().map(|(_, item)| Some(item)).collect();
+    let mut sites: Vec<Option<usize>> = vec![None; slots.len()];
+    if !place(body, 0, 0, &mut slots, &mut sites, &index) {
+        return None;
+    }
+    // An item never reported stood in code the compiler dropped as unreachable (`if
+    // False:`, after a `return`): it comes back as `if False: name: T` between the
+    // outermost statements of the items before and after it, which keeps the
+    // numbering; refused when those two share an outermost statement.
+    for slot in (0..slots.len()).rev() {
+        let Some(AnnotateItem { name, ann, .. }) = slots[slot].take() else { continue };
+        let at = sites[slot + 1..].iter().flatten().next().copied().unwrap_or(body.len());
+        if sites[..slot].iter().flatten().last().is_some_and(|&before| before >= at) {
+            return None;
+        }
+        body.insert(at, Stmt::If(Expr::Const(Constant::Bool(false)), vec![Stmt::AnnAssign(Expr::Name(name.into()), ann, None)], Vec::new()));
+        for s in sites.iter_mut().flatten() {
+            if *s >= at {
+                *s += 1;
+            }
+        }
+        sites[slot] = Some(at);
+    }
+    let mut used = false;
+    for s in body.iter_mut() {
+        stmt_exprs_mut(s, &mut |e| used |= e.is_name(CONDITIONAL));
+    }
+    (!used).then(|| index.into_iter().zip(sites.into_iter().map(|s| s.expect("every item placed"))).collect())
+}
+
+/// The statement lists directly nested in `s` (branches, loop bodies, `try` and
+/// `with` bodies, `match` cases), not those of definitions.
+fn nested_bodies(s: &mut Stmt) -> Vec<&mut Vec<Stmt>> {
+    match s {
+        Stmt::If(_, a, b) | Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => vec![a, b],
+        other => other.bodies_mut(),
+    }
+}
+
+/// One item of a 3.14+ class or module `__annotate__` body: the annotated name, its
+/// annotation and, for a conditional one, the index its `__conditional_annotations__`
+/// test reads (see [`conditional_annotations`]).
+#[derive(Clone)]
+struct AnnotateItem {
+    name: String,
+    ann: Expr,
+    index: Option<i64>,
+}
+
+/// The items of a class or module body's `__annotate__` body (see
+/// [`class_annotations`]): `d['name'] = annotation`, or `if k in
+/// __conditional_annotations__: d['name'] = annotation`, in order. `None` for
+/// another shape.
+fn annotate_items(args: &depyf_source::Arguments, body: &[Stmt]) -> Option<Vec<AnnotateItem>> {
     let [guard, rest @ ..] = body else { return None };
     if !is_format_guard(args, guard) {
         return None;
@@ -880,17 +1053,26 @@ fn class_annotate_items(args: &depyf_source::Arguments, body: &[Stmt]) -> Option
     if d != ret {
         return None;
     }
-    let mut out = Vec::new();
-    for s in sets {
+    let item = |s: &Stmt, index: Option<i64>| {
         let Stmt::Assign(t, v) = s else { return None };
         let [Expr::Subscript(m, k)] = t.as_slice() else { return None };
         let (true, Expr::Const(Constant::Str(k))) = (m.is_name(d), &**k) else { return None };
         let mut leaks = false;
-        v.walk(&mut |e| leaks |= e.is_name(d));
-        if leaks {
-            return None;
-        }
-        out.push((String::from(&**k), v.clone()));
+        v.walk(&mut |e| leaks |= e.is_name(d) || e.is_name(CONDITIONAL));
+        (!leaks).then(|| AnnotateItem { name: String::from(&**k), ann: v.clone(), index })
+    };
+    let mut out = Vec::new();
+    for s in sets {
+        out.push(match s {
+            Stmt::If(Expr::Compare(left, ops), then, orelse) if orelse.is_empty() && then.len() == 1 => {
+                let (Expr::Const(Constant::Int(k)), [("in", set)]) = (&**left, ops.as_slice()) else { return None };
+                if !set.is_name(CONDITIONAL) || out.iter().any(|x: &AnnotateItem| x.index == Some(*k)) {
+                    return None;
+                }
+                item(&then[0], Some(*k))?
+            }
+            other => item(other, None)?,
+        });
     }
     Some(out)
 }
@@ -999,8 +1181,14 @@ pub(crate) fn compiler_made_source(code: &CodeObject, options: &Options) -> Resu
         future_annotations(code, &mut out);
         return Ok(Some(out));
     }
-    let Some(items) = class_annotate_items(&args, &body) else { return Ok(None) };
-    let mut out: Vec<Stmt> = items.into_iter().map(|(n, a)| Stmt::AnnAssign(Expr::Name(n.into()), a, None)).collect();
+    let Some(items) = annotate_items(&args, &body) else { return Ok(None) };
+    // All conditional (a module's) or none (a class body's): compiled at the top of a
+    // module or class, the statements make the same function again. A class's mix of
+    // both needs the statements the conditional ones stood under.
+    if items.iter().any(|item| item.index.is_some()) && !items.iter().all(|item| item.index.is_some()) {
+        return Ok(None);
+    }
+    let mut out: Vec<Stmt> = items.into_iter().map(|item| Stmt::AnnAssign(Expr::Name(item.name.into()), item.ann, None)).collect();
     future_annotations(code, &mut out);
     Ok(Some(out))
 }
@@ -1156,6 +1344,7 @@ fn percent_spec(spec: &str) -> Option<String> {
 pub(crate) fn bind(body: &mut Vec<Stmt>) -> Result<(), String> {
     drop_classdict(body);
     class_annotations(body);
+    module_annotations(body);
     bind_defs(body);
     let setup = Stmt::Expr(Expr::name(SETUP_ANNOTATIONS));
     if let Some(i) = body.iter().position(|s| *s == setup) {
