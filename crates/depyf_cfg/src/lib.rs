@@ -234,6 +234,16 @@ impl Cfg {
             };
             blocks.push(Block { start, end, term, preds: Vec::new(), handler });
         }
+        // Each list at its final size at once (counted first).
+        let mut npreds = vec![0u32; blocks.len()];
+        for blk in &blocks {
+            for s in blk.succs() {
+                npreds[s.index()] += 1;
+            }
+        }
+        for (blk, &k) in blocks.iter_mut().zip(&npreds) {
+            blk.preds = Vec::with_capacity(k as usize);
+        }
         for b in 0..blocks.len() {
             for s in blocks[b].succs() {
                 blocks[s.index()].preds.push(BlockId(b as u32));
@@ -256,7 +266,7 @@ impl Cfg {
     fn rpo(&self, handlers: bool) -> Vec<BlockId> {
         let mut seen = vec![false; self.blocks.len()];
         let mut post = Vec::with_capacity(self.blocks.len());
-        let mut stack: Vec<(BlockId, usize)> = Vec::new();
+        let mut stack: Vec<(BlockId, usize)> = Vec::with_capacity(self.blocks.len().min(64));
         if self.blocks.is_empty() {
             return post;
         }

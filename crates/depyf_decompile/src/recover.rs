@@ -2146,6 +2146,13 @@ fn recover_block(
     let body_end = if matches!(block.term, Terminator::Branch { .. } | Terminator::Jump(_)) { block.end - 1 } else { block.end };
     let term = if matches!(block.term, Terminator::Branch { .. }) { &last.op } else { &Op::Nop };
     let start = tail.as_ref().map_or(block.start, |t| t.0);
+    // Room for the deepest stack the compiler computed, at once (an empty entry
+    // stack has no buffer yet; growing it push by push reallocates several times).
+    let mut stack = stack;
+    let depth = (ctx.code.co_stacksize as usize).min(64);
+    if stack.capacity() < depth {
+        stack.reserve(depth - stack.len());
+    }
     let mut st = BlockState { ctx, stack, stmts: Vec::new(), ins: &ir[start], prev_was_load: false, own_line: false, term };
     let mut i = start;
     while i < body_end {

@@ -97,7 +97,7 @@ fn expr(out: &mut String, e: &Expr, _ctx: u8) {
     match e {
         Expr::Name(n) => out.push_str(n),
         Expr::SourceText(n) => out.push_str(n),
-        Expr::Const(c) => out.push_str(&constant_literal(c)),
+        Expr::Const(c) => write_constant(out, c),
         Expr::Attribute(v, attr) => {
             let needs = prec(v) < P_ATOM
                 || matches!(&**v, Expr::Const(Constant::Int(_) | Constant::BigInt(_) | Constant::Float(_) | Constant::Complex(..)));
@@ -529,8 +529,15 @@ fn float_literal(f: f64) -> String {
 }
 
 fn str_literal(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
     let mut out = String::with_capacity(s.len() + 2);
+    push_str_literal(&mut out, s);
+    out
+}
+
+/// Appends [`str_literal`] of `s` to `out`.
+fn push_str_literal(out: &mut String, s: &str) {
+    let quote = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
+    out.reserve(s.len() + 2);
     out.push(quote);
     // Runs of characters that stand for themselves are copied at once (docstrings
     // are long); the others go through `push_escaped`.
@@ -555,14 +562,13 @@ fn str_literal(s: &str) -> String {
         let ch = s[i..].chars().next().expect("i is a char boundary");
         if needs_escape(ch, quote) {
             out.push_str(&s[plain..i]);
-            push_escaped(&mut out, ch, quote);
+            push_escaped(out, ch, quote);
             plain = i + ch.len_utf8();
         }
         i += ch.len_utf8();
     }
     out.push_str(&s[plain..]);
     out.push(quote);
-    out
 }
 
 /// Whether each of the eight bytes of `w` is printable ASCII (`0x20..0x7f`) other
@@ -643,6 +649,43 @@ fn complex_literal(re: f64, im: f64) -> String {
 /// Code objects and opaque objects have no literal: they print as a placeholder name
 /// (`__code_<name>` / `__const_<index>`), which callers replace before printing.
 pub fn constant_literal(c: &Constant) -> String {
+    let mut out = String::new();
+    write_constant(&mut out, c);
+    out
+}
+
+/// Appends [`constant_literal`] of `c` to `out` (without a `String` of its own for
+/// the common constants: the printer writes one for every constant it meets).
+fn write_constant(out: &mut String, c: &Constant) {
+    match c {
+        Constant::None => out.push_str("None"),
+        Constant::Ellipsis => out.push_str("..."),
+        Constant::Bool(b) => out.push_str(if *b { "True" } else { "False" }),
+        Constant::Int(v) => {
+            let _ = write!(out, "{v}");
+        }
+        Constant::BigInt(s) => out.push_str(s),
+        Constant::Str(s) => push_str_literal(out, s),
+        Constant::Tuple(items) => {
+            out.push('(');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_constant(out, item);
+            }
+            if items.len() == 1 {
+                out.push(',');
+            }
+            out.push(')');
+        }
+        Constant::Opaque { type_name, repr, .. } if type_name == "str" => out.push_str(repr),
+        _ => out.push_str(&other_literal(c)),
+    }
+}
+
+/// [`constant_literal`] of the constants that [`write_constant`] does not write itself.
+fn other_literal(c: &Constant) -> String {
     match c {
         Constant::None => "None".into(),
         Constant::Ellipsis => "...".into(),
