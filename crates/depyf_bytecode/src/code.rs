@@ -116,9 +116,9 @@ pub struct CodeObject {
     /// Constants.
     pub co_consts: Vec<Constant>,
     /// Global, attribute and import names.
-    pub co_names: Vec<String>,
+    pub co_names: Vec<std::sync::Arc<str>>,
     /// Names of all fast-locals slots.
-    pub co_localsplusnames: Vec<String>,
+    pub co_localsplusnames: Vec<std::sync::Arc<str>>,
     /// Kind bits of each slot (see [`local_kind`]).
     pub co_localspluskinds: Vec<u8>,
     /// File name the code was compiled from.
@@ -141,7 +141,7 @@ impl CodeObject {
             .iter()
             .zip(&self.co_localspluskinds)
             .filter(|(_, k)| *k & want != 0)
-            .map(|(n, _)| n.as_str())
+            .map(|(n, _)| &**n)
             .collect()
     }
 

@@ -250,8 +250,8 @@ fn argrepr(code: &CodeObject, table: &OpcodeTable, i: &Instruction, labels: &Has
     let op = i.opcode;
     let name = i.opname;
     let has = |f: u16| table.has(op, f);
-    let names = |idx: u32| code.co_names.get(idx as usize).cloned().unwrap_or_default();
-    let local = |idx: u32| code.co_localsplusnames.get(idx as usize).cloned().unwrap_or_default();
+    let names = |idx: u32| code.co_names.get(idx as usize).map(|n| n.to_string()).unwrap_or_default();
+    let local = |idx: u32| code.co_localsplusnames.get(idx as usize).map(|n| n.to_string()).unwrap_or_default();
     if has(op_flags::HAS_CONST) {
         // 3.11 resolves only LOAD_CONST (not KW_NAMES); other versions every hasconst.
         if v == PythonVersion::PY311 && name != "LOAD_CONST" {

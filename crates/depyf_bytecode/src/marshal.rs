@@ -424,12 +424,14 @@ impl Reader<'_> {
         }
     }
 
-    fn names_field(&mut self, what: &str) -> Result<Vec<String>, MarshalError> {
+    /// A tuple of str, each name shared with the reader's stored objects (interned
+    /// names come back through references: no copy of the text).
+    fn names_field(&mut self, what: &str) -> Result<Vec<std::sync::Arc<str>>, MarshalError> {
         let at = self.pos;
         let t = self.tuple_field(what)?;
         t.into_iter()
             .map(|c| match c {
-                Constant::Str(s) => Ok(String::from(&*s)),
+                Constant::Str(s) => Ok(s),
                 other => Err(self.unexpected(at, what, &other, "a tuple of str")),
             })
             .collect()

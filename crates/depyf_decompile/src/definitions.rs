@@ -247,7 +247,7 @@ pub(crate) fn comprehension(code: &CodeObject, options: &Options) -> Result<Expr
     // `.0` is the iterator the caller made; reading it as `GET_ITER` of `.0` lets the
     // loop recovery see an ordinary `for`.
     let loads: Vec<usize> = ir.iter().enumerate().filter(|(_, i)| i.op == Op::LoadFast(0)).map(|(k, _)| k).collect();
-    if code.co_localsplusnames.first().map(String::as_str) != Some(".0") || loads.len() != 1 || code.co_argcount != 1 {
+    if code.co_localsplusnames.first().map(|n| &**n) != Some(".0") || loads.len() != 1 || code.co_argcount != 1 {
         return Err(err("a comprehension without its `.0` argument read once"));
     }
     // An `async for` over `.0` (the caller made it with `GET_AITER`) steps it with
@@ -1102,7 +1102,7 @@ fn takes_format_only(code: &CodeObject) -> bool {
 /// function's, class's or module's annotations (PEP 649, `Python/codegen.c`), whose
 /// body returns the dict of annotations.
 pub(crate) fn is_annotate_function(code: &CodeObject) -> bool {
-    takes_format_only(code) && code.co_name == "__annotate__" && code.co_localsplusnames.first().map(String::as_str) == Some("format")
+    takes_format_only(code) && code.co_name == "__annotate__" && code.co_localsplusnames.first().map(|n| &**n) == Some("format")
 }
 
 /// The source a 3.14+ compiler-made function decompiled on its own comes from, or
@@ -1129,7 +1129,7 @@ pub(crate) fn compiler_made_source(code: &CodeObject, options: &Options) -> Resu
     if !takes_format_only(code) {
         return Ok(None);
     }
-    let param = code.co_localsplusnames.first().map(String::as_str);
+    let param = code.co_localsplusnames.first().map(|n| &**n);
     let alias = param == Some(".format") && code.co_name != "__annotate__" && !code.co_qualname.contains('<') && code.co_freevars().is_empty();
     if !(alias || is_annotate_function(code)) {
         return Ok(None);
@@ -1463,7 +1463,7 @@ pub(crate) fn generic(code: &CodeObject, body: Vec<Stmt>) -> Result<Expr, Decomp
     let err = |m: &str| DecompileError::new(code, 0, "", m);
     let name = code.co_name.strip_prefix("<generic parameters of ").and_then(|n| n.strip_suffix('>')).ok_or_else(|| err("not a generic parameters function"))?;
     // Defaults of the generic function come in as `.defaults` and `.kwdefaults`.
-    let params: Vec<&str> = code.co_localsplusnames.iter().take(code.total_argcount()).map(String::as_str).collect();
+    let params: Vec<&str> = code.co_localsplusnames.iter().take(code.total_argcount()).map(|n| &**n).collect();
     if !matches!(params.as_slice(), [] | [".defaults"] | [".defaults", ".kwdefaults"]) {
         return Err(err("a generic parameters function with unknown arguments"));
     }

@@ -54,7 +54,7 @@ pub(crate) fn outline(code: &CodeObject, mut ir: Vec<IrInstr>, options: &Options
     // The enclosing code with one more local, `.0`, that the recovered loop iterates.
     let mut inner = code.clone();
     let dot0 = inner.co_localsplusnames.len();
-    inner.co_localsplusnames.push(".0".to_string());
+    inner.co_localsplusnames.push(".0".into());
     inner.co_localspluskinds.push(local_kind::LOCAL);
     let mut k = ir.len();
     while k > 0 {

@@ -117,7 +117,7 @@ fn arguments(code: &CodeObject) -> Arguments {
     let names = &code.co_localsplusnames;
     let mut i = 0;
     let mut take = |n: usize| {
-        let v: Vec<String> = names[i..i + n].to_vec();
+        let v: Vec<String> = names[i..i + n].iter().map(|n| n.to_string()).collect();
         i += n;
         v
     };
@@ -464,10 +464,10 @@ pub(crate) fn recover_body_with(
     for i in &ir {
         match i.op {
             Op::StoreGlobal(n) | Op::DeleteGlobal(n) => {
-                globals.insert(code.co_names[n].clone());
+                globals.insert(code.co_names[n].to_string());
             }
             Op::StoreDeref(n) | Op::DeleteDeref(n) if code.co_localspluskinds[n] & depyf_bytecode::local_kind::FREE != 0 => {
-                nonlocals.insert(code.co_localsplusnames[n].clone());
+                nonlocals.insert(code.co_localsplusnames[n].to_string());
             }
             _ => {}
         }

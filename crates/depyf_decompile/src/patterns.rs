@@ -141,11 +141,11 @@ impl Sim<'_> {
     }
 
     fn local(&self, i: usize) -> Option<String> {
-        self.code.co_localsplusnames.get(i).cloned()
+        self.code.co_localsplusnames.get(i).map(|n| n.to_string())
     }
 
     fn name(&self, i: usize) -> Option<String> {
-        self.code.co_names.get(i).cloned()
+        self.code.co_names.get(i).map(|n| n.to_string())
     }
 
     /// Interprets the op at index `k` (not a jump); `None` when it is not part of a

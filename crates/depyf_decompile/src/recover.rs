@@ -236,11 +236,11 @@ impl Ctx<'_> {
     }
 
     fn local_name(&self, i: usize) -> Ident {
-        Ident::from(self.code.co_localsplusnames[i].as_str())
+        Ident::from(&*self.code.co_localsplusnames[i])
     }
 
     fn name(&self, i: usize) -> Ident {
-        Ident::from(self.code.co_names[i].as_str())
+        Ident::from(&*self.code.co_names[i])
     }
 
     /// Whether a local named `name` would make the global of that name unreadable
@@ -248,12 +248,12 @@ impl Ctx<'_> {
     /// by inlined comprehensions, PEP 709), which the rest of the function does not
     /// see. CPython 3.12 `Python/compile.c` (`push_inlined_comprehension_state`).
     fn shadows_global(&self, name: &str) -> bool {
-        self.code.co_localsplusnames.iter().zip(&self.code.co_localspluskinds).any(|(n, k)| n == name && k & local_kind::HIDDEN == 0)
+        self.code.co_localsplusnames.iter().zip(&self.code.co_localspluskinds).any(|(n, k)| &**n == name && k & local_kind::HIDDEN == 0)
     }
 
     fn is_local(&self, name: &str) -> bool {
         name.starts_with("__temp_")
-            || self.code.co_localsplusnames.iter().any(|n| n == name)
+            || self.code.co_localsplusnames.iter().any(|n| &**n == name)
     }
 
     fn constant(&self, i: usize) -> Expr {
@@ -858,7 +858,7 @@ impl BlockState<'_, '_> {
                 }
                 Op::StoreGlobal(i) if depth == 0 => {
                     let n = self.ctx.name(i);
-                    return (!self.ctx.code.co_localsplusnames.iter().any(|x| *x == n)).then_some(j + 1);
+                    return (!self.ctx.code.co_localsplusnames.iter().any(|x| **x == *n)).then_some(j + 1);
                 }
                 Op::StoreFast(_) | Op::StoreName(_) | Op::StoreDeref(_) if depth == 0 => return Some(j + 1),
                 Op::StoreAttr(_) if depth == 1 => return Some(j + 1),
@@ -917,7 +917,7 @@ impl BlockState<'_, '_> {
             }
             Op::StoreGlobal(i) => {
                 let n = self.ctx.name(i);
-                if self.ctx.code.co_localsplusnames.iter().any(|x| *x == n) {
+                if self.ctx.code.co_localsplusnames.iter().any(|x| **x == *n) {
                     return None;
                 }
                 self.ctx.globals_stored.insert(n.to_string());

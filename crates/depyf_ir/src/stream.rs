@@ -13,7 +13,7 @@ pub fn stream(code: &CodeObject, ir: &[IrInstr]) -> Vec<String> {
     let mut kept: Vec<&IrInstr> = ir.iter().filter(|i| !matches!(i.op, Op::Nop)).collect();
     // 3.13+ class bodies store their first line number (3.14+ with LOAD_SMALL_INT
     // below 256): line numbers don't count.
-    let firstlineno = |i: &IrInstr| matches!(i.op, Op::StoreName(n) if code.co_names.get(n).is_some_and(|s| s == "__firstlineno__"));
+    let firstlineno = |i: &IrInstr| matches!(i.op, Op::StoreName(n) if code.co_names.get(n).is_some_and(|s| &**s == "__firstlineno__"));
     if let Some(k) = kept.iter().position(|i| firstlineno(i)) {
         if k > 0 && matches!(kept[k - 1].op, Op::LoadConst(_) | Op::LoadSmallInt(_)) {
             kept.drain(k - 1..=k);

@@ -104,7 +104,7 @@ pub(super) fn inlined_builtin_call(code: &CodeObject, ins: &[Instruction], k: us
     let constant = super::py314::COMMON_CONSTANTS.get(common.oparg? as usize)?;
     let shape = copy.opname == "COPY" && copy.oparg == Some(1)
         && common.opname == "LOAD_COMMON_CONSTANT"
-        && constant == global
+        && *constant == &**global
         && names.contains(constant)
         && is.opname == "IS_OP" && is.oparg == Some(0)
         && jump.opname == "POP_JUMP_IF_FALSE";

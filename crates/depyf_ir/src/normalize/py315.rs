@@ -157,7 +157,7 @@ fn delegation(code: &CodeObject, ins: &[Instruction], k: usize) -> Option<(Op, u
 /// as it is and turned into an iterator inside).
 fn genexpr_iter(code: &CodeObject, ins: &[Instruction], k: usize) -> bool {
     code.co_name == "<genexpr>"
-        && code.co_localsplusnames.first().is_some_and(|n| n == ".0")
+        && code.co_localsplusnames.first().is_some_and(|n| &**n == ".0")
         && matches!(ins[k].id, Opname::GET_ITER | Opname::GET_AITER)
         && k >= 1
         && matches!(ins[k - 1].id, Opname::LOAD_FAST | Opname::LOAD_FAST_BORROW)
