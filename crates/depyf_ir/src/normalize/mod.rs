@@ -115,14 +115,28 @@ pub fn normalize(code: &CodeObject) -> Result<Vec<IrInstr>, IrError> {
 pub fn normalize_with_ranges(code: &CodeObject) -> Result<(Vec<IrInstr>, Vec<depyf_bytecode::ExceptionTableEntry>), IrError> {
     let ins = decode(code).map_err(|e| IrError::from_bytecode(code, e))?;
     // 3.14+: the ops and the handlers' hidden slots come from one run.
+    // 3.8-3.10: the block-stack facts serve both the ops and the ranges (one walk).
+    let mut facts = None;
     let ((mut ir, _), fix) = match (code.version.major, code.version.minor) {
         (3, 14) => py314::normalize_with_hidden_slots(code, &ins)?,
         (3, 15) => py315::normalize_with_hidden_slots(code, &ins)?,
+        (3, m @ 8..=10) => {
+            let f = facts.insert(pre311_exc::Facts::scan(code, &ins)?);
+            let r = match m {
+                8 => py38::with_facts(code, &ins, false, f)?,
+                9 => py39::with_facts(code, &ins, false, f)?,
+                _ => py310::with_facts(code, &ins, false, f)?,
+            };
+            (r, HashMap::default())
+        }
         _ => (dispatch_version(code, &ins, false)?, HashMap::default()),
     };
     unthread(code, &mut ir);
     fuse_jump_or_pop(&mut ir);
-    let ranges = protected_ranges_in(code, Some((&ins, &ir)), Some(&fix))?;
+    let ranges = match &facts {
+        Some(f) => pre311_exc::protected_ranges_with(code, &ins, &ir, f)?,
+        None => protected_ranges_in(code, Some((&ins, &ir)), Some(&fix))?,
+    };
     Ok((ir, ranges))
 }
 

@@ -761,6 +761,9 @@ fn running(st: &[Blk]) -> Option<Kind> {
 /// touch the exception triple.
 #[derive(Default)]
 pub(super) struct Facts {
+    /// The [`simulate`] result the facts were read from (empty when the code uses no
+    /// block stack), kept for [`protected_ranges_with`]: the walk is done once.
+    stacks: Vec<Option<Vec<Blk>>>,
     entries: BTreeSet<usize>,
     /// The handler entries (in `entries`) that a jump also reaches: a loop whose
     /// head is the first instruction of a handler (`while True: try: ...` as the
@@ -897,7 +900,10 @@ impl Facts {
         if !uses_block_stack(ins) {
             return Ok(Facts { scale: 1, ..Facts::default() });
         }
-        Facts::scan_with(code, ins, &simulate(code, ins)?)
+        let stacks = simulate(code, ins)?;
+        let mut f = Facts::scan_with(code, ins, &stacks)?;
+        f.stacks = stacks;
+        Ok(f)
     }
 
     /// [`Facts::scan`] of code that uses the block stack, given its [`simulate`]
@@ -1822,12 +1828,27 @@ pub(super) fn protected_ranges(code: &CodeObject, ins: &[Instruction], ir: &[IrI
         return Ok(Vec::new());
     }
     let stacks = simulate(code, ins)?;
-    let index_of = |off: u32| ins.binary_search_by_key(&off, |i| i.offset).ok();
-    let bad = |k: usize, m: String| IrError::at(code, &ins[k], m);
     // 3.8 with copies of finally bodies with branches: IR offsets are scaled.
     let facts = if code.version.minor == 8 { Some(Facts::scan_with(code, ins, &stacks)?) } else { None };
-    let scale = facts.as_ref().map_or(1, |f| f.scale);
-    let (level, copy_level) = if scale > 1 { levels_by_ops(code, ins, ir, scale, facts.as_ref().map_or(1, |f| f.step))? } else { (levels(code, ins, ir)?, BTreeMap::new()) };
+    ranges_of(code, ins, ir, &stacks, facts.as_ref())
+}
+
+/// [`protected_ranges`] given `facts`, the [`Facts::scan`] of the same `ins`: its
+/// block-stack walk (and for 3.8 the facts themselves) are not worked out again.
+pub(super) fn protected_ranges_with(code: &CodeObject, ins: &[Instruction], ir: &[IrInstr], facts: &Facts) -> Result<Vec<ExceptionTableEntry>, IrError> {
+    if !uses_block_stack(ins) {
+        return Ok(Vec::new());
+    }
+    ranges_of(code, ins, ir, &facts.stacks, (code.version.minor == 8).then_some(facts))
+}
+
+/// [`protected_ranges`] from the block stacks `stacks` ([`simulate`]) and, for 3.8,
+/// the [`Facts`] read from them.
+fn ranges_of(code: &CodeObject, ins: &[Instruction], ir: &[IrInstr], stacks: &[Option<Vec<Blk>>], facts: Option<&Facts>) -> Result<Vec<ExceptionTableEntry>, IrError> {
+    let index_of = |off: u32| ins.binary_search_by_key(&off, |i| i.offset).ok();
+    let bad = |k: usize, m: String| IrError::at(code, &ins[k], m);
+    let scale = facts.map_or(1, |f| f.scale);
+    let (level, copy_level) = if scale > 1 { levels_by_ops(code, ins, ir, scale, facts.map_or(1, |f| f.step))? } else { (levels(code, ins, ir)?, BTreeMap::new()) };
     // Each reached instruction is protected by the innermost SETUP block on its
     // stack; the SETUP instruction recording that block gives the depth.
     let mut setup_of: BTreeMap<usize, usize> = BTreeMap::new();
@@ -1857,10 +1878,10 @@ pub(super) fn protected_ranges(code: &CodeObject, ins: &[Instruction], ir: &[IrI
         // the instructions inside the blocks of their bodies (see `copy_ranges`).
         let start = at(k) * scale;
         let end = if k + 1 < ins.len() { at(k + 1) * scale } else { (i.offset + 2) * scale };
-        match facts.as_ref().filter(|_| scale > 1) {
+        match facts.filter(|_| scale > 1) {
             Some(f) if f.copied_body(ins, k).is_some() => {
                 let step = f.step;
-                let cx = CopyRanges { code, ins, facts: f, stacks: &stacks, setup_of: &setup_of, copy_level: &copy_level, level: &level, scale, step };
+                let cx = CopyRanges { code, ins, facts: f, stacks, setup_of: &setup_of, copy_level: &copy_level, level: &level, scale, step };
                 cx.copy_ranges(&mut out, k, start, scale / step, end, own)?;
             }
             _ => push_range(&mut out, start, end, own),

@@ -21,8 +21,13 @@ use crate::Op;
 pub(super) fn normalize(code: &CodeObject, ins: &[Instruction], lenient: bool) -> Result<Normalized, IrError> {
     // The block stack (`SETUP_*`, handlers) first: see `pre311_exc`.
     let facts = pre311_exc::Facts::scan(code, ins)?;
+    with_facts(code, ins, lenient, &facts)
+}
+
+/// [`normalize`] given the block-stack facts of `ins` (`pre311_exc::Facts::scan`).
+pub(super) fn with_facts(code: &CodeObject, ins: &[Instruction], lenient: bool, facts: &pre311_exc::Facts) -> Result<Normalized, IrError> {
     let (ir, errors) = Cx::new(code, ins, lenient).run(|cx, k| {
-        if pre311_exc::op(cx, k, &facts)? || pattern_op(cx, k)? {
+        if pre311_exc::op(cx, k, facts)? || pattern_op(cx, k)? {
             Ok(())
         } else {
             pre311::op(cx, k)
@@ -31,7 +36,7 @@ pub(super) fn normalize(code: &CodeObject, ins: &[Instruction], lenient: bool) -
     if !errors.is_empty() {
         return Ok((ir, errors));
     }
-    Ok((merge_copied_tails(code, ins, ir), errors))
+    Ok((merge_copied_tails(code, ins, facts, ir), errors))
 }
 
 /// Undoes 3.10's copies of small exit blocks: CPython 3.10 `Python/compile.c`
@@ -57,7 +62,7 @@ pub(super) fn normalize(code: &CodeObject, ins: &[Instruction], lenient: bool) -
 /// (3.10's copy size) are the compiler's own copies, which 3.11 has too, and stay.
 /// The ops of a part after its new jump are left out (nothing reaches them). Returns `ir` unchanged when the depths cannot be walked, and for
 /// code with a `match` statement (read from 3.10's own layout).
-fn merge_copied_tails(code: &CodeObject, ins: &[Instruction], mut ir: Vec<IrInstr>) -> Vec<IrInstr> {
+fn merge_copied_tails(code: &CodeObject, ins: &[Instruction], facts: &pre311_exc::Facts, mut ir: Vec<IrInstr>) -> Vec<IrInstr> {
     let ends: Vec<usize> = (0..ir.len()).filter(|&p| matches!(ir[p].op, Op::Return | Op::Raise(_) | Op::Reraise)).collect();
     // A `match` statement is read from 3.10's own layout (the copies of an or-pattern's
     // pops and of each case's tail); `ROT_N` moves an or-pattern's captures.
@@ -66,7 +71,7 @@ fn merge_copied_tails(code: &CodeObject, ins: &[Instruction], mut ir: Vec<IrInst
         return ir;
     }
     let ranges = if pre311_exc::uses_block_stack(ins) {
-        match pre311_exc::protected_ranges(code, ins, &ir) {
+        match pre311_exc::protected_ranges_with(code, ins, &ir, facts) {
             Ok(r) => r,
             Err(_) => return ir,
         }

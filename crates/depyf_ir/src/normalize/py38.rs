@@ -25,10 +25,15 @@ pub(super) fn normalize(code: &CodeObject, ins: &[Instruction], lenient: bool) -
         Err(_) if lenient => return Cx::new(code, ins, lenient).run(op),
         r => r?,
     };
-    let (mut ir, errors) = Cx::new(code, ins, lenient).run(|cx, k| if pre311_exc::op(cx, k, &facts)? { Ok(()) } else { op(cx, k) })?;
+    with_facts(code, ins, lenient, &facts)
+}
+
+/// [`normalize`] given the block-stack facts of `ins` (`pre311_exc::Facts::scan`).
+pub(super) fn with_facts(code: &CodeObject, ins: &[Instruction], lenient: bool, facts: &pre311_exc::Facts) -> Result<Normalized, IrError> {
+    let (mut ir, errors) = Cx::new(code, ins, lenient).run(|cx, k| if pre311_exc::op(cx, k, facts)? { Ok(()) } else { op(cx, k) })?;
     // Copies of finally bodies with branches get offsets of their own.
-    pre311_exc::copy_offsets(code, ins, &facts, &mut ir)?;
-    pre311_exc::drop_last_pop38(ins, &facts, &mut ir);
+    pre311_exc::copy_offsets(code, ins, facts, &mut ir)?;
+    pre311_exc::drop_last_pop38(ins, facts, &mut ir);
     Ok((ir, errors))
 }
 

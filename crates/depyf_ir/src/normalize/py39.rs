@@ -13,5 +13,10 @@ use super::{pre311, pre311_exc, IrError};
 pub(super) fn normalize(code: &CodeObject, ins: &[Instruction], lenient: bool) -> Result<Normalized, IrError> {
     // The block stack (`SETUP_*`, handlers) first: see `pre311_exc`.
     let facts = pre311_exc::Facts::scan(code, ins)?;
-    Cx::new(code, ins, lenient).run(|cx, k| if pre311_exc::op(cx, k, &facts)? { Ok(()) } else { pre311::op(cx, k) })
+    with_facts(code, ins, lenient, &facts)
+}
+
+/// [`normalize`] given the block-stack facts of `ins` (`pre311_exc::Facts::scan`).
+pub(super) fn with_facts(code: &CodeObject, ins: &[Instruction], lenient: bool, facts: &pre311_exc::Facts) -> Result<Normalized, IrError> {
+    Cx::new(code, ins, lenient).run(|cx, k| if pre311_exc::op(cx, k, facts)? { Ok(()) } else { pre311::op(cx, k) })
 }
