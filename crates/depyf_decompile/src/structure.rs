@@ -294,8 +294,33 @@ impl<'a> Structurer<'a> {
             .map(BlockId)
             .filter(|&c| c != b && self.rpo_index[c.index()] != usize::MAX)
             .filter(|&c| self.reaches(fall, c) && self.reaches(jump, c))
-            .filter(|&c| self.dominates(b, c) && self.in_current_loop(c))
+            .filter(|&c| self.dominates(b, c) && (self.in_current_loop(c) || self.merge_after_loop_body(c)))
             .min_by_key(|c| self.rpo_index[c.index()])
+    }
+
+    /// Whether block `c`, outside the innermost loop's body, may still be where the
+    /// arms of a branch in that body meet: code that both arms go on to and that
+    /// never comes back to the loop's top (`if a: A` / `else: B` / `return x` last
+    /// in a loop body, where `return x` is no block of the natural loop), when it
+    /// neither leads to nor follows the loop's follow (where `break` goes) or a copy
+    /// of it or the way out of a `try`/`with` body being written, and lies in the
+    /// enclosing loop's body (if any). The arms then stop there and the code is
+    /// written once after the `if`, as CPython `Python/compile.c` `compiler_if`
+    /// lays it out (a `JUMP_FORWARD` over the `else` to it), instead of a copy in
+    /// each arm. The branch's block dominates `c` (checked by the caller), so
+    /// nothing else reaches it.
+    fn merge_after_loop_body(&self, c: BlockId) -> bool {
+        let Some(l) = self.loops.last() else { return false };
+        let related = |x: BlockId| self.reaches(c, x) || self.reaches(x, c);
+        if l.is_header(c) || l.follow.is_some_and(related) || l.copies.iter().any(|&x| related(x)) {
+            return false;
+        }
+        // Nor code on the way out of a `try`/`with` body being written.
+        if self.body_exits.iter().any(|&x| related(x)) || self.exit_stubs.iter().any(|&(x, _)| related(x)) || self.try_exits.iter().any(|&(x, _)| related(x)) {
+            return false;
+        }
+        let n = self.loops.len();
+        n < 2 || self.loops[n - 2].body.contains(&c)
     }
 
     /// [`Self::follow`] for a branch in handler code: blocks that only exception
@@ -794,13 +819,13 @@ impl<'a> Structurer<'a> {
     /// block `x` that the last block laid out before `jump`, reached from `fall`,
     /// jumps to forward (past `jump`), when `b` dominates `x`, the else-branch does
     /// not reach it, and it is in the current loop and not its header. CPython
-    /// 3.10+ emits a jump at the end of a then-branch only over a written `else:`
+    /// 3.8+ emits a jump at the end of a then-branch only over a written `else:`
     /// (`Python/compile.c`/`codegen.c` `compiler_if`); `if c: A` + `return` has no
     /// jump there. The code after the `if` goes on at `x`, so that `if c: A` /
     /// `else: return` + rest compiles back to the same layout (where `if c: A; rest`
     /// + `return` would put the rest in the then-branch).
     fn jumped_else_end(&self, b: BlockId, fall: BlockId, jump: BlockId) -> Option<BlockId> {
-        if self.dead_jumps_kept || jump.0 == 0 || fall == jump {
+        if jump.0 == 0 || fall == jump {
             return None;
         }
         let before = BlockId(jump.0 - 1);

@@ -1,0 +1,73 @@
+"""Loop and branch shapes of CPython 3.8-3.9 round trips (issue #5): an `if`/`else`
+in a loop body whose arms meet at code that leaves the function, and an `if` whose
+then-branch jumps over an `else` that returns or raises."""
+
+from _sem import case
+
+
+@case(("ab>cd", "doctype"), ("ab>cd", "other"), ("abcd", "doctype"), ("", "x"))
+def if_else_then_return_in_loop(rawdata, decltype):
+    # `if`/`else` then `return` last in a `while` body: the `return` is no block of
+    # the loop, and still the code after the `if` (_markupbase.parse_declaration).
+    out = []
+    j, n = 0, len(rawdata)
+    while j < n:
+        c = rawdata[j]
+        if c == ">":
+            if decltype == "doctype":
+                out.append(("decl", rawdata[:j]))
+            else:
+                out.append(("unknown", rawdata[:j]))
+            return j + 1, out
+        j = j + 1
+    return -1, out
+
+
+@case(([1, 2, 3], 2), ([1, 2, 3], 5), ([], 0), ([4, 4], 4))
+def if_else_then_code_then_return_in_for(xs, k):
+    out = []
+    for x in xs:
+        if x == k:
+            if x % 2:
+                out.append("odd")
+            else:
+                out.append("even")
+            out.append(x)
+            return out
+        out.append(-x)
+    return out
+
+
+@case((True,), (False,))
+def then_falls_else_raises(locked):
+    # `if c: A` / `else: raise`, last in the function: the then-branch jumps over the
+    # `else` to the implicit return (asyncio.Lock.release).
+    state = []
+    if locked:
+        state.append("released")
+        state.append("woken")
+    else:
+        raise RuntimeError("Lock is not acquired.")
+
+
+@case(("(x)y", 0), ("abc", 0), ("(", 0), ("(ab)", 1))
+def then_falls_else_returns_then_code(rawdata, j):
+    # `if c: j = ...` / `else: return -1`, then more code after the `if`
+    # (_markupbase._parse_doctype_attlist).
+    if "(" in rawdata[j:]:
+        j = rawdata.find(")", j) + 1
+    else:
+        return -1
+    return rawdata[j:j + 1], j
+
+
+@case(([1, 2, 0, 3],), ([0],), ([],), ([5, 6],))
+def then_falls_else_raises_in_loop(xs):
+    total = []
+    for x in xs:
+        if x:
+            total.append(x * 2)
+        else:
+            raise ValueError("zero at %d" % len(total))
+        total.append(-1)
+    return total
