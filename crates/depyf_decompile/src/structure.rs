@@ -774,7 +774,8 @@ impl<'a> Structurer<'a> {
     /// emits a `JUMP_FORWARD` after the branch, and `Python/peephole.c` removes
     /// unreachable ops only after a `RETURN_VALUE` in the same basic block):
     /// `Some(true)` when the op before `jump` is such an unreachable jump, `Some(false)`
-    /// when it is a `raise` that is reached (no jump was emitted after it, so no
+    /// when it is a `raise` or the jump of a `break`/`continue` statement (see
+    /// [`Self::written_jump`]) that is reached (no jump was emitted after it, so no
     /// `else`), `None` otherwise (unknown). Either reading runs the same where the
     /// branch cannot fall through, the only case in which it is consulted.
     /// With `Some(true)`, the block the unreachable jump goes to (the end of the
@@ -794,7 +795,38 @@ impl<'a> Structurer<'a> {
                 _ => None,
             };
         }
+        if matches!(blk.term, Terminator::Jump(_)) && self.written_jump(before) {
+            // A `break`/`continue` statement that ends the then-branch: with an
+            // `else:` written, the branch's `JUMP_FORWARD` would follow it, unreached.
+            return Some((false, None));
+        }
         matches!(blk.term, Terminator::Raise).then_some((false, None))
+    }
+
+    /// Whether block `b` ends in a jump op on a line of its own (a `break` or
+    /// `continue` statement): not the line of the op before it in the block, or,
+    /// for a block of that jump alone, of the last op of its only predecessor.
+    /// CPython gives those statements' jumps their own line (`Python/compile.c`
+    /// `compiler_break`/`compiler_continue`); the jump that ends an `if` arm or a
+    /// loop body carries the line of the statement before it (3.8-3.9).
+    fn written_jump(&self, b: BlockId) -> bool {
+        let blk = &self.cfg.blocks[b.index()];
+        let code = &self.rec.blocks[b.index()];
+        if code.error.is_some() || code.collapsed_to.is_some() {
+            return false;
+        }
+        let ops: Vec<&depyf_ir::IrInstr> = self.ir[blk.start..blk.end].iter().filter(|i| i.op != depyf_ir::Op::Nop).collect();
+        let Some((last, rest)) = ops.split_last() else { return false };
+        let Some(line) = last.line else { return false };
+        if !matches!(last.op, depyf_ir::Op::Jump(_)) {
+            return false;
+        }
+        if let Some(prev) = rest.last() {
+            return prev.line.is_some_and(|l| l != line);
+        }
+        let [p] = blk.preds.as_slice() else { return false };
+        let pb = &self.cfg.blocks[p.index()];
+        self.ir[pb.start..pb.end].iter().rev().find(|i| i.op != depyf_ir::Op::Nop).is_some_and(|i| i.line.is_some_and(|l| l != line))
     }
 
     /// Where an `if` at `b` whose arms don't meet (its then-branch never falls
@@ -1516,6 +1548,14 @@ impl<'a> Structurer<'a> {
                 follow = Some(*a);
             }
         }
+        // A way out of a `while True:` that is code ending in a `break`
+        // statement (`x = 1; break`, the jump on a line of its own: CPython
+        // `Python/compile.c` `compiler_break` jumps to the loop's end with the
+        // `break`'s line, where code after the loop falls into what follows it) is
+        // part of the body: the loop leaves for where that jump goes.
+        if let Some(y) = follow.and_then(|f| self.break_code_target(f, &body_set)) {
+            follow = Some(y);
+        }
         // A rotated `while c:` (CPython 3.10+) leaves where its bottom test, the
         // branch of a back edge, fails: that is the block after the loop; other exits
         // (CPython's copies of a small exit block at a `break`) are written in place.
@@ -1600,6 +1640,36 @@ impl<'a> Structurer<'a> {
         }
         out.push(Stmt::While(Expr::Const(depyf_bytecode::Constant::Bool(true)), body, Vec::new()));
         Ok(follow)
+    }
+}
+
+impl Structurer<'_> {
+    /// `Some(y)` when block `x`, reached only from the loop body `body`, is
+    /// statements followed by the jump of a `break` to `y`: `x` ends in an explicit
+    /// jump forward to `y` (a block outside the body) whose line is not the line of
+    /// the statement before it (CPython gives a `break` statement's jump the
+    /// `break`'s own line, `Python/compile.c` `compiler_break`; the jump that ends
+    /// an `if` arm carries the line of the arm's last statement).
+    fn break_code_target(&self, x: BlockId, body: &BTreeSet<BlockId>) -> Option<BlockId> {
+        let blk = &self.cfg.blocks[x.index()];
+        let code = &self.rec.blocks[x.index()];
+        let Terminator::Jump(y) = blk.term else { return None };
+        if code.stmts.is_empty() || code.error.is_some() || code.collapsed_to.is_some() || code.for_loop.is_some() || body.contains(&y) || !self.latches[x.index()].is_empty() {
+            return None;
+        }
+        if self.rpo_index[x.index()] == usize::MAX || self.rpo_index[y.index()] == usize::MAX || self.rpo_index[y.index()] <= self.rpo_index[x.index()] || y.0 <= x.0 {
+            return None;
+        }
+        if blk.preds.is_empty() || !blk.preds.iter().all(|p| body.contains(p)) {
+            return None;
+        }
+        let ops: Vec<&depyf_ir::IrInstr> = self.ir[blk.start..blk.end].iter().filter(|i| i.op != depyf_ir::Op::Nop).collect();
+        let (last, rest) = ops.split_last()?;
+        if !matches!(last.op, depyf_ir::Op::Jump(_)) {
+            return None;
+        }
+        let prev = rest.last()?;
+        (last.line.is_some() && prev.line.is_some() && last.line != prev.line).then_some(y)
     }
 }
 

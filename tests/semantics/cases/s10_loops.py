@@ -71,3 +71,53 @@ def then_falls_else_raises_in_loop(xs):
             raise ValueError("zero at %d" % len(total))
         total.append(-1)
     return total
+
+
+class _Lines(object):
+    def __init__(self, lines):
+        self.lines = list(lines)
+
+    def readline(self):
+        return self.lines.pop(0) if self.lines else ""
+
+
+@case((["a\n", "b\n"],), ([],), (["--x", "--end--", "z"],), (["--end", "q"],))
+def code_then_break_in_while_true(lines):
+    # `self.done = -1; break` in a `while True:` whose only other way out is the
+    # `break`: the code before the `break` is in the body, the code after the loop
+    # is the `break`'s target (cgi.FieldStorage.read_lines_to_eof/skip_lines).
+    fp = _Lines(lines)
+    out = []
+    done = 0
+    last = True
+    while True:
+        line = fp.readline()
+        out.append(len(line))
+        if not line:
+            done = -1
+            break
+        if line.startswith("--") and last:
+            s = line.strip()
+            if s == "--end":
+                break
+            if s == "--end--":
+                done = 1
+                break
+        last = line.endswith("\n")
+    out.append(done)
+    return out
+
+
+@case(([3, 0, 5],), ([1, 2],), ([],), ([7, -1, 2],))
+def break_then_if_not_elif(xs):
+    # `if a: break` followed by `if b:` (no `elif`): on 3.8-3.9 an `elif` leaves an
+    # unreached jump after the `break`.
+    out = []
+    for x in xs:
+        if x == 0:
+            break
+        if x < 0:
+            out.append("neg")
+            continue
+        out.append(x)
+    return out
