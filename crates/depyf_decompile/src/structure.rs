@@ -723,6 +723,18 @@ impl<'a> Structurer<'a> {
         if let Some(prev) = rest.last() {
             return prev.line == Some(line);
         }
+        // CPython 3.8-3.9: a jump that ends an `if` arm or the loop body, laid out
+        // after the last statement compiled (an arm that falls into it, or one that
+        // raises or returns), carries that statement's line, also when arms before
+        // jump to it (the then-branch of an `if`/`else` nested in an `elif` arm jumps
+        // to the jump that ends that arm). A test on that line over it is the body of
+        // `if c: continue` written on one line.
+        if self.dead_jumps_kept && blk.start > 0 {
+            let before = self.ir[..blk.start].iter().rev().find(|i| i.op != depyf_ir::Op::Nop);
+            if before.is_some_and(|i| i.line == Some(line) && !matches!(i.op, depyf_ir::Op::JumpIf { .. } | depyf_ir::Op::JumpIfOrPop { .. })) {
+                return true;
+            }
+        }
         let [p] = blk.preds.as_slice() else { return false };
         let pb = &self.cfg.blocks[p.index()];
         let Some(pl) = self.ir[pb.start..pb.end].iter().rev().find(|i| i.op != depyf_ir::Op::Nop) else { return false };

@@ -121,3 +121,43 @@ def break_then_if_not_elif(xs):
             continue
         out.append(x)
     return out
+
+
+@case(("%%a(b",), ("ab",), ("(%",), ("%q",), ("",))
+def elif_chain_last_arm_raises_in_while(rest):
+    # An `if`/`elif`/`else` chain ending a `while c:` body whose `else` raises: the
+    # loop's jump back is laid out after the `raise` and carries its line; the
+    # nested `if`/`else` of the `elif` arm jumps to it (configparser-like).
+    accum = []
+    while rest:
+        c = rest[0]
+        if c == "%":
+            accum.append("%")
+            rest = rest[2:]
+        elif c == "(":
+            rest = rest[1:]
+            if "%" in rest:
+                accum.append(1)
+            else:
+                accum.append(rest)
+        elif c == "a":
+            rest = rest[1:]
+        else:
+            raise ValueError(c)
+    return accum
+
+
+@case(([1, 2, 3, 4],), ([5, 0],), ([],))
+def nested_if_else_in_elif_arm_of_for(xs):
+    out = []
+    for x in xs:
+        if x == 1:
+            out.append("one")
+        elif x % 2 == 0:
+            if x > 2:
+                out.append("big even")
+            else:
+                out.append("even")
+        else:
+            out.append(x)
+    return out
