@@ -610,6 +610,24 @@ impl<'a> Structurer<'a> {
                     if then_body.is_empty() && !else_body.is_empty() && cond == own_test && merge.is_some_and(|m| fall == m && self.pass_arm(test_fall, m)) {
                         then_body.push(Stmt::Pass);
                     }
+                    // `if c: A` + `continue` (or `break`), CPython 3.8-3.9: the test's
+                    // jump to that statement's jump was retargeted to where it goes
+                    // (`Python/peephole.c` threads a conditional jump to an
+                    // unconditional one; 3.10+ only on one line), so the else-branch
+                    // is that statement alone and the then-branch ends in it too.
+                    // Written once after the `if`, it compiles back to the same jumps
+                    // (and runs the same: the then-branch went on to it).
+                    if self.dead_jumps_kept && (merge.is_none() || merge == at_loop_end) && then_body.len() > 1 && self.loops.last().is_some_and(|l| l.is_header(jump) || l.follow == Some(jump)) {
+                        if let ([.., last], [only @ (Stmt::Continue | Stmt::Break)]) = (then_body.as_slice(), else_body.as_slice()) {
+                            if last == only {
+                                let only = only.clone();
+                                then_body.pop();
+                                out.push(Stmt::If(cond, then_body, Vec::new()));
+                                out.push(only);
+                                return Ok(());
+                            }
+                        }
+                    }
                     let written = self.written_else(jump).map(|(w, _)| w);
                     // The unreachable jump survives after a `return` only where a jump
                     // lands on it: the one that ends the then-branch of a nested

@@ -161,3 +161,34 @@ def nested_if_else_in_elif_arm_of_for(xs):
         else:
             out.append(x)
     return out
+
+
+@case(([1, 2], [2, 3]), ([], [1]), ([5, 5], [5]), ([1], []))
+def if_then_continue_statement(a, b):
+    # `if c: A` followed by a `continue` statement: 3.8-3.9 retarget the test's
+    # jump past the `continue` to the loop's top (difflib.Differ._fancy_replace).
+    eqi = None
+    out = []
+    for j in b:
+        for i in a:
+            if i == j:
+                if eqi is None:
+                    eqi = i
+                continue
+            out.append(i)
+    return eqi, out
+
+
+@case((["ab", "c", "defg", " "], []), ([], ["x"]), (["abcd"], [" "]), (["abcd"], ["y"]))
+def if_then_break_statement(chunks, cur_line):
+    # `if c: A` followed by `break` in the `else` of an `if` in a loop
+    # (distutils.fancy_getopt.wrap_text).
+    while chunks:
+        if len(chunks[0]) < 3:
+            cur_line.append(chunks[0])
+            del chunks[0]
+        else:
+            if cur_line and cur_line[-1] == " ":
+                del cur_line[-1]
+            break
+    return cur_line, chunks
