@@ -1054,6 +1054,14 @@ impl<'a> Structurer<'a> {
         if line.is_none() || ops[ret - 1].line != line {
             return false;
         }
+        // CPython 3.8-3.9 emit the implicit return once, last in the code
+        // (`Python/compile.c` `compiler_function`/`compiler_body`): a `return None`
+        // laid out before other code is a statement (`return None if c else x`,
+        // whose jump to the shared `RETURN_VALUE` `Python/peephole.c` replaced by a
+        // `RETURN_VALUE`, puts the `None` arm's on the line of the test).
+        if self.dead_jumps_kept && self.ir[blk.end..].iter().any(|i| i.op != depyf_ir::Op::Nop) {
+            return false;
+        }
         let before = ops[..ret - 1].iter().rev().find(|i| i.op != depyf_ir::Op::Nop && i.offset != ops[ret - 1].offset);
         let prev_line = match before {
             Some(i) => i.line,

@@ -192,3 +192,18 @@ def if_then_break_statement(chunks, cur_line):
                 del cur_line[-1]
             break
     return cur_line, chunks
+
+
+@case((0, 3), (5, 2), (300, -2), (301, -1), (7, -3))
+def return_none_if_else_value(n, e):
+    # `return None if c else x`: 3.8-3.9 replace the `None` arm's jump to the shared
+    # `RETURN_VALUE` by one of its own, a `return None` laid out before the rest
+    # (_pydecimal._decimal_lshift_exact).
+    if n == 0:
+        return 0
+    elif e >= 0:
+        return n * 10 ** e
+    else:
+        str_n = str(abs(n))
+        val_n = len(str_n) - len(str_n.rstrip("0"))
+        return None if val_n < -e else n // 10 ** -e
