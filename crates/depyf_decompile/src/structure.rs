@@ -302,8 +302,9 @@ impl<'a> Structurer<'a> {
     /// arms of a branch in that body meet: code that both arms go on to and that
     /// never comes back to the loop's top (`if a: A` / `else: B` / `return x` last
     /// in a loop body, where `return x` is no block of the natural loop), when it
-    /// neither leads to nor follows the loop's follow (where `break` goes) or a copy
-    /// of it or the way out of a `try`/`with` body being written, and lies in the
+    /// is not (nor comes after) the loop's follow (where `break` goes), is not
+    /// related to a copy of it or the way out of a `try`/`with` body being written,
+    /// and lies in the
     /// enclosing loop's body (if any). The arms then stop there and the code is
     /// written once after the `if`, as CPython `Python/compile.c` `compiler_if`
     /// lays it out (a `JUMP_FORWARD` over the `else` to it), instead of a copy in
@@ -312,7 +313,9 @@ impl<'a> Structurer<'a> {
     fn merge_after_loop_body(&self, c: BlockId) -> bool {
         let Some(l) = self.loops.last() else { return false };
         let related = |x: BlockId| self.reaches(c, x) || self.reaches(x, c);
-        if l.is_header(c) || l.follow.is_some_and(related) || l.copies.iter().any(|&x| related(x)) {
+        // (Code that goes on to the follow, the statements before a `break`, is
+        // fine: only code at or after the follow is not the body's.)
+        if l.is_header(c) || l.follow.is_some_and(|f| self.reaches(f, c)) || l.copies.iter().any(|&x| related(x)) {
             return false;
         }
         // Nor code on the way out of a `try`/`with` body being written.
@@ -1691,7 +1694,7 @@ impl Structurer<'_> {
     fn break_code_target(&self, x: BlockId, body: &BTreeSet<BlockId>) -> Option<BlockId> {
         let blk = &self.cfg.blocks[x.index()];
         let code = &self.rec.blocks[x.index()];
-        let Terminator::Jump(y) = blk.term else { return None };
+        let Terminator::Jump(y) = blk.term else { return self.break_region_target(x, body) };
         if code.stmts.is_empty() || code.error.is_some() || code.collapsed_to.is_some() || code.for_loop.is_some() || body.contains(&y) || !self.latches[x.index()].is_empty() {
             return None;
         }
@@ -1708,6 +1711,62 @@ impl Structurer<'_> {
         }
         let prev = rest.last()?;
         (last.line.is_some() && prev.line.is_some() && last.line != prev.line).then_some(y)
+    }
+
+    /// [`Self::break_code_target`] for code of several blocks (`A; if c: B; break`):
+    /// `Some(y)` when every block reached from `x` before code laid out after the
+    /// loop body `body` is `x` or dominated by it, outside any protected range and
+    /// not back in the body, all of them leave for that one block `y`, and one of
+    /// those ways is a jump on a line of its own (the `break`; a test's jump to it
+    /// was retargeted past it by 3.8-3.9 `Python/peephole.c`).
+    fn break_region_target(&self, x: BlockId, body: &BTreeSet<BlockId>) -> Option<BlockId> {
+        let body_end = body.iter().map(|b| self.cfg.blocks[b.index()].end).max()?;
+        let mut seen = BTreeSet::new();
+        let mut work = vec![x];
+        let mut target = None;
+        let mut written = false;
+        while let Some(b) = work.pop() {
+            if !seen.insert(b) {
+                continue;
+            }
+            let blk = &self.cfg.blocks[b.index()];
+            let code = &self.rec.blocks[b.index()];
+            if seen.len() > 64 || self.rpo_index[b.index()] == usize::MAX || !self.latches[b.index()].is_empty() || !self.dominates(x, b) || blk.handler.is_some() {
+                return None;
+            }
+            if code.error.is_some() || code.collapsed_to.is_some() || code.for_loop.is_some() || self.rpo_index[b.index()] < self.rpo_index[x.index()] {
+                return None;
+            }
+            for s in blk.succs() {
+                if body.contains(&s) {
+                    return None;
+                }
+                if self.cfg.blocks[s.index()].start >= body_end {
+                    if target.is_some_and(|t| t != s) {
+                        return None;
+                    }
+                    target = Some(s);
+                    if matches!(blk.term, Terminator::Jump(t) if t == s) && self.own_line_jump(b) {
+                        written = true;
+                    }
+                } else {
+                    work.push(s);
+                }
+            }
+        }
+        target.filter(|_| written && seen.len() > 1)
+    }
+
+    /// Whether block `b` ends in a jump op whose line is not the line of the op
+    /// before it (in the block, or laid out before it).
+    fn own_line_jump(&self, b: BlockId) -> bool {
+        let blk = &self.cfg.blocks[b.index()];
+        let Some(last) = self.ir[blk.start..blk.end].iter().rev().find(|i| i.op != depyf_ir::Op::Nop) else { return false };
+        if !matches!(last.op, depyf_ir::Op::Jump(_)) || last.line.is_none() {
+            return false;
+        }
+        let prev = self.ir[..blk.end].iter().rev().filter(|i| i.op != depyf_ir::Op::Nop).nth(1);
+        prev.is_some_and(|p| p.line.is_some() && p.line != last.line)
     }
 }
 

@@ -207,3 +207,53 @@ def return_none_if_else_value(n, e):
         str_n = str(abs(n))
         val_n = len(str_n) - len(str_n.rstrip("0"))
         return None if val_n < -e else n // 10 ** -e
+
+
+@case((["ab\ncd\nef", "g"], True), (["ab\ncd", "x"], False), (["ab", "c\n"], False), ([""], True), (["abc"], True))
+def code_with_branches_then_break(chunks, keepends):
+    # Several blocks of code ending in `break` in a `while True:` (an `if`/`else`
+    # and an `if` before the `break`): all of it is in the body, the code after the
+    # loop is the `break`'s target (codecs.StreamReader.readline).
+    line = ""
+    buf = None
+    chunks = list(chunks)
+    while True:
+        data = chunks.pop(0) if chunks else ""
+        line += data
+        lines = line.splitlines(True)
+        if lines:
+            if len(lines) > 1:
+                line = lines[0]
+                del lines[0]
+                if len(lines) > 1:
+                    buf = lines
+                else:
+                    buf = lines[0]
+                if not keepends:
+                    line = line.splitlines(False)[0]
+                break
+        if not data:
+            return "end", line
+    return line, buf
+
+
+@case((["a", "b", "c"], "b"), (["x"], "y"), ([], "a"))
+def args_consumed_with_break(args, stop):
+    # argparse-like `while True:` whose `break` follows an `if`/`else`.
+    out = []
+    i = 0
+    while True:
+        if i >= len(args):
+            out.append("done")
+            return out
+        arg = args[i]
+        if arg == stop:
+            if i:
+                out.append(("stop at", i))
+            else:
+                out.append("stop first")
+            break
+        out.append(arg)
+        i += 1
+    out.append("after")
+    return out
