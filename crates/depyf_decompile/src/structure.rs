@@ -610,7 +610,7 @@ impl<'a> Structurer<'a> {
                     // `compiler_if`, `Python/compile.c`, emits after the body); `if not
                     // c: X` instead jumps on true past `X`. (Not when the tests after
                     // the pass were folded into the condition: `if a: pass elif b: X`.)
-                    if then_body.is_empty() && !else_body.is_empty() && cond == own_test && merge.is_some_and(|m| fall == m && self.pass_arm(test_fall, m)) {
+                    if then_body.is_empty() && !else_body.is_empty() && cond == own_test && merge.is_some_and(|m| (fall == m || fall == test_fall) && self.pass_arm(test_fall, m)) {
                         then_body.push(Stmt::Pass);
                     }
                     // `if c: A` + `continue` (or `break`), CPython 3.8-3.9: the test's
@@ -974,6 +974,14 @@ impl<'a> Structurer<'a> {
                 ops.iter().any(|i| i.op == depyf_ir::Op::PopTop) && ops.iter().all(|i| matches!(i.op, depyf_ir::Op::PopTop | depyf_ir::Op::Nop | depyf_ir::Op::Jump(_)))
             };
             if (block.preds.len() != 1 && !pops_only()) || !code.stmts.is_empty() || !self.latches[b.index()].is_empty() || code.collapsed_to.is_some() || self.body_exits.contains(&b) {
+                break;
+            }
+            // CPython 3.8-3.9: a lone jump forward on a line of its own, not to
+            // the innermost loop's follow, is the then-branch of `if c: pass` /
+            // `else: ...` (the `pass` gives `compiler_if`'s jump over the `else`
+            // its line), no part of one condition (`if not c and d:` has no jump).
+            let lone_jump = self.ir[block.start..block.end].iter().filter(|i| i.op != depyf_ir::Op::Nop).count() == 1;
+            if self.dead_jumps_kept && lone_jump && matches!(block.term, Terminator::Jump(s) if s.0 > b.0 && self.loops.last().is_none_or(|l| l.follow != Some(s))) && self.own_line_jump(b) {
                 break;
             }
             match block.term {

@@ -257,3 +257,25 @@ def args_consumed_with_break(args, stop):
         i += 1
     out.append("after")
     return out
+
+
+@case(("abc",), ([1, 2],), ((3, 4),), (iter([5]),))
+def if_pass_elif(value):
+    # `if a: pass` / `elif b: X`: on 3.8-3.9 the `pass` gives the then-branch's
+    # jump its own line; `if not a and b:` has no such jump
+    # (distutils.dist._ensure_list).
+    if isinstance(value, str):
+        pass
+    elif not isinstance(value, list):
+        value = list(value)
+    return value
+
+
+@case((None, {1: "a"}), ({2: "b"}, None), ({}, {}))
+def if_none_use_default(map, default):
+    out = []
+    if map is None:
+        map = default
+    for k in list(map or ()):
+        out.append(k)
+    return out
