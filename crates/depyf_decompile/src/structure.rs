@@ -610,7 +610,9 @@ impl<'a> Structurer<'a> {
                     // `compiler_if`, `Python/compile.c`, emits after the body); `if not
                     // c: X` instead jumps on true past `X`. (Not when the tests after
                     // the pass were folded into the condition: `if a: pass elif b: X`.)
-                    if then_body.is_empty() && !else_body.is_empty() && cond == own_test && merge.is_some_and(|m| (fall == m || fall == test_fall) && self.pass_arm(test_fall, m)) {
+                    // (On CPython 3.8-3.9 that block, a jump on a line of its own, may
+                    // go to where the enclosing region stops: an `elif c: pass` arm.)
+                    if then_body.is_empty() && !else_body.is_empty() && cond == own_test && merge.or(stop.filter(|_| self.dead_jumps_kept && self.own_line_jump(test_fall))).is_some_and(|m| (fall == m || fall == test_fall) && self.pass_arm(test_fall, m)) {
                         then_body.push(Stmt::Pass);
                     }
                     // `if c: A` + `continue` (or `break`), CPython 3.8-3.9: the test's

@@ -279,3 +279,35 @@ def if_none_use_default(map, default):
     for k in list(map or ()):
         out.append(k)
     return out
+
+
+@case(([1, 0, 2], "error"), ([0, 0], "ignore"), ([0, 3], "newer"), ([], "x"))
+def elif_pass_arm_in_loop(xs, missing):
+    # `if a: pass` as an arm of an `if` nested in a loop body
+    # (distutils.dep_util.newer_group, curses.textpad.Textbox.do_command).
+    out = []
+    for x in xs:
+        if not x:
+            if missing == "error":
+                pass
+            elif missing == "ignore":
+                continue
+            elif missing == "newer":
+                return 1, out
+        out.append(x)
+    return 0, out
+
+
+@case((3, 0), (0, 0), (0, 2), (0, 5))
+def elif_chain_with_pass(x, y):
+    out = []
+    if x > 0:
+        out.append("left")
+    elif y == 0:
+        pass
+    elif y > 3:
+        out.append("up far")
+    else:
+        out.append("up")
+    out.append("end")
+    return out
