@@ -118,9 +118,6 @@ KNOWN_FAILURES = {
     's7_p15.break_nested_loops_from_handler': {
         '3.8 3.9 3.10': 'control flow too tangled to structure (duplication limit reached)',
     },
-    's8_fin8.finally_if_break_in_for': {
-        '3.12 3.13 3.14 3.15': 'a try or with body with several exits',
-    },
     's8_fin8.finally_if_continue_in_while': {
         '3.12 3.13': 'a try or with body with several exits',
     },
