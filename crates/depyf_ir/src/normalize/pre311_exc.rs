@@ -1823,6 +1823,70 @@ impl CopyRanges<'_> {
 ///
 /// Errors: those of [`simulate`] and of the depth walks, a copied block whose depth
 /// is unknown.
+/// The `break` or `continue` that ends a `try` body (before its `except` clauses),
+/// told from the dead code after it: CPython 3.8 and 3.9 (`Python/compile.c`,
+/// `compiler_try_except`) emit the body's own `POP_BLOCK; JUMP_FORWARD` after the
+/// body's last statement even when that statement jumps away, and only their
+/// peephole pass drops what follows a `RETURN_VALUE`. So `POP_BLOCK; [POP_TOP;]
+/// JUMP_ABSOLUTE` (the unwinding of `compiler_unwind_fblock` and the jump of the
+/// `break` or `continue`) followed by an unreachable `POP_BLOCK; JUMP_*` is a
+/// statement of the body, while the same jump reached through the body's
+/// `POP_BLOCK; JUMP_FORWARD` (threaded by the peephole pass) is an `else:` or code
+/// after the `try`. That `POP_BLOCK` and the instructions after it are given the
+/// block stack before it (index -> stack), so they lie in the body's protected range
+/// (they cannot raise) and structuring reads the jump inside the body. 3.10 drops
+/// the dead code, and both sources compile the same there.
+fn exit_tails(code: &CodeObject, ins: &[Instruction], stacks: &[Option<Vec<Blk>>]) -> BTreeMap<usize, Vec<Blk>> {
+    let mut out = BTreeMap::new();
+    if code.version.minor > 9 {
+        return out;
+    }
+    let index_of = |off: u32| ins.binary_search_by_key(&off, |i| i.offset).ok();
+    for k in 1..ins.len() {
+        if ins[k].id != Opname::POP_BLOCK {
+            continue;
+        }
+        let (Some(st), Some(prev)) = (&stacks[k], &stacks[k - 1]) else { continue };
+        // The body's last instruction falls into the `POP_BLOCK` with the `try`'s
+        // block on top.
+        let popped = prev.len() == st.len() + 1 && prev[..st.len()] == st[..] && matches!(prev.last(), Some(Blk::Setup { kind: Kind::Except, .. }));
+        if !popped || ends_flow(ins[k - 1].opname) {
+            continue;
+        }
+        // (An `EXTENDED_ARG` is part of the instruction after it.)
+        let real = |mut j: usize| {
+            while ins.get(j).is_some_and(|i| i.id == Opname::EXTENDED_ARG) {
+                j += 1;
+            }
+            j
+        };
+        let mut j = real(k + 1);
+        if ins.get(j).is_some_and(|i| i.id == Opname::POP_TOP) {
+            j = real(j + 1);
+        }
+        let jumps = ins.get(j).is_some_and(|i| i.id == Opname::JUMP_ABSOLUTE && stacks[j].is_some());
+        let (d1, d2) = (real(j + 1), real(real(j + 1) + 1));
+        let dead = ins.get(d1).is_some_and(|i| i.id == Opname::POP_BLOCK && stacks[d1].is_none())
+            && ins.get(d2).is_some_and(|i| matches!(i.id, Opname::JUMP_FORWARD | Opname::JUMP_ABSOLUTE) && stacks[d2].is_none());
+        if !(jumps && dead) {
+            continue;
+        }
+        // A loop in a `finally` body: its `break` goes to the body's `END_FINALLY`
+        // (3.8) or `RERAISE` (3.9's copy in the handler), where structuring reads
+        // the loop's follow only with the jump outside the `try`; 3.9's copy on the
+        // normal path, which cannot be told from other code here, must read the
+        // same. Such code is left as it was read before.
+        let to_end = ins[j].jump_target().and_then(index_of).is_some_and(|t| matches!(ins[t].id, Opname::END_FINALLY | Opname::RERAISE));
+        if to_end || st.contains(&Blk::Handler(Kind::Finally)) {
+            return BTreeMap::new();
+        }
+        for t in k..=j {
+            out.insert(t, prev.clone());
+        }
+    }
+    out
+}
+
 pub(super) fn protected_ranges(code: &CodeObject, ins: &[Instruction], ir: &[IrInstr]) -> Result<Vec<ExceptionTableEntry>, IrError> {
     if !uses_block_stack(ins) {
         return Ok(Vec::new());
@@ -1864,9 +1928,10 @@ fn ranges_of(code: &CodeObject, ins: &[Instruction], ir: &[IrInstr], stacks: &[O
     // Unscaled offsets only: a split entry starts one below its instruction.
     let split = if scale == 1 { split_entries(ins, ir) } else { BTreeSet::new() };
     let at = |k: usize| ins[k].offset - u32::from(split.contains(&k));
+    let tails = exit_tails(code, ins, &stacks);
     let mut out: Vec<ExceptionTableEntry> = Vec::new();
     for (k, i) in ins.iter().enumerate() {
-        let Some(st) = trimmed(k) else { continue };
+        let Some(st) = tails.get(&k).map(|v| &v[..]).or_else(|| trimmed(k)) else { continue };
         let own = match innermost(st) {
             Some((h, _)) => {
                 let s = setup_of[&h];

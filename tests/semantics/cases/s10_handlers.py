@@ -1,0 +1,173 @@
+"""Exception-handler shapes of CPython 3.8/3.9 (issue #5): a `break` or `continue`
+as the last statement of a `try` body (3.8/3.9 leave the body's own `POP_BLOCK;
+JUMP_FORWARD` after it as dead code, which tells it from an `else:` or code after the
+`try`), in `for` and `while` loops, with typed, named and several clauses, nested
+`try`s, a `with` in the body and a loop in a `finally` body. Each case raises real
+exceptions and runs every exit."""
+
+from _sem import case
+
+
+class Ctx(object):
+    """A context manager that logs its enter and exit."""
+
+    def __init__(self, log, name):
+        self.log = log
+        self.name = name
+
+    def __enter__(self):
+        self.log.append(("enter", self.name))
+        return self
+
+    def __exit__(self, t, v, tb):
+        self.log.append(("exit", self.name, t.__name__ if t else None))
+        return False
+
+
+def probe(x):
+    """Raises an exception chosen by `x`, else returns `x`."""
+    if x is None:
+        raise TypeError("none")
+    if x == "k":
+        raise KeyError("k")
+    if x == "v":
+        raise ValueError("v")
+    if x == "o":
+        raise OSError(3, "o")
+    if x == "p":
+        raise OSError(4, "p")
+    return x
+
+
+@case((["o", "o", 3, 4],), (["o"],), ([5],), (["k", 1],))
+def break_ends_try_in_for(xs):
+    y = None
+    log = []
+    for x in xs:
+        try:
+            y = probe(x)
+            break
+        except OSError:
+            log.append(x)
+    return y, log
+
+
+@case((["o", "o", 3],), (["p", 1],), ([7],))
+def break_ends_try_in_while_named(xs):
+    i = 0
+    while True:
+        try:
+            h = probe(xs[i])
+            break
+        except OSError as exc:
+            if exc.errno != 3:
+                raise
+        i = i + 1
+    return h, i
+
+
+@case((["o", 2, "o", 4],), ([],), (["k"],))
+def continue_ends_try(xs):
+    out = []
+    for x in xs:
+        try:
+            y = probe(x)
+            out.append(y)
+            continue
+        except OSError:
+            out.append("caught")
+        out.append(("after", x))
+    return out
+
+
+@case((["o", 2, "o", 4],), (["v", "o"],))
+def else_break_stays_else(xs):
+    out = []
+    for x in xs:
+        try:
+            y = probe(x)
+        except OSError:
+            out.append("o")
+        else:
+            break
+        out.append(x)
+    return out
+
+
+@case(([0, "o", 5],), (["o", "v", 0],), (["v", "k"],))
+def break_in_if_of_try_then_continue_clause(xs):
+    out = []
+    for x in xs:
+        try:
+            y = probe(x)
+            if y:
+                break
+        except OSError:
+            continue
+        except ValueError as e:
+            out.append(str(e))
+        out.append(x)
+    return out
+
+
+@case((["o", "k", 3],), ([1],), (["k", "k"],), (["v"],))
+def break_in_inner_try(xs):
+    i = 0
+    log = []
+    while i < len(xs):
+        try:
+            try:
+                y = probe(xs[i])
+                break
+            except KeyError:
+                log.append("k")
+        except OSError:
+            log.append("o")
+        i = i + 1
+    return i, log
+
+
+@case((["o", "k", 3],), ([],), (["o", "o"],))
+def break_with_for_else(xs):
+    y = None
+    for x in xs:
+        try:
+            y = probe(x)
+            break
+        except OSError:
+            pass
+        except KeyError as e:
+            y = ("k", str(e))
+    else:
+        y = ("else", y)
+    return y
+
+
+@case((["o", 2],), (["v"],), ([3, 4],))
+def break_after_with_in_try(xs):
+    log = []
+    for x in xs:
+        try:
+            with Ctx(log, x):
+                probe(x)
+            break
+        except OSError:
+            log.append("o")
+    return log
+
+
+@case((["o", "o", 1],), ([2],), (["v"],))
+def loop_with_break_in_finally(xs):
+    log = []
+    try:
+        log.append(probe(xs[-1]))
+    finally:
+        i = 0
+        while True:
+            try:
+                log.append(probe(xs[i]))
+                break
+            except OSError:
+                log.append(i)
+            i = i + 1
+    return log
