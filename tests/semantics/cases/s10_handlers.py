@@ -171,3 +171,62 @@ def loop_with_break_in_finally(xs):
                 log.append(i)
             i = i + 1
     return log
+
+
+@case(([5, None],), ([0, None],), (["o", None],), (["p", None],))
+def if_else_returns_end_try(args):
+    x, _ = args
+    try:
+        data = probe(x)
+        if not data:
+            return "empty"
+        else:
+            return ("data", data)
+    except OSError as why:
+        if why.errno == 3:
+            return b""
+        else:
+            raise
+
+
+@case(([1, 2, 3],), (["o", "o"],), (["o", 6],), ([],))
+def if_else_returns_end_try_in_for(afs):
+    for af in afs:
+        try:
+            probe(af)
+            if af == 6:
+                return af, "six"
+            else:
+                return af, "other"
+        except OSError:
+            pass
+    return None
+
+
+@case((1, 0), (0, 2), (0, 0), ("k", 0))
+def elif_else_returns_end_try(a, b):
+    try:
+        if probe(a):
+            return 1
+        elif b:
+            return 2
+        else:
+            x = b + 10
+            return x
+    except KeyError:
+        return 0
+
+
+@case((1, [1, 2]), (0, []), (1, ["k"]), (1, ["o"]))
+def if_loop_return_else_return_end_try(a, b):
+    log = []
+    try:
+        if a:
+            for q in b:
+                log.append(probe(q))
+            return 3, log
+        else:
+            return 4, log
+    except KeyError:
+        pass
+    return 5, log

@@ -587,6 +587,10 @@ impl Structurer<'_> {
         if finally_copies {
             return Err(err("a try or with body with several exits"));
         }
+        let mut body = body;
+        if self.returns_into_dead_exit(h) {
+            else_to_last_return(&mut body);
+        }
         // Code after a clause's `POP_EXCEPT` is cut out as the code after the `try`
         // on 3.11+ only; 3.9-3.10 handlers are read as before (`clean` refuses a bare
         // `raise` there).
@@ -1718,6 +1722,28 @@ fn hoist_reraise(mut hs: Vec<Stmt>) -> Vec<Stmt> {
 /// continues on every path (an `if` with both arms so, a `try` whose `finally`
 /// body does so or whose body or `else` and every clause do so, a `while True:`
 /// without `break`).
+/// A `try` body that ends `if c: A` (A never falls through), then statements
+/// ending in `return`, read with those statements as the `if`'s `else:` (see
+/// `Structurer::returns_into_dead_exit`): the same flow, and the layout CPython
+/// 3.8-3.9 gave the original. The last such `if` takes them; an `if` already
+/// written with an `else:` or a body not of that shape is left as it is.
+fn else_to_last_return(body: &mut Vec<Stmt>) {
+    if !matches!(body.last(), Some(Stmt::Return(_))) {
+        return;
+    }
+    let Some(i) = body.iter().rposition(|s| matches!(s, Stmt::If(..))) else { return };
+    if i + 1 >= body.len() {
+        return;
+    }
+    let ok = matches!(&body[i], Stmt::If(_, a, b) if b.is_empty() && a.last().is_some_and(never_falls_through));
+    if ok {
+        let rest: Vec<Stmt> = body.drain(i + 1..).collect();
+        if let Some(Stmt::If(_, _, b)) = body.last_mut() {
+            *b = rest;
+        }
+    }
+}
+
 fn never_falls_through(s: &Stmt) -> bool {
     let ends = |b: &[Stmt]| b.last().is_some_and(never_falls_through);
     match s {
@@ -1800,6 +1826,28 @@ impl Structurer<'_> {
 
     /// Whether the code from op index `i` is `[WithExit;] LoadConst; Return`
     /// (`Nop`s skipped, unconditional jumps followed).
+    /// Whether the `try` body whose handler is `h` ends in a `return` followed by the
+    /// body's own exit, unreachable (CPython 3.8-3.9, [`Self::dead_jumps_kept`]):
+    /// `compiler_try_except` (`Python/compile.c`) emits `POP_BLOCK; JUMP_FORWARD`
+    /// after the body, and `Python/peephole.c` removes unreachable ops after a
+    /// `RETURN_VALUE` only up to the next jump target. So that exit survives a
+    /// final `return` only when a label follows it: the end of an `if` whose
+    /// `else:` holds the `return` (the then-branch's `JUMP_FORWARD` to it was
+    /// emitted, then removed as unreachable).
+    fn returns_into_dead_exit(&self, h: BlockId) -> bool {
+        if !self.dead_jumps_kept || h.0 < 2 {
+            return false;
+        }
+        let (d, r) = (BlockId(h.0 - 1), BlockId(h.0 - 2));
+        let blk = &self.cfg.blocks[d.index()];
+        let ops: Vec<&Op> = self.ir[blk.start..blk.end].iter().map(|i| &i.op).filter(|o| !matches!(o, Op::Nop)).collect();
+        self.rpo_index[d.index()] == usize::MAX
+            && matches!(ops.as_slice(), [Op::Jump(_)])
+            && matches!(blk.term, Terminator::Jump(_))
+            && self.rpo_index[r.index()] != usize::MAX
+            && matches!(self.cfg.blocks[r.index()].term, Terminator::Return)
+    }
+
     fn is_const_return_exit(&self, mut i: usize) -> bool {
         let mut seen = Vec::new();
         for _ in 0..32 {
