@@ -230,3 +230,63 @@ def if_loop_return_else_return_end_try(a, b):
     except KeyError:
         pass
     return 5, log
+
+
+class State(object):
+    """A state holder with a lock-like context manager."""
+
+    def __init__(self, state, items=()):
+        self.state = state
+        self.items = list(items)
+        self.log = []
+
+    def lock(self):
+        return Ctx(self.log, "lock")
+
+
+@case((1, ["a"]), (3, []), (9, []), (3, ["o"]))
+def elif_returns_const_in_with(state, items):
+    s = State(state, items)
+    try:
+        with s.lock():
+            if s.state == 1:
+                s.state = 2
+                for it in s.items:
+                    s.log.append(probe(it))
+                return False, s.log
+            elif s.state == 3:
+                s.state = 4
+                for it in s.items:
+                    s.log.append(probe(it))
+                return True, s.log
+            else:
+                s.log.append("bad")
+                raise RuntimeError("unexpected state")
+    except RuntimeError as e:
+        return str(e), s.log
+
+
+@case((0,), (1,), ("o",), ("k",))
+def return_none_early_in_with(mode):
+    s = State(mode)
+    with s.lock():
+        if s.state == 0:
+            return
+        try:
+            if probe(s.state) == 1:
+                s.log.append("one")
+        except OSError:
+            s.log.append("os")
+        finally:
+            s.log.append("fin")
+    return s.log
+
+
+@case((True,), (False,))
+def return_const_in_with_and_after(c):
+    s = State(c)
+    with s.lock():
+        if c:
+            return 5
+        s.log.append("x")
+    return 5

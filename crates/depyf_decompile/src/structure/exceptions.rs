@@ -187,7 +187,11 @@ impl Structurer<'_> {
         for _ in 0..32 {
             let blk = &self.cfg.blocks[s.index()];
             let ops: Vec<&Op> = self.ir[blk.start..blk.end].iter().map(|i| &i.op).filter(|o| !matches!(o, Op::Nop)).collect();
-            if pre311 && ops.iter().position(|o| matches!(o, Op::WithExit)).is_some_and(|w| w + 1 < ops.len() && matches!(ops[w + 1], Op::LoadConst(_) | Op::LoadSmallInt(_))) {
+            // Only 3.10 copies the small exit block of a `return <const>` after the
+            // `with` into the jump at the body's end (`Python/compile.c`
+            // `extend_block`); 3.8-3.9 ([`Self::dead_jumps_kept`]) jump to it, so
+            // a block that goes on to load the constant is a `return` inside the body.
+            if pre311 && !self.dead_jumps_kept && ops.iter().position(|o| matches!(o, Op::WithExit)).is_some_and(|w| w + 1 < ops.len() && matches!(ops[w + 1], Op::LoadConst(_) | Op::LoadSmallInt(_))) {
                 return false;
             }
             // `SWAP 2; POP_TOP` drops the iterator of an enclosing `for` under the
