@@ -499,19 +499,20 @@ def try_finally_in_with_in_finally(g, h, m):
 def close_like(self, g):
     g(self.lock, self.closed, self.mode, self.buf, self.close, self.closefp, self.fp, 1, 2, 0)
     with self.lock:
-        if not self.closed:
+        if self.closed:
+            return None
+        try:
+            if self.mode == 1:
+                self.buf.close()
+            elif self.mode == 2:
+                g(self.buf)
+        finally:
             try:
-                if self.mode == 1:
-                    self.buf.close()
-                elif self.mode == 2:
-                    g(self.buf)
+                if self.closefp:
+                    self.fp.close()
             finally:
-                try:
-                    if self.closefp:
-                        self.fp.close()
-                finally:
-                    self.fp = None
-                    self.mode = 0
+                self.fp = None
+                self.mode = 0
 
 
 def return_in_finally_in_try_except(g, h):
