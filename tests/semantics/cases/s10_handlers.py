@@ -290,3 +290,22 @@ def return_const_in_with_and_after(c):
             return 5
         s.log.append("x")
     return 5
+
+
+@case((True, 1), (False, 2), (True, "o"), (False, "v"), (True, "k"))
+def return_after_if_else_ends_try(flag, x):
+    log = []
+    if flag is not None:
+        try:
+            if flag:
+                log.append(probe(x))
+            else:
+                log.append(("else", probe(x)))
+            return
+        except (OSError, ValueError) as exc:
+            log.append(type(exc).__name__)
+        except KeyError:
+            log.append("k")
+            return log
+    log.append("after")
+    return log

@@ -197,7 +197,12 @@ impl Structurer<'_> {
             // `SWAP 2; POP_TOP` drops the iterator of an enclosing `for` under the
             // returned value (CPython 3.11+ `compiler_unwind_fblock` of `FOR_LOOP`).
             let iter_pop = |j: usize| j > 0 && matches!(ops[j - 1], Op::Swap(2));
-            if blk.preds.len() != 1 || !ops.iter().enumerate().all(|(j, o)| matches!(o, Op::Return | Op::WithExit | Op::Swap(2) | Op::LoadConst(_) | Op::LoadSmallInt(_)) || matches!(o, Op::PopTop) && iter_pop(j)) {
+            // 3.8-3.9: where the arms of an `if` ending the body meet at the
+            // `POP_BLOCK`, the `return` after it is reached from several blocks of
+            // the body (and lies outside the range); a `return` after the `try` or in
+            // an `else:` is reached by the body's `JUMP_FORWARD` instead.
+            let join = self.dead_jumps_kept && blk.preds.len() > 1 && blk.preds.iter().all(|&p| self.protected_by(p, h));
+            if (blk.preds.len() != 1 && !join) || !ops.iter().enumerate().all(|(j, o)| matches!(o, Op::Return | Op::WithExit | Op::Swap(2) | Op::LoadConst(_) | Op::LoadSmallInt(_)) || matches!(o, Op::PopTop) && iter_pop(j)) {
                 return false;
             }
             if matches!(ops.last(), Some(Op::Return)) {
@@ -207,7 +212,7 @@ impl Structurer<'_> {
             seen_exit |= exits;
             match blk.term {
                 // Only a chain of `with` exits: a plain fall-through is code after.
-                Terminator::FallThrough(n) | Terminator::Jump(n) if (exits || (seen_exit && ops.is_empty())) && !self.loop_edge(n) => s = n,
+                Terminator::FallThrough(n) | Terminator::Jump(n) if (exits || join || (seen_exit && ops.is_empty())) && !self.loop_edge(n) => s = n,
                 _ => return false,
             }
         }
