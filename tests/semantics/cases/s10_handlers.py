@@ -309,3 +309,21 @@ def return_after_if_else_ends_try(flag, x):
             return log
     log.append("after")
     return log
+
+
+@case((1, 2), ("k", 2), ("k", "o"), ("o", 1))
+def finally_raise_in_clause(a, b):
+    log = []
+    try:
+        try:
+            log.append(probe(a))
+        except KeyError:
+            try:
+                log.append(probe(b))
+            finally:
+                raise
+        finally:
+            log.append("fin")
+    except (KeyError, OSError) as e:
+        log.append(("out", type(e).__name__))
+    return log

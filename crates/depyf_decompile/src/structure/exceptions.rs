@@ -454,7 +454,10 @@ impl Structurer<'_> {
         // The handler first: a `finally` body is needed to recognise its copies
         // after the end of the `except` clauses inside the body.
         let (after, hstmts) = if with { (None, Vec::new()) } else { self.handler_body(h, e1, stop, err)? };
-        let hstmts = if with { hstmts } else { hoist_reraise(hstmts) };
+        let mut hstmts = if with { hstmts } else { hoist_reraise(hstmts) };
+        if !with && self.finally_without_end(h, &hstmts) {
+            hstmts.push(Stmt::Expr(Expr::Name(markers::RERAISE.into())));
+        }
         let is_finally = !with && is_finally_handler(&hstmts);
         let hstmts = if is_finally { drop_exit_pops(&hstmts) } else { hstmts };
         if is_finally {
@@ -1855,6 +1858,22 @@ impl Structurer<'_> {
             && matches!(blk.term, Terminator::Jump(_))
             && self.rpo_index[r.index()] != usize::MAX
             && matches!(self.cfg.blocks[r.index()].term, Terminator::Return)
+    }
+
+    /// Whether handler `h` (statements `hs`) is a `finally` body that never falls
+    /// through (`finally: raise`, a `return`): its `RERAISE` (3.9) or
+    /// `END_FINALLY` (3.8) is unreachable, so `hs` lacks the re-raise that
+    /// [`is_finally_handler`] looks for. An `except` handler pops the exception
+    /// first (`POP_TOP` x3 of a bare `except:`, or a test of its type); a
+    /// `finally` body runs with it on the stack. Before 3.10 only
+    /// ([`Self::dead_jumps_kept`]).
+    fn finally_without_end(&self, h: BlockId, hs: &[Stmt]) -> bool {
+        if !self.dead_jumps_kept || !self.is_exc_entry(h) || self.has_cleanup(h) {
+            return false;
+        }
+        let pops_first = matches!(self.first_ops(h, 2).as_slice(), [Op::PushExcInfo, Op::PopTop]);
+        let tests = matches!(hs.first(), Some(Stmt::If(c, ..)) if marker_call(c, markers::EXC_MATCH).is_some());
+        !pops_first && !tests && !has_handler_marker(hs) && hs.last().is_some_and(never_falls_through)
     }
 
     fn is_const_return_exit(&self, mut i: usize) -> bool {
