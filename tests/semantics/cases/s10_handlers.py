@@ -327,3 +327,38 @@ def finally_raise_in_clause(a, b):
     except (KeyError, OSError) as e:
         log.append(("out", type(e).__name__))
     return log
+
+
+@case((True, 1), (False, 1), (False, "o"), (False, "v"))
+def return_const_ends_try_finally(flag, x):
+    log = []
+    if flag:
+        return log
+    try:
+        log.append(probe(x))
+        return True
+    finally:
+        log.append("fin")
+
+
+@case((1,), ("o",))
+def return_const_after_try_finally(x):
+    log = []
+    try:
+        log.append(probe(x))
+    finally:
+        log.append("fin")
+    return True
+
+
+@case((1,), ("o",), ("v",))
+def return_value_through_nested_finally(x):
+    log = []
+    try:
+        log.append("body")
+        return probe(x), log
+    finally:
+        try:
+            log.append("inner")
+        finally:
+            log.append("fin")

@@ -587,6 +587,17 @@ impl Structurer<'_> {
                     return Err(err("copies of a try/finally exit that do more than return a constant"));
                 }
             }
+            // 3.8-3.9: a `return <const>` at the end of the body runs its copy of
+            // the `finally` body, then loads the constant and returns, before the
+            // handler; a `return` after the `try` comes after the handler (3.9 jumps
+            // over it, 3.8 runs the shared body through `END_FINALLY`). Constants
+            // only: a value returned from an enclosing `try` is on the stack before
+            // a copy of this statement, and the peephole pass turns the jump over
+            // the handler into that `RETURN_VALUE`.
+            let mut rest = rest;
+            if self.dead_jumps_kept && rest.len() == n + 1 && matches!(rest[n], Stmt::Return(None | Some(Expr::Const(_)))) && e1.is_some_and(|e| self.returns_before(e, h)) {
+                body.extend(rest.pop());
+            }
             let fbody = if fbody.is_empty() { vec![Stmt::Pass] } else { fbody };
             let stmt = match body.as_slice() {
                 [Stmt::Try(b2, hs, e2, f2)] if f2.is_empty() && !hs.is_empty() => Stmt::Try(b2.clone(), hs.clone(), e2.clone(), fbody),
@@ -1874,6 +1885,20 @@ impl Structurer<'_> {
         let pops_first = matches!(self.first_ops(h, 2).as_slice(), [Op::PushExcInfo, Op::PopTop]);
         let tests = matches!(hs.first(), Some(Stmt::If(c, ..)) if marker_call(c, markers::EXC_MATCH).is_some());
         !pops_first && !tests && !has_handler_marker(hs) && hs.last().is_some_and(never_falls_through)
+    }
+
+    /// Whether the straight-line code from block `e` (no branch) returns in a block
+    /// laid out before block `h`.
+    fn returns_before(&self, mut e: BlockId, h: BlockId) -> bool {
+        for _ in 0..64 {
+            let blk = &self.cfg.blocks[e.index()];
+            match blk.term {
+                Terminator::Return => return e < h,
+                Terminator::FallThrough(n) | Terminator::Jump(n) if n > e => e = n,
+                _ => return false,
+            }
+        }
+        false
     }
 
     fn is_const_return_exit(&self, mut i: usize) -> bool {
