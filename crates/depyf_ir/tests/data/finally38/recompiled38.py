@@ -9,9 +9,9 @@ def return_in_try(g, h):
 def return_const_in_try(g, h):
     try:
         g()
+        return 1
     finally:
         h()
-    return 1
 
 def break_continue_in_try(items, h):
     for x in items:
