@@ -1184,6 +1184,7 @@ impl<'a> Structurer<'a> {
     fn for_else_follow(&self, exhausted: BlockId, body: &BTreeSet<BlockId>) -> Option<BlockId> {
         let mut seen: BTreeSet<BlockId> = BTreeSet::new();
         let mut work: Vec<BlockId> = body.iter().flat_map(|b| self.cfg.blocks[b.index()].succs()).filter(|s| !body.contains(s) && *s != exhausted).collect();
+        let header = body.iter().copied().filter(|b| self.rpo_index[b.index()] != usize::MAX).min_by_key(|b| self.rpo_index[b.index()]);
         let mut found: BTreeSet<BlockId> = BTreeSet::new();
         while let Some(x) = work.pop() {
             if self.rpo_index[x.index()] == usize::MAX || !seen.insert(x) {
@@ -1191,6 +1192,18 @@ impl<'a> Structurer<'a> {
             }
             // CPython 3.12+ `break` first pops the iterator (`POP_TOP`) in a block of its own.
             let y = self.skip_empty(x);
+            // The first code after a `break` that flow which never entered the loop
+            // reaches too: the code after an `if` whose arm ends with the loop (`if
+            // c: for ...: break` + `else: raise` then `X`: `break` jumps straight to
+            // `X`, CPython `compiler_if` joins both arms there). (Code before it on
+            // the way, reached only from the loop, is read inside the loop before
+            // its `break`: the same flow, as the `else` never gets there. Such code
+            // is the rest of the body after a `try` whose `except` clause alone
+            // goes back to the loop, no back edge of the loop's in normal flow.)
+            if header.is_some_and(|h| !self.dominates(h, y)) {
+                found.insert(y);
+                continue;
+            }
             // The normal exit of the `try` body that the loop ends (the loop is
             // the body's last statement, opened in no loop of the body): `break`
             // goes on after the `try`, an `else` that returns never gets there.

@@ -683,6 +683,40 @@ impl Structurer<'_> {
             }
         }
         match (e1, after) {
+            // The body's normal exit is where the enclosing region ends (the exit
+            // of a `with` around the `try`, or a jump there: CPython 3.11) and the clauses go on to other code (a
+            // `return` of an enclosing `with` after the `POP_EXCEPT`, with its own
+            // copy of the `__exit__` call): that code is no `else` nor code after
+            // the `try`, whose normal exit never runs it. (A copy of the code at the
+            // exit is the same flow: CPython 3.12+ copies a small exit block into
+            // each jump to it, `Python/flowgraph.c` `inline_small_exit_blocks`.)
+            (Some(e), Some(a)) if stop.is_some_and(|s| self.jumps_to(e, s)) && e != a && !self.same_code(self.cfg.blocks[e.index()].start, self.cfg.blocks[a.index()].start) => {
+                // `with m: try: B` + `except E: ...; return <const>`: the clause's
+                // `return` calls `__exit__` in a copy of its own after the
+                // `POP_EXCEPT` (CPython 3.11+ `compiler_unwind_fblock` of the
+                // `WITH` block), and the `return` of a constant comes after it.
+                // That copy, read as the `return` alone, ends the clauses that fall
+                // off their end (a clause that jumped to the normal exit instead
+                // would have that code, the exit's `__exit__` call included, in its
+                // own body: left in, it refuses).
+                let within_with = self.opened.last().is_some_and(|&w| self.is_with_handler(w)) && self.has_cleanup(h);
+                let tail = self.region(a, stop, err)?;
+                let ret = match tail.as_slice() {
+                    [m, r @ Stmt::Return(None | Some(Expr::Const(_)))] if within_with && is_marker(m, markers::WITH_EXIT) => r.clone(),
+                    _ => return Err(err("except clauses that go on elsewhere than the end of the region around their try")),
+                };
+                let mut handlers = handlers;
+                for c in &mut handlers {
+                    if !ends_control(&c.body) {
+                        if c.body.len() == 1 && matches!(c.body[0], Stmt::Pass) {
+                            c.body.clear();
+                        }
+                        c.body.push(ret.clone());
+                    }
+                }
+                out.push(Stmt::Try(body, handlers, Vec::new(), Vec::new()));
+                Ok(())
+            }
             (Some(e), Some(a)) if e != a && !self.loop_edge(e) => {
                 let orelse = self.region(e, Some(a), err)?;
                 out.push(Stmt::Try(body, handlers, orelse, Vec::new()));
