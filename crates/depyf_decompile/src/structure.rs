@@ -58,6 +58,8 @@ pub(crate) struct Structurer<'a> {
     pub ir: &'a [depyf_ir::IrInstr],
     /// Handlers of the `try`/`with` statements being emitted.
     opened: Vec<BlockId>,
+    /// For each of [`Self::opened`], whether it is a `try`/`finally` handler.
+    opened_finally: Vec<bool>,
     /// Bodies of the `finally` clauses whose `try` bodies are being emitted,
     /// outermost first.
     finals: Vec<Vec<Stmt>>,
@@ -232,6 +234,7 @@ impl<'a> Structurer<'a> {
             cfg,
             ir,
             opened: Vec::new(),
+            opened_finally: Vec::new(),
             finals: Vec::new(),
             exit_stubs: Vec::new(),
             exit_stub_loops: Vec::new(),
@@ -517,6 +520,21 @@ impl<'a> Structurer<'a> {
                         // the body (or fails below when the exit is not where this
                         // region stops).
                         let past_exit = self.try_exits.last().filter(|&&(e, d)| d == self.loops.len() && e != next && self.jumps_to(e, next));
+                        // A loop in a `try`/`except` body left only by `break`s in
+                        // `except` clauses of its own (handler code, no normal exit
+                        // of the body): the code after it may lie outside the `try`
+                        // (the copy of an enclosing `finally` body, the code after the
+                        // statement), which the body must not run under its handlers.
+                        // (An enclosing `try`/`finally` reads its body's normal-exit
+                        // copy after such a loop itself, see `emit_try`.)
+                        if past_exit.is_none() && Some(next) != stop {
+                            if let (Some(&h), Some(&fin)) = (self.opened.last(), self.opened_finally.last()) {
+                                let known = self.body_exits.iter().chain(self.try_exits.iter().map(|(e, _)| e)).any(|&e| self.jumps_to(e, next) || self.jumps_to(next, e));
+                                if !fin && self.protected_by(b, h) && !self.protected_by(next, h) && !known && !self.exit_stubs.iter().any(|(x, _)| *x == next) {
+                                    return Err(err("a loop left by except clauses of its own for code outside the try around it"));
+                                }
+                            }
+                        }
                         b = past_exit.map_or(next, |&(e, _)| e);
                         continue;
                     }
@@ -1537,9 +1555,17 @@ impl<'a> Structurer<'a> {
                 body_set.extend(self.loop_body(p));
             }
         }
+        // Handler code in the body (an `except` clause that goes back into the loop
+        // at the end of its `try` body, the loop's latch: CPython 3.13 jumps from
+        // the clause's `POP_EXCEPT` to that block) goes on to the next clause's test
+        // under the same protection: that is the rest of the handler, no way out
+        // of the loop (a `break` in that clause leaves from its own exit).
+        let same_handler = |b: BlockId, s: BlockId| {
+            !self.pop_block_exits && self.rpo_index[b.index()] == usize::MAX && self.rpo_index[s.index()] == usize::MAX && self.cfg.blocks[b.index()].handler.is_some_and(|x| self.cfg.blocks[s.index()].handler.is_some_and(|y| x.target == y.target))
+        };
         let mut exits: Vec<BlockId> = body_set
             .iter()
-            .flat_map(|b| self.cfg.blocks[b.index()].succs())
+            .flat_map(|&b| self.cfg.blocks[b.index()].succs().into_iter().filter(move |&s| !same_handler(b, s)))
             .filter(|s| !body_set.contains(s))
             // Handler code that re-raises is no way out of the loop.
             .filter(|s| self.rpo_index[s.index()] != usize::MAX || !matches!(self.cfg.blocks[s.index()].term, Terminator::Raise))

@@ -150,3 +150,173 @@ def with_try_two_clauses_return(a, swallow, trail):
             raise ValueError(e.args)
     trail.append(("after", got))
     return got
+
+
+class Console(object):
+    """Feeds lines to the loops below: a line names what `read` does with it."""
+
+    def __init__(self, lines, local_exit=True):
+        self.lines = list(lines)
+        self.local_exit = local_exit
+        self.out = []
+
+    def read(self, more):
+        line = self.lines.pop(0) if self.lines else "eof"
+        self.out.append(("read", more, line))
+        if line == "eof":
+            raise EOFError()
+        if line == "intr":
+            raise KeyboardInterrupt()
+        if line == "exit":
+            raise SystemExit(3)
+        if line == "bad":
+            raise ValueError(line)
+        return line
+
+    def write(self, s):
+        self.out.append(s)
+
+
+def console_run(fn, *args):
+    """Runs `fn(console, *args)` for `console_cases`: its result or exception, and
+    what the console recorded."""
+    def run(lines, local_exit):
+        c = Console(lines, local_exit)
+        try:
+            r = fn(c, *args)
+        except BaseException as e:
+            r = (type(e).__name__, e.args)
+        return r, c.out
+    return run
+
+
+LINES = ((["a", "b", "eof"], True), (["a", "intr", "b", "exit"], True), (["intr", "exit"], False), (["a", "bad"], True), ([], True))
+
+
+@case(*LINES)
+def while_clauses_back_to_latch(lines, local_exit):
+    c = Console(lines, local_exit)
+    more = 0
+    try:
+        while True:
+            try:
+                line = c.read(more)
+                more = len(c.out)
+            except KeyboardInterrupt:
+                more = 0
+            except SystemExit as e:
+                if c.local_exit:
+                    break
+                else:
+                    raise e
+            except EOFError:
+                break
+        c.write("done")
+    except SystemExit as e:
+        c.write(("exit", e.args))
+    return more, c.out
+
+
+@case(*LINES)
+def while_nested_try_breaks_in_finally(lines, local_exit):
+    c = Console(lines, local_exit)
+    more = 0
+    exitmsg = None if local_exit else ""
+    try:
+        while True:
+            try:
+                if more:
+                    prompt = "..."
+                else:
+                    prompt = ">>>"
+                try:
+                    line = c.read(prompt)
+                except EOFError:
+                    c.write("\n")
+                    break
+                else:
+                    more = len(line) > 1
+            except KeyboardInterrupt:
+                c.write("KeyboardInterrupt")
+                more = 0
+            except SystemExit as e:
+                if c.local_exit:
+                    c.write("\n")
+                    break
+                else:
+                    raise e
+    except SystemExit:
+        c.write("raised")
+    finally:
+        if more:
+            c.write("more")
+        if exitmsg is None:
+            c.write("now exiting")
+        elif exitmsg != "":
+            c.write(exitmsg)
+    return c.out
+
+
+@case(*LINES)
+def while_clause_break_finally_then_code(lines, local_exit):
+    c = Console(lines, local_exit)
+    n = 0
+    try:
+        try:
+            while True:
+                try:
+                    c.read(n)
+                    n += 1
+                except (EOFError, SystemExit):
+                    break
+        finally:
+            if n:
+                c.write("n")
+            if local_exit is None:
+                c.write("none")
+            elif local_exit:
+                c.write("local")
+        c.write(("after", n))
+        if n > 1:
+            return n, c.out
+    except BaseException as e:
+        c.write(type(e).__name__)
+    return c.out
+
+
+@case(*LINES)
+def while_nested_try_breaks_finally_only(lines, local_exit):
+    c = Console(lines, local_exit)
+    more = 0
+    exitmsg = None if local_exit else ""
+    try:
+        while True:
+            try:
+                if more:
+                    prompt = "..."
+                else:
+                    prompt = ">>>"
+                try:
+                    line = c.read(prompt)
+                except EOFError:
+                    c.write("\n")
+                    break
+                else:
+                    more = len(line) > 1
+            except KeyboardInterrupt:
+                c.write("KeyboardInterrupt")
+                more = 0
+            except SystemExit as e:
+                if c.local_exit:
+                    c.write("\n")
+                    break
+                else:
+                    raise ValueError(e.args)
+    finally:
+        if more:
+            c.write("more")
+        if exitmsg is None:
+            c.write("now exiting")
+        elif exitmsg != "":
+            c.write(exitmsg)
+    return c.out

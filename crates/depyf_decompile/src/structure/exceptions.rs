@@ -259,7 +259,10 @@ impl Structurer<'_> {
                     // Where the body's normal exit leads too; else not a copy of the
                     // enclosing `finally` body (a `continue`/`break` leaving it).
                     let shared = from_body.as_ref().is_none_or(|r| r[t.index()]) || !self.runs_final_first(t);
-                    if !self.loop_edge(t) && !pops_again && shared && !joins.contains(&t) {
+                    // (A block of its own that only jumps to the current loop's
+                    // top or follow is a `continue`/`break` too, see
+                    // `handler_break_target`.)
+                    if !self.loop_edge(t) && !self.loop_edge(self.skip_empty(t)) && !pops_again && shared && !joins.contains(&t) {
                         joins.push(t);
                     }
                 }
@@ -464,6 +467,7 @@ impl Structurer<'_> {
             self.finals.push(hstmts[..hstmts.len() - 1].to_vec());
         }
         self.opened.push(h);
+        self.opened_finally.push(is_finally || with);
         self.body_exits.extend(e1);
         let n_try_exits = self.try_exits.len();
         if !with && (!is_finally || self.has_cleanup(h)) {
@@ -485,6 +489,7 @@ impl Structurer<'_> {
         self.exit_stubs.truncate(n_stubs);
         self.exit_stub_loops.truncate(n_stubs);
         self.opened.pop();
+        self.opened_finally.pop();
         if e1.is_some() {
             self.body_exits.pop();
         }
@@ -529,7 +534,18 @@ impl Structurer<'_> {
                 // Every way out of the body is a copy read as its statement, or
                 // there is none: the body always raises (or loops for ever), and
                 // the finally body runs in the handler only.
-                None => rest = fbody.clone(),
+                // A loop of the body left only by `break`s in its `except` clauses
+                // (handler code, which `body_exits` does not walk) goes on after
+                // the loop to the copy of the `finally` body that the normal exit
+                // runs, then to the code after the `try`: the region read them in
+                // the body, which would run the `finally` body twice. From that
+                // copy on (right after a loop, starting as the `finally` body does;
+                // CPython 3.12+ copies the small exit after it into the ends of its
+                // last `if`, matched below) is the code after the body.
+                None => match (1..body.len()).rev().find(|&i| matches!(body[i - 1], Stmt::While(..) | Stmt::For(..)) && body.len() - i >= n && body[i] == fbody[0]) {
+                    Some(i) if n > 0 => rest = body.split_off(i),
+                    _ => rest = fbody.clone(),
+                },
             }
             if rest.len() == n && n > 0 {
                 // CPython 3.12+ copies the small exit block after the `try` into
@@ -912,7 +928,11 @@ impl Structurer<'_> {
                 // the loop, running on past the end of that body.)
                 let clause = self.dead_jumps_kept || (self.pop_block_exits && !self.opened.is_empty());
                 let walked = self.has_cleanup(e.target) || (clause && self.is_plain_except(e.target));
-                if !body.contains(&e.target) && !seen[e.target.index()] && !self.protected_by(header, e.target) && walked {
+                // (A handler in the body too when a clause goes back into the loop
+                // at the end of the `try` body, the loop's latch: CPython 3.12-3.13
+                // jump there from its `POP_EXCEPT`. Its other clauses are walked.)
+                let outside = !body.contains(&e.target) || (self.rpo_index[e.target.index()] == usize::MAX && !self.pop_block_exits);
+                if outside && !seen[e.target.index()] && !self.protected_by(header, e.target) && walked {
                     seen[e.target.index()] = true;
                     work.push(e.target);
                 }
@@ -928,6 +948,10 @@ impl Structurer<'_> {
                 let code = &self.rec.blocks[s.index()];
                 if code.collapsed_to.is_none() && code.error.is_none() && only_pops_exception(&code.stmts) {
                     if let Terminator::Jump(t) | Terminator::FallThrough(t) = self.cfg.blocks[s.index()].term {
+                        // (Through a block of its own that only jumps on: CPython
+                        // 3.12+ leaves the `JUMP_FORWARD` of a `break` in a clause of
+                        // a `try` nested in another outside the outer handler's range.)
+                        let t = if body.contains(&t) || self.pop_block_exits { t } else { self.skip_empty(t) };
                         if !body.contains(&t) {
                             if found.is_some_and(|f| f != t) {
                                 return None;
