@@ -1587,7 +1587,13 @@ impl<'a> Structurer<'a> {
         // A `return`/`raise` written last in the body (CPython 3.8-3.9): never the
         // block after the loop, which no body block falls into.
         let written_in = |x: &BlockId| self.ends_loop_body(*x, h, &body_set);
-        let mut follow = exits.iter().filter(|x| !written_in(x)).find(|x| !lone_raise(x)).or(exits.iter().find(|x| !written_in(x))).copied();
+        // (Where only such raises leave in normal flow, the `break` of an `except`
+        // clause goes to the code after the loop: an `assert` in a `try` body whose
+        // clauses hold the loop's only `break`.)
+        let mut follow = exits.iter().filter(|x| !written_in(x)).find(|x| !lone_raise(x)).copied();
+        if follow.is_none() {
+            follow = self.handler_break_target(h, &body_set).or(exits.iter().find(|x| !written_in(x)).copied());
+        }
         // Likewise a block that only returns and is reached from one place (a
         // `return` in the body) gives way to an exit that is more than that: the code
         // after the loop, which every `break` reaches.

@@ -320,3 +320,28 @@ def while_nested_try_breaks_finally_only(lines, local_exit):
         elif exitmsg != "":
             c.write(exitmsg)
     return c.out
+
+
+@case((["a", "b", "eof"], True), (["a", "intr", "b", "x"], True), (["bad", "a"], True), (["x"], False), ([], True))
+def while_assert_in_try_clause_breaks(lines, local_exit):
+    c = Console(lines, local_exit)
+    n = 0
+    while 1:
+        try:
+            try:
+                c.write(("n", n))
+            except Exception:
+                pass
+            try:
+                line = c.read(n)
+            except EOFError:
+                break
+            if line == "b":
+                continue
+            assert line != "x"
+            n += 1
+        except KeyboardInterrupt:
+            c.write("KeyboardInterrupt")
+        except ValueError:
+            c.write("ValueError")
+    return n, c.out
