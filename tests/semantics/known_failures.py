@@ -23,14 +23,12 @@ KNOWN_FAILURES = {
     },
     'part2_exceptions.while_retry': {
         '3.8 3.9 3.10': 'a construct that recovery could not shape (`__exc_match__` left in the output)',
-        '3.11 3.12 3.13 3.14 3.15': 'control flow too tangled to structure (duplication limit reached)',
     },
     'part2_flow.nested_loops_break_from_handler': {
         '3.8 3.9': 'control flow too tangled to structure (duplication limit reached)',
     },
     'part2_flow.while_true_break_continue': {
         '3.8 3.9 3.10': 'a construct that recovery could not shape (`__exc_match__` left in the output)',
-        '3.11 3.12 3.13 3.14 3.15': 'control flow too tangled to structure (duplication limit reached)',
     },
     'part2_generators.gen_throw_in_loop': {
         '3.10': 'a copy of the finally body before code that leaves the try',
@@ -108,9 +106,6 @@ KNOWN_FAILURES = {
     's7_audA.break_in_clause_leaves_with': {
         'all': 'a break out of an except clause nested in another try or with body of a while loop',
     },
-    's7_audA.while_break_in_inner_clause_leaves_outer_try': {
-        '3.11 3.12 3.13 3.14 3.15': 'code after a try body reached from inside the body where no statement can leave it',
-    },
     's7_audB.loop_return_name_in_try_finally_changed': {
         'all': 'the normal exit of a try/finally does not run the finally body',
     },
@@ -146,9 +141,6 @@ KNOWN_FAILURES = {
     },
     's9_d310.with_body_returns_only_then_code': {
         '3.15': 'a with statement whose handler goes on elsewhere than its normal exit',
-    },
-    's9_d310.return_in_clause_in_with': {
-        '3.11 3.12 3.13 3.14 3.15': 'a construct that recovery could not shape (`__with_exit__` left in the output)',
     },
     's9_d310.return_const_in_clause_in_with': {
         '3.11 3.12 3.13 3.14 3.15': 'code between the end of an except clause and the code after its try',

@@ -260,9 +260,9 @@ impl Structurer<'_> {
                     // enclosing `finally` body (a `continue`/`break` leaving it).
                     let shared = from_body.as_ref().is_none_or(|r| r[t.index()]) || !self.runs_final_first(t);
                     // (A block of its own that only jumps to the current loop's
-                    // top or follow is a `continue`/`break` too, see
-                    // `handler_break_target`.)
-                    if !self.loop_edge(t) && !self.loop_edge(self.skip_empty(t)) && !pops_again && shared && !joins.contains(&t) {
+                    // follow is a `break` too, see `handler_break_target`.)
+                    let breaks = self.loops.last().is_some_and(|l| l.follow.is_some() && l.follow == Some(self.skip_empty(t)));
+                    if !self.loop_edge(t) && !breaks && !pops_again && shared && !joins.contains(&t) {
                         joins.push(t);
                     }
                 }
