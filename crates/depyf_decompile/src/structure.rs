@@ -1559,9 +1559,10 @@ impl<'a> Structurer<'a> {
         // at the end of its `try` body, the loop's latch: CPython 3.13 jumps from
         // the clause's `POP_EXCEPT` to that block) goes on to the next clause's test
         // under the same protection: that is the rest of the handler, no way out
-        // of the loop (a `break` in that clause leaves from its own exit).
+        // of the loop (a `break` in that clause leaves from its own exit). (Not
+        // for a loop in handler code, whose own exit is such a block.)
         let same_handler = |b: BlockId, s: BlockId| {
-            !self.pop_block_exits && self.rpo_index[b.index()] == usize::MAX && self.rpo_index[s.index()] == usize::MAX && self.cfg.blocks[b.index()].handler.is_some_and(|x| self.cfg.blocks[s.index()].handler.is_some_and(|y| x.target == y.target))
+            !self.pop_block_exits && self.rpo_index[h.index()] != usize::MAX && self.rpo_index[b.index()] == usize::MAX && self.rpo_index[s.index()] == usize::MAX && self.cfg.blocks[b.index()].handler.is_some_and(|x| self.cfg.blocks[s.index()].handler.is_some_and(|y| x.target == y.target))
         };
         let mut exits: Vec<BlockId> = body_set
             .iter()

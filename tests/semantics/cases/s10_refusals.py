@@ -345,3 +345,40 @@ def while_assert_in_try_clause_breaks(lines, local_exit):
         except ValueError:
             c.write("ValueError")
     return n, c.out
+
+
+class Chained(Exception):
+    pass
+
+
+def fetch(i, fails):
+    if i < len(fails):
+        kind = fails[i]
+        if kind == "perm":
+            raise PermissionError("perm")
+        if kind == "chain":
+            try:
+                raise KeyError("inner")
+            except KeyError:
+                raise Chained("outer")
+        raise RuntimeError(kind)
+    return ("ok", i)
+
+
+@case((3, []), (3, ["x"]), (1, ["x", "y"]), (2, ["perm"]), (0, ["chain"]), (1, ["x", "chain"]))
+def for_retry_clause_with_loop(retries, fails):
+    log = []
+    for attempt in range(retries + 1):
+        try:
+            return fetch(attempt, fails), log
+        except PermissionError:
+            log.append("perm")
+        except (RuntimeError, Chained) as e:
+            if attempt < retries:
+                continue
+            if isinstance(e, Chained):
+                while e.__context__ is not None:
+                    e = e.__context__
+            log.append(("gave up", repr(e)))
+            return None, log
+    return "exhausted", log
