@@ -45,6 +45,10 @@ KNOWN_FAILURES = {
         '3.11 3.12 3.13': 'a with statement whose handler goes on elsewhere than its normal exit',
         '3.14 3.15': 'LOAD_SPECIAL: not supported by the decompiler yet',
     },
+    's10_refusals.for_retry_clause_with_loop': {
+        '3.10': 'control flow too tangled to structure (duplication limit reached)',
+        '3.11 3.12 3.13': 'control flow nested too deeply to structure',
+    },
     's10_refusals.while_assert_in_try_clause_breaks': {
         '3.10': 'the way out of a while loop lies inside a try or with of its body',
     },
