@@ -1218,7 +1218,9 @@ impl<'a> Structurer<'a> {
             // its `break`: the same flow, as the `else` never gets there. Such code
             // is the rest of the body after a `try` whose `except` clause alone
             // goes back to the loop, no back edge of the loop's in normal flow.)
-            if header.is_some_and(|h| !self.dominates(h, y)) {
+            // (A `for` only: the test before a rotated `while c:` skips the loop
+            // to the code after it, which the loop's header never dominates.)
+            if header.is_some_and(|h| self.rec.blocks[h.index()].for_loop.is_some() && !self.dominates(h, y)) {
                 found.insert(y);
                 continue;
             }
