@@ -527,7 +527,9 @@ impl<'a> Structurer<'a> {
                         // statement), which the body must not run under its handlers.
                         // (An enclosing `try`/`finally` reads its body's normal-exit
                         // copy after such a loop itself, see `emit_try`.)
-                        if past_exit.is_none() && Some(next) != stop {
+                        // (A `while` only: a `for` goes on after its `break`s in
+                        // normal flow too, where its follow is told right.)
+                        if past_exit.is_none() && Some(next) != stop && self.rec.blocks[b.index()].for_loop.is_none() {
                             if let (Some(&h), Some(&fin)) = (self.opened.last(), self.opened_finally.last()) {
                                 let known = self.body_exits.iter().chain(self.try_exits.iter().map(|(e, _)| e)).any(|&e| self.jumps_to(e, next) || self.jumps_to(next, e));
                                 if !fin && self.protected_by(b, h) && !self.protected_by(next, h) && !known && !self.exit_stubs.iter().any(|(x, _)| *x == next) {
