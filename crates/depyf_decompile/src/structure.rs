@@ -742,6 +742,20 @@ impl<'a> Structurer<'a> {
         ends_body.then_some(l.header)
     }
 
+    /// The unconditional jump that ends block `b` and the ops before it (`NOP`s left
+    /// out), for reading the jump's line against theirs; `None` when the block ends
+    /// otherwise or its recovery failed or was folded into another block.
+    fn ending_jump(&self, b: BlockId) -> Option<(&depyf_ir::IrInstr, Vec<&depyf_ir::IrInstr>)> {
+        let blk = &self.cfg.blocks[b.index()];
+        let code = &self.rec.blocks[b.index()];
+        if code.error.is_some() || code.collapsed_to.is_some() {
+            return None;
+        }
+        let mut ops: Vec<&depyf_ir::IrInstr> = self.ir[blk.start..blk.end].iter().filter(|i| i.op != depyf_ir::Op::Nop).collect();
+        let last = ops.pop()?;
+        matches!(last.op, depyf_ir::Op::Jump(_)).then_some((last, ops))
+    }
+
     /// Whether block `b`, which jumps back to the innermost loop's header, is the
     /// jump at the end of the loop body rather than a `continue` statement: its jump
     /// has no line of its own (none, or the line of the op before it in the block,
@@ -753,15 +767,7 @@ impl<'a> Structurer<'a> {
     /// filled in by `propagate_line_numbers`; 3.8-3.9 the line of the last statement).
     fn implicit_back_jump(&self, b: BlockId) -> bool {
         let blk = &self.cfg.blocks[b.index()];
-        let code = &self.rec.blocks[b.index()];
-        if code.error.is_some() || code.collapsed_to.is_some() {
-            return false;
-        }
-        let ops: Vec<&depyf_ir::IrInstr> = self.ir[blk.start..blk.end].iter().filter(|i| i.op != depyf_ir::Op::Nop).collect();
-        let Some((last, rest)) = ops.split_last() else { return false };
-        if !matches!(last.op, depyf_ir::Op::Jump(_)) {
-            return false;
-        }
+        let Some((last, rest)) = self.ending_jump(b) else { return false };
         let Some(line) = last.line else { return true };
         if let Some(prev) = rest.last() {
             return prev.line == Some(line);
@@ -866,16 +872,8 @@ impl<'a> Structurer<'a> {
     /// loop body carries the line of the statement before it (3.8-3.9).
     fn written_jump(&self, b: BlockId) -> bool {
         let blk = &self.cfg.blocks[b.index()];
-        let code = &self.rec.blocks[b.index()];
-        if code.error.is_some() || code.collapsed_to.is_some() {
-            return false;
-        }
-        let ops: Vec<&depyf_ir::IrInstr> = self.ir[blk.start..blk.end].iter().filter(|i| i.op != depyf_ir::Op::Nop).collect();
-        let Some((last, rest)) = ops.split_last() else { return false };
+        let Some((last, rest)) = self.ending_jump(b) else { return false };
         let Some(line) = last.line else { return false };
-        if !matches!(last.op, depyf_ir::Op::Jump(_)) {
-            return false;
-        }
         if let Some(prev) = rest.last() {
             return prev.line.is_some_and(|l| l != line);
         }
