@@ -188,6 +188,13 @@ class C:
         b: str
     for i in range(2):
         c: float = i
+class D:
+    if os.sep:
+        class Inner:
+            h: int = 4
+            if os.sep:
+                i: str
+    j: 'fwd'
 """,
 }
 out = {}
@@ -220,4 +227,8 @@ def test_conditional_module_and_class_annotations(version):
     )
     assert got["module"][1] == "{'x': <class 'int'>, 'y': <class 'str'>, 'w': list[int]}"
     assert got["future"][0].startswith("from __future__ import annotations\nimport os\nx: int = 1\n")
-    assert got["class"][0] == "import os\nclass C:\n    a: int = 1\n    if os.sep:\n        b: str\n    for i in range(2):\n        c: float = i\n"
+    # D makes the set for Inner's conditional annotation but reads none itself.
+    assert got["class"][0] == (
+        "import os\nclass C:\n    a: int = 1\n    if os.sep:\n        b: str\n    for i in range(2):\n        c: float = i\n"
+        "class D:\n    j: 'fwd'\n    if os.sep:\n        class Inner:\n            h: int = 4\n            if os.sep:\n                i: str\n"
+    )

@@ -850,23 +850,25 @@ fn class_annotations(body: &mut Vec<Stmt>) {
     let saved = body.clone();
     body.remove(at);
     let conditional: Vec<AnnotateItem> = items.iter().filter(|item| item.index.is_some()).cloned().collect();
-    let mut sites = Vec::new();
-    if !conditional.is_empty() {
-        // The set is made right after the class namespace cell (CPython 3.14
-        // `Python/codegen.c`, `codegen_class_body`).
-        let made = body.iter().take(6).position(|s| {
-            matches!(s, Stmt::Assign(t, v) if matches!(t.as_slice(), [Expr::Name(n)] if n == CONDITIONAL) && is_empty_set(v))
-        });
-        let placed = made.and_then(|i| {
+    // The set is made right after the class namespace cell (CPython 3.14
+    // `Python/codegen.c`, `codegen_class_body`), also in a class whose conditional
+    // annotations all stand in classes nested in it: then no item reads it.
+    let made = body.iter().take(6).position(|s| {
+        matches!(s, Stmt::Assign(t, v) if matches!(t.as_slice(), [Expr::Name(n)] if n == CONDITIONAL) && is_empty_set(v))
+    });
+    let sites = match made {
+        Some(i) => {
             body.remove(i);
             conditional_annotations(body, conditional)
-        });
-        let Some(placed) = placed else {
-            *body = saved;
-            return;
-        };
-        sites = placed;
-    }
+        }
+        None if conditional.is_empty() => Some(Vec::new()),
+        None => None,
+    };
+    let Some(sites) = sites else {
+        *body = saved;
+        return;
+    };
+    let mut sites = sites;
     let compiler_made = ["__module__", "__qualname__", "__firstlineno__", "__doc__"];
     let mut pos = body
         .iter()
