@@ -742,18 +742,18 @@ impl<'a> Structurer<'a> {
         ends_body.then_some(l.header)
     }
 
-    /// The unconditional jump that ends block `b` and the ops before it (`NOP`s left
-    /// out), for reading the jump's line against theirs; `None` when the block ends
-    /// otherwise or its recovery failed or was folded into another block.
-    fn ending_jump(&self, b: BlockId) -> Option<(&depyf_ir::IrInstr, Vec<&depyf_ir::IrInstr>)> {
+    /// The unconditional jump that ends block `b` and the op before it in the block
+    /// (`NOP`s left out), for reading the jump's line against its; `None` when the
+    /// block ends otherwise or its recovery failed or was folded into another block.
+    fn ending_jump(&self, b: BlockId) -> Option<(&depyf_ir::IrInstr, Option<&depyf_ir::IrInstr>)> {
         let blk = &self.cfg.blocks[b.index()];
         let code = &self.rec.blocks[b.index()];
         if code.error.is_some() || code.collapsed_to.is_some() {
             return None;
         }
-        let mut ops: Vec<&depyf_ir::IrInstr> = self.ir[blk.start..blk.end].iter().filter(|i| i.op != depyf_ir::Op::Nop).collect();
-        let last = ops.pop()?;
-        matches!(last.op, depyf_ir::Op::Jump(_)).then_some((last, ops))
+        let mut ops = self.ir[blk.start..blk.end].iter().rev().filter(|i| i.op != depyf_ir::Op::Nop);
+        let last = ops.next()?;
+        matches!(last.op, depyf_ir::Op::Jump(_)).then(|| (last, ops.next()))
     }
 
     /// Whether block `b`, which jumps back to the innermost loop's header, is the
@@ -767,9 +767,9 @@ impl<'a> Structurer<'a> {
     /// filled in by `propagate_line_numbers`; 3.8-3.9 the line of the last statement).
     fn implicit_back_jump(&self, b: BlockId) -> bool {
         let blk = &self.cfg.blocks[b.index()];
-        let Some((last, rest)) = self.ending_jump(b) else { return false };
+        let Some((last, prev)) = self.ending_jump(b) else { return false };
         let Some(line) = last.line else { return true };
-        if let Some(prev) = rest.last() {
+        if let Some(prev) = prev {
             return prev.line == Some(line);
         }
         // CPython 3.8-3.9: a jump that ends an `if` arm or the loop body, laid out
@@ -872,9 +872,9 @@ impl<'a> Structurer<'a> {
     /// loop body carries the line of the statement before it (3.8-3.9).
     fn written_jump(&self, b: BlockId) -> bool {
         let blk = &self.cfg.blocks[b.index()];
-        let Some((last, rest)) = self.ending_jump(b) else { return false };
+        let Some((last, prev)) = self.ending_jump(b) else { return false };
         let Some(line) = last.line else { return false };
-        if let Some(prev) = rest.last() {
+        if let Some(prev) = prev {
             return prev.line.is_some_and(|l| l != line);
         }
         let [p] = blk.preds.as_slice() else { return false };
