@@ -781,38 +781,53 @@ fn bind_defs(body: &mut Vec<Stmt>) {
 }
 
 fn annotations(body: &mut Vec<Stmt>) {
-    let mut i = 0;
-    while i < body.len() {
-        match &mut body[i] {
-            Stmt::If(_, a, b) | Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => {
-                annotations(a);
-                annotations(b);
-            }
-            Stmt::Try(..) | Stmt::With(..) => {
-                for b in body[i].bodies_mut() {
-                    annotations(b);
+    // `__annotations__['name'] = annotation` (`SETUP_ANNOTATIONS` bodies before 3.14).
+    annotation_sites(body, &mut |s| {
+        let Stmt::Assign(targets, ann) = s else { return Ok(None) };
+        let [Expr::Subscript(obj, key)] = targets.as_slice() else { return Ok(None) };
+        let (true, Expr::Const(Constant::Str(x))) = (obj.is_name("__annotations__"), &**key) else { return Ok(None) };
+        Ok(Some((String::from(&**x), ann.clone())))
+    });
+}
+
+/// Where a body reports an annotated name (`site` reads a statement as such a
+/// report: the name and its annotation; `Err` gives up), `name: T` is written
+/// instead, taking the assignment to `name` just before it in the same list as its
+/// value (`name: T = v` stores the value first, then reports the annotation). Walks
+/// nested statement lists, not definitions. Returns, per report in the order met,
+/// the index in `body` of the outermost statement holding it; `None` when `site`
+/// gave up (the body is then partly rewritten: the caller restores it).
+fn annotation_sites(body: &mut Vec<Stmt>, site: &mut dyn FnMut(&Stmt) -> Result<Option<(String, Expr)>, ()>) -> Option<Vec<usize>> {
+    fn walk(body: &mut Vec<Stmt>, outer: Option<usize>, site: &mut dyn FnMut(&Stmt) -> Result<Option<(String, Expr)>, ()>, tops: &mut Vec<usize>) -> Option<()> {
+        let mut i = 0;
+        while i < body.len() {
+            match site(&body[i]).ok()? {
+                Some((name, ann)) => {
+                    let stored = i.checked_sub(1).is_some_and(|j| matches!(&body[j], Stmt::Assign(t, _) if matches!(t.as_slice(), [Expr::Name(x)] if **x == *name)));
+                    let value = if stored {
+                        let Stmt::Assign(_, v) = body.remove(i - 1) else { unreachable!("matched above") };
+                        i -= 1;
+                        Some(v)
+                    } else {
+                        None
+                    };
+                    body[i] = Stmt::AnnAssign(Expr::Name(name.into()), ann, value);
+                    tops.push(outer.unwrap_or(i));
                 }
-            }
-            Stmt::Assign(targets, ann) => {
-                if let [Expr::Subscript(obj, key)] = targets.as_slice() {
-                    if let (true, Expr::Const(Constant::Str(x))) = (obj.is_name("__annotations__"), &**key) {
-                        let (x, ann) = (x.clone(), ann.clone());
-                        let value = match i.checked_sub(1).map(|j| &body[j]) {
-                            Some(Stmt::Assign(t, v)) if matches!(t.as_slice(), [Expr::Name(n)] if *n == x) => Some(v.clone()),
-                            _ => None,
-                        };
-                        if value.is_some() {
-                            body.remove(i - 1);
-                            i -= 1;
-                        }
-                        body[i] = Stmt::AnnAssign(Expr::Name((&*x).into()), ann, value);
+                None => {
+                    let top = outer.unwrap_or(i);
+                    for b in nested_bodies(&mut body[i]) {
+                        walk(b, Some(top), site, tops)?;
                     }
                 }
             }
-            _ => {}
+            i += 1;
         }
-        i += 1;
+        Some(())
     }
+    let mut tops = Vec::new();
+    walk(body, None, site, &mut tops)?;
+    Some(tops)
 }
 
 /// Removes what a 3.12+ class body (every class body with a function in it from
@@ -864,11 +879,10 @@ fn class_annotations(body: &mut Vec<Stmt>) {
         None if conditional.is_empty() => Some(Vec::new()),
         None => None,
     };
-    let Some(sites) = sites else {
+    let Some(mut sites) = sites else {
         *body = saved;
         return;
     };
-    let mut sites = sites;
     let compiler_made = ["__module__", "__qualname__", "__firstlineno__", "__doc__"];
     let mut pos = body
         .iter()
@@ -953,49 +967,25 @@ fn is_empty_set(e: &Expr) -> bool {
 /// (the caller restores the body) when an item is not reported exactly once, or the
 /// set is still used after.
 fn conditional_annotations(body: &mut Vec<Stmt>, items: Vec<AnnotateItem>) -> Option<Vec<(i64, usize)>> {
-    /// Places the reported items in `body` (nested at `depth`), recording for each the
-    /// index in `top` of the outermost statement holding its site.
-    fn place(body: &mut Vec<Stmt>, depth: usize, outer: usize, slots: &mut [Option<AnnotateItem>], sites: &mut [Option<usize>], index: &[i64]) -> bool {
-        let mut i = 0;
-        while i < body.len() {
-            let top = if depth == 0 { i } else { outer };
-            let reported = match &body[i] {
-                Stmt::Expr(Expr::Call(f, args, kws)) if kws.is_empty() => match (&**f, args.as_slice()) {
-                    (Expr::Attribute(obj, attr), [Expr::Const(Constant::Int(k))]) if obj.is_name(CONDITIONAL) && attr == "add" => Some(*k),
-                    _ => None,
-                },
-                _ => None,
-            };
-            if let Some(k) = reported {
-                let Some(slot) = index.iter().position(|x| *x == k) else { return false };
-                let Some(AnnotateItem { name, ann, .. }) = slots[slot].take() else { return false };
-                let stored = i.checked_sub(1).is_some_and(|j| matches!(&body[j], Stmt::Assign(t, _) if matches!(t.as_slice(), [Expr::Name(x)] if **x == *name)));
-                if stored {
-                    let Stmt::Assign(_, v) = body.remove(i - 1) else { unreachable!("matched above") };
-                    i -= 1;
-                    body[i] = Stmt::AnnAssign(Expr::Name(name.into()), ann, Some(v));
-                } else {
-                    body[i] = Stmt::AnnAssign(Expr::Name(name.into()), ann, None);
-                }
-                sites[slot] = Some(if depth == 0 { i } else { outer });
-            } else {
-                for b in nested_bodies(&mut body[i]) {
-                    if !place(b, depth + 1, top, slots, sites, index) {
-                        return false;
-                    }
-                }
-            }
-            i += 1;
-        }
-        true
-    }
     let mut order: Vec<(i64, AnnotateItem)> = items.into_iter().map(|item| (item.index.unwrap_or(-1), item)).collect();
     order.sort_by_key(|(k, _)| *k);
     let index: Vec<i64> = order.iter().map(|(k, _)| *k).collect();
     let mut slots: Vec<Option<AnnotateItem>> = order.into_iter().map(|(_, item)| Some(item)).collect();
+    let mut met = Vec::new();
+    let tops = annotation_sites(body, &mut |s| {
+        let Stmt::Expr(Expr::Call(f, args, kws)) = s else { return Ok(None) };
+        let (Expr::Attribute(obj, attr), [Expr::Const(Constant::Int(k))], true) = (&**f, args.as_slice(), kws.is_empty()) else { return Ok(None) };
+        if !obj.is_name(CONDITIONAL) || attr != "add" {
+            return Ok(None);
+        }
+        let slot = index.iter().position(|x| x == k).ok_or(())?;
+        let AnnotateItem { name, ann, .. } = slots[slot].take().ok_or(())?;
+        met.push(slot);
+        Ok(Some((name, ann)))
+    })?;
     let mut sites: Vec<Option<usize>> = vec![None; slots.len()];
-    if !place(body, 0, 0, &mut slots, &mut sites, &index) {
-        return None;
+    for (slot, top) in met.into_iter().zip(tops) {
+        sites[slot] = Some(top);
     }
     // An item never reported stood in code the compiler dropped as unreachable (`if
     // False:`, after a `return`): it comes back as `if False: name: T` between the
