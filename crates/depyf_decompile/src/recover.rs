@@ -251,6 +251,13 @@ impl Ctx<'_> {
         self.code.co_localsplusnames.iter().zip(&self.code.co_localspluskinds).any(|(n, k)| &**n == name && k & local_kind::HIDDEN == 0)
     }
 
+    /// Whether `name` is a cell or free variable of the code (CPython 3.11+
+    /// `co_localspluskinds`; the reader gives older code the same shape).
+    fn is_cell_or_free(&self, name: &str) -> bool {
+        use depyf_bytecode::local_kind::{CELL, FREE};
+        self.code.co_localsplusnames.iter().zip(&self.code.co_localspluskinds).any(|(n, k)| &**n == name && k & (CELL | FREE) != 0)
+    }
+
     fn is_local(&self, name: &str) -> bool {
         name.starts_with("__temp_")
             || self.code.co_localsplusnames.iter().any(|n| &**n == name)
@@ -306,7 +313,12 @@ fn is_atomic(ctx: &Ctx<'_>, e: &Expr) -> bool {
     match e {
         Expr::Const(_) => true,
         Expr::NewLine(v) => is_atomic(ctx, v),
-        Expr::Name(n) => ctx.is_local(n),
+        // Not a cell or free variable: any call may rebind it (`nonlocal` in a
+        // nested function), so its value is taken before the statements that follow
+        // (`try: return x` / `finally: g()` returns `x` as it was before `g()`).
+        // The compiler's own 3.14+ `__conditional_annotations__` cell is never
+        // rebound after it is made.
+        Expr::Name(n) => ctx.is_local(n) && (!ctx.is_cell_or_free(n) || &**n == "__conditional_annotations__"),
         // BUILD_SLICE of atomic parts runs no code; kept inline, it prints as `a:b`
         // in its subscript instead of a `slice(a, b)` call.
         Expr::Slice(a, b, c) => [a, b, c].into_iter().flatten().all(|x| is_atomic(ctx, x)),
