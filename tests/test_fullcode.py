@@ -58,4 +58,4 @@ def test_resume_functions_made_again_get_their_own_labels(tmp_path):
     assert "torch_dynamo_resume_in_f_at_3_2_dispatch" in defs
     assert "# ---- cache entry 0 of `torch_dynamo_resume_in_f_at_3`" in text
     assert "# ---- cache entry 0 of `torch_dynamo_resume_in_f_at_3_2`" in text
-    assert "# ==== resume function `torch_dynamo_resume_in_f_at_3` (code object 2 of that name, made by a later compile)" in text
+    assert "# ==== resume function `torch_dynamo_resume_in_f_at_3` (code object 2 of that name)" in text

@@ -293,14 +293,15 @@ class FullCodeWriter:
             if id(resume) in done:
                 continue
             done.add(id(resume))
-            # Dynamo makes a resume function anew (same name, another code object) when
-            # it compiles the function again; each gets its own label, so the file's
-            # headings and `<label>_dispatch` functions stay apart.
+            # Several resume functions can share a name (one per graph break at the
+            # same line, e.g. each arm of a data-dependent branch, or made anew by a
+            # later compile); each gets its own label, so the file's headings and
+            # `<label>_dispatch` functions stay apart.
             label, k = resume.co_name, 2
             while label in labels:
                 label, k = f"{resume.co_name}_{k}", k + 1
             labels.add(label)
-            again = "" if label == resume.co_name else f" (code object {k - 1} of that name, made by a later compile)"
+            again = "" if label == resume.co_name else f" (code object {k - 1} of that name)"
             out.append(
                 f"\n\n# ==== resume function `{resume.co_name}`{again}: runs the rest of "
                 f"`{original.co_name}` after a graph break ====\n"
