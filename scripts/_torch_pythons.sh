@@ -1,5 +1,5 @@
-# Sourced by scripts/test.sh: torch_python_venv X.Y makes .venv-pyX.Y with torch, numpy
-# and pytest for interpreter X.Y and sets TORCH_VENV; the package is found through a .pth
+# Sourced by scripts/test.sh after scripts/_setup.sh: torch_python_venv X.Y makes
+# .venv-pyX.Y (with uv) holding torch, numpy and pytest for interpreter X.Y and sets TORCH_VENV; the package is found through a .pth
 # pointing at python/ (depyf._core is abi3: the build of scripts/_setup.sh serves all).
 # Interpreters: $PYTHONX_Y if set, else `pyenv prefix X.Y`, else pythonX.Y on PATH, else
 # (3.14, 3.15) CPython from Debian packages via ../shared/tools/python-from-debian.sh
@@ -30,27 +30,17 @@ torch_python_venv() {
     [ "$v" = "3.10" ] && torch_spec="torch==2.14.1"
     if [ ! -x "$TORCH_VENV/bin/python" ]; then
         py="$(find_python "$v")" || { echo "error: no Python $v found" >&2; return 1; }
-        if ! "$py" -m venv "$TORCH_VENV" 2>/dev/null; then
-            # Debian's interpreters come without ensurepip: make the venv without pip
-            # and install pip from its wheel (as ../shared/tools/python-from-debian.sh says).
-            rm -rf "$TORCH_VENV"
-            "$py" -m venv --without-pip "$TORCH_VENV" || return 1
-            local wheels="$ROOT/target/pip-wheel"
-            ls "$wheels"/pip-*.whl >/dev/null 2>&1 || "$VENV/bin/python" -m pip download --quiet --no-deps -d "$wheels" pip || return 1
-            local whl
-            whl="$(ls "$wheels"/pip-*.whl | head -n 1)"
-            "$TORCH_VENV/bin/python" "$whl/pip" install --quiet "$whl" || return 1
-        fi
+        # uv makes the venv: Debian's interpreters come without ensurepip, and the venv
+        # needs no pip (uv_install of scripts/_setup.sh installs into it).
+        "$UV" venv --quiet --python "$py" "$TORCH_VENV" </dev/null || return 1
     fi
     local real="$("$TORCH_VENV/bin/python" -c 'import sys; print(sys.base_prefix)')"
     case "$real" in */usr) [ -d "$real/include/python$v" ] && [ "${real#/usr}" != "" ] && export CPATH="$real/include${CPATH:+:$CPATH}" ;; esac
-    if ! "$TORCH_VENV/bin/python" -c "import torch, numpy, pytest, debugpy" >/dev/null 2>&1; then
-        "$TORCH_VENV/bin/python" -m pip install --quiet "$torch_spec" numpy pytest debugpy || return 1
+    if ! "$TORCH_VENV/bin/python" -c "import torch, numpy, pytest, debugpy, transformers, torchvision" >/dev/null 2>&1; then
+        # transformers/torchvision for the model programs of the subset
+        uv_install "$TORCH_VENV/bin/python" "$torch_spec" numpy pytest debugpy transformers torchvision || return 1
     fi
     local site
     site="$("$TORCH_VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
     echo "$ROOT/python" > "$site/depyf_src.pth"
-    # transformers/torchvision for the model programs of the subset
-    "$TORCH_VENV/bin/python" -c "import transformers, torchvision" >/dev/null 2>&1 ||
-        "$TORCH_VENV/bin/python" -m pip install --quiet transformers torchvision "$torch_spec" || return 1
 }
