@@ -9,12 +9,12 @@
 //! use depyf_ir::{IrInstr, Op};
 //! use depyf_cfg::Cfg;
 //! let ir = vec![
-//!     IrInstr { offset: 0, op: Op::LoadFast(0), line: None, opname: "" },
-//!     IrInstr { offset: 2, op: Op::JumpIf { when: false, target: 8 }, line: None, opname: "" },
-//!     IrInstr { offset: 4, op: Op::LoadConst(0), line: None, opname: "" },
-//!     IrInstr { offset: 6, op: Op::Return, line: None, opname: "" },
-//!     IrInstr { offset: 8, op: Op::LoadConst(1), line: None, opname: "" },
-//!     IrInstr { offset: 10, op: Op::Return, line: None, opname: "" },
+//!     IrInstr { offset: 0, at: 0, op: Op::LoadFast(0), line: None, opname: "" },
+//!     IrInstr { offset: 2, at: 2, op: Op::JumpIf { when: false, target: 8 }, line: None, opname: "" },
+//!     IrInstr { offset: 4, at: 4, op: Op::LoadConst(0), line: None, opname: "" },
+//!     IrInstr { offset: 6, at: 6, op: Op::Return, line: None, opname: "" },
+//!     IrInstr { offset: 8, at: 8, op: Op::LoadConst(1), line: None, opname: "" },
+//!     IrInstr { offset: 10, at: 10, op: Op::Return, line: None, opname: "" },
 //! ];
 //! let cfg = Cfg::build(&ir).unwrap();
 //! assert_eq!(cfg.blocks.len(), 3);
@@ -499,7 +499,7 @@ mod tests {
     use super::*;
 
     fn ins(offset: u32, op: Op) -> IrInstr {
-        IrInstr { offset, op, line: None, opname: "" }
+        IrInstr { offset, at: offset, op, line: None, opname: "" }
     }
 
     #[test]

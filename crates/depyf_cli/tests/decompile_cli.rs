@@ -269,3 +269,44 @@ fn verify_with_a_wrong_interpreter_is_not_used() {
     assert!(err.contains("is CPython 3.12"), "{err}");
     assert_eq!(out.status.code(), Some(0));
 }
+
+/// 3.8 code whose `finally` bodies with branches are copied gets IR offsets of its own
+/// (scaled, each copy between two of them): a refusal there named such an offset
+/// (`at offset 458752` in a function of 114 bytes). It names the instruction's byte
+/// offset in `co_code`, whose opcode is the opname it names. Needs CPython 3.8 to
+/// compile the input (skipped without one, unless `DEPYF_REQUIRE_ALL_PYTHONS` is set).
+#[test]
+fn refusal_in_a_copied_38_finally_names_a_bytecode_offset() {
+    let python = match depyf_cli::verify::find_interpreter(depyf_bytecode::PythonVersion::PY38, &[]) {
+        Ok(p) => p,
+        Err(e) if std::env::var_os("DEPYF_REQUIRE_ALL_PYTHONS").is_none() => return eprintln!("skipped: {e}"),
+        Err(e) => panic!("{e}"),
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("fin38.py");
+    std::fs::write(
+        &source,
+        "def nextfile(self, os):\n    output = self._output\n    try:\n        if output:\n            output.close()\n    finally:\n        file = self._file\n        try:\n            if file:\n                file.close()\n        finally:\n            name = self._name\n            if name and not self._backup:\n                try: os.unlink(name)\n                except OSError: pass\n            self._isstdin = False\n",
+    )
+    .unwrap();
+    let pyc = dir.path().join("fin38.pyc");
+    let ok = std::process::Command::new(&python).arg("-c").arg("import py_compile, sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2], doraise=True)").arg(&source).arg(&pyc).status().unwrap();
+    assert!(ok.success());
+    let out = depyf().args(["decompile", "--json"]).arg(&pyc).output().unwrap();
+    let j = stdout_json(&out);
+    let failures = j["files"][0]["failures"].as_array().unwrap();
+    assert_eq!(failures.len(), 1, "{j}");
+    let reason = failures[0]["reason"].as_str().unwrap();
+    let (opname, _) = reason.split_once(": ").unwrap();
+    let offset: usize = reason.rsplit_once("at offset ").unwrap().1.split(',').next().unwrap().parse().unwrap();
+    let data = std::fs::read(&pyc).unwrap();
+    let module = depyf_bytecode::read_pyc(&data).unwrap().code;
+    let code = module.co_consts.iter().find_map(|c| match c {
+        depyf_bytecode::Constant::Code(c) if c.co_name == "nextfile" => Some(c.clone()),
+        _ => None,
+    });
+    let code = code.unwrap();
+    assert!(offset < code.co_code.len(), "{reason}");
+    let table = depyf_bytecode::table_for(depyf_bytecode::PythonVersion::PY38).unwrap();
+    assert_eq!(table.name(code.co_code[offset]), Some(opname), "{reason}");
+}

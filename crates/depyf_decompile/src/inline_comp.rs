@@ -175,7 +175,7 @@ fn is_comp_cell(i: &IrInstr) -> bool {
 fn region(code: &CodeObject, ir: &[IrInstr], k: usize, dot0: usize) -> Result<Region, DecompileError> {
     let err = |j: usize, m: &str| {
         let at = &ir[j.min(ir.len() - 1)];
-        DecompileError::new(code, at.offset, at.opname, format!("an inlined comprehension: {m}"))
+        DecompileError::new(code, at.at, at.opname, format!("an inlined comprehension: {m}"))
     };
     let late = code.version >= depyf_bytecode::PythonVersion::PY315;
     let early_async = match k.checked_sub(1).map(|j| &ir[j].op) {

@@ -440,7 +440,7 @@ struct BlockState<'c, 'a> {
 
 impl BlockState<'_, '_> {
     fn err(&self, message: impl Into<String>) -> DecompileError {
-        DecompileError::new(self.ctx.code, self.ins.offset, self.ins.opname, message)
+        DecompileError::new(self.ctx.code, self.ins.at, self.ins.opname, message)
     }
 
     fn pop(&mut self) -> Result<SVal, DecompileError> {
@@ -1792,7 +1792,7 @@ fn entry_stack(
         return Ok(stack.clone());
     }
     let at = &ir[block.start];
-    let err = |m: String| DecompileError::new(ctx.code, at.offset, at.opname, m);
+    let err = |m: String| DecompileError::new(ctx.code, at.at, at.opname, m);
     let stacks: Vec<Vec<SVal>> = preds.iter().map(|&p| edge_stack(exits[p].as_ref().expect("seen"), b).clone()).collect();
     let depth = stacks[0].len();
     let mut entry = Vec::with_capacity(depth);
@@ -1867,7 +1867,7 @@ fn check_back_edges(ctx: &Ctx<'_>, cfg: &Cfg, ir: &[IrInstr], entries: &[Option<
         let st = edge_stack(exit, to).clone();
         let last = &ir[cfg.blocks[from.index()].end - 1];
         if st.len() != entry.len() {
-            return Err(DecompileError::new(ctx.code, last.offset, last.opname, format!("the loop back to {to} changes the stack depth")));
+            return Err(DecompileError::new(ctx.code, last.at, last.opname, format!("the loop back to {to} changes the stack depth")));
         }
         for (have, want) in st.iter().zip(entry) {
             if have == want {
@@ -1875,7 +1875,7 @@ fn check_back_edges(ctx: &Ctx<'_>, cfg: &Cfg, ir: &[IrInstr], entries: &[Option<
             }
             match (have, want) {
                 (SVal::Expr(e), SVal::Expr(Expr::Name(n))) if n.starts_with("__temp_") => exit.assigns.push((n.to_string(), e.clone())),
-                _ => return Err(DecompileError::new(ctx.code, last.offset, last.opname, format!("the loop back to {to} brings other stack values"))),
+                _ => return Err(DecompileError::new(ctx.code, last.at, last.opname, format!("the loop back to {to} brings other stack values"))),
             }
         }
     }

@@ -396,7 +396,7 @@ impl<'a> Structurer<'a> {
         if e.offset == 0 && e.opname.is_empty() {
             let block = &self.cfg.blocks[self.current.index()];
             if let Some(ins) = self.ir.get(block.start..block.end).and_then(|b| b.last()) {
-                e.offset = ins.offset;
+                e.offset = ins.at;
                 e.opname = ins.opname.to_string();
             }
         }

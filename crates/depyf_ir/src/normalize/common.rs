@@ -58,7 +58,7 @@ impl<'a> Cx<'a> {
     /// Appends `op` as (part of) instruction `k`.
     pub fn emit(&mut self, k: usize, op: Op) {
         let i = &self.ins[k];
-        self.out.push(IrInstr { offset: i.offset, op, line: i.line_number, opname: i.opname });
+        self.out.push(IrInstr { offset: i.offset, at: i.offset, op, line: i.line_number, opname: i.opname });
     }
 
     /// The error for instruction `k`.

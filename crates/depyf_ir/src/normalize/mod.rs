@@ -37,8 +37,15 @@ mod py39;
 /// `PushNull` + `LoadGlobal`); a jump to that offset lands on the first of them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct IrInstr {
-    /// Byte offset of the CPython instruction it comes from.
+    /// Byte offset of the CPython instruction it comes from, the key of jump targets.
+    /// 3.8 code whose `finally` bodies with branches are copied takes offsets of its
+    /// own (see `pre311_exc::copy_offsets`): every op's offset is scaled and each
+    /// copy's ops lie between two scaled offsets, so that each copy has targets of its
+    /// own; [`IrInstr::at`] keeps the byte offset.
     pub offset: u32,
+    /// Byte offset in `co_code` of the CPython instruction it comes from, for error
+    /// messages: `offset` but in 3.8 code with copied `finally` bodies.
+    pub at: u32,
     /// The operation.
     pub op: Op,
     /// Source line of that instruction, if any.
@@ -574,7 +581,7 @@ mod tests {
 
     /// Ops at offsets 0, 2, 4, ...
     fn ir(ops: &[Op]) -> Vec<IrInstr> {
-        ops.iter().enumerate().map(|(k, op)| IrInstr { offset: 2 * k as u32, op: op.clone(), line: None, opname: "" }).collect()
+        ops.iter().enumerate().map(|(k, op)| IrInstr { offset: 2 * k as u32, at: 2 * k as u32, op: op.clone(), line: None, opname: "" }).collect()
     }
 
     #[test]

@@ -1100,7 +1100,7 @@ pub(super) fn op(cx: &mut Cx<'_>, k: usize, facts: &Facts) -> Result<bool, IrErr
 fn op_at(cx: &mut Cx<'_>, k: usize, facts: &Facts, entry: bool) -> Result<bool, IrError> {
     if entry && facts.split.contains(&k) {
         let i = &cx.ins[k];
-        cx.out.push(IrInstr { offset: i.offset - 1, op: Op::PushExcInfo, line: i.line_number, opname: i.opname });
+        cx.out.push(IrInstr { offset: i.offset - 1, at: i.offset, op: Op::PushExcInfo, line: i.line_number, opname: i.opname });
     } else if entry && facts.entries.contains(&k) {
         cx.emit(k, Op::PushExcInfo);
     }
@@ -1128,7 +1128,7 @@ fn op_at(cx: &mut Cx<'_>, k: usize, facts: &Facts, entry: bool) -> Result<bool, 
         // See the module docs (`async for`, `async with`).
         Opname::SETUP_FINALLY => match async_for_head(code, ins, k) {
             Some(t) => {
-                cx.out.push(IrInstr { offset: i.offset, op: Op::ForIter(ins[t].offset), line: ins[k + 1].line_number, opname: ins[k + 1].opname });
+                cx.out.push(IrInstr { offset: i.offset, at: i.offset, op: Op::ForIter(ins[t].offset), line: ins[k + 1].line_number, opname: ins[k + 1].opname });
                 cx.drop_more = 4;
                 return Ok(true);
             }
@@ -1163,6 +1163,7 @@ fn op_at(cx: &mut Cx<'_>, k: usize, facts: &Facts, entry: bool) -> Result<bool, 
                     super::py38::op(cx, j)?;
                     for o in &mut cx.out[n..] {
                         o.offset = i.offset;
+                        o.at = i.offset;
                         o.line = i.line_number;
                         o.opname = i.opname;
                     }
@@ -1350,6 +1351,7 @@ fn copy_finally(cx: &mut Cx<'_>, k: usize, from: usize, end: usize, facts: &Fact
     let i = &cx.ins[k];
     for o in &mut cx.out[n..] {
         o.offset = i.offset;
+        o.at = i.offset;
         o.line = i.line_number;
         o.opname = i.opname;
     }

@@ -15,7 +15,7 @@ pub(super) fn normalize(code: &CodeObject, ins: &[Instruction]) -> Result<Vec<Ir
     for (at, i) in ins.iter().enumerate() {
         if folded > 0 {
             folded -= 1;
-            out.push(IrInstr { offset: i.offset, op: Op::Nop, line: i.line_number, opname: i.opname });
+            out.push(IrInstr { offset: i.offset, at: i.offset, op: Op::Nop, line: i.line_number, opname: i.opname });
             continue;
         }
         let names = |k: usize| -> Vec<&str> { ins[at + 1..].iter().take(k).map(|x| x.opname).collect() };
@@ -28,7 +28,7 @@ pub(super) fn normalize(code: &CodeObject, ins: &[Instruction]) -> Result<Vec<Ir
             _ => 0,
         };
         let target = || i.jump_target().unwrap_or(0);
-        let mut push = |op: Op| out.push(IrInstr { offset: i.offset, op, line: i.line_number, opname: i.opname });
+        let mut push = |op: Op| out.push(IrInstr { offset: i.offset, at: i.offset, op, line: i.line_number, opname: i.opname });
         if let Some((op, n)) = super::post311_async::op(code, ins, at).or_else(|| super::post311_star::op(code, ins, at)) {
             folded = n;
             push(op);

@@ -150,13 +150,13 @@ fn unpack(cx: &mut Cx<'_>, k: usize) -> Result<bool, IrError> {
         v
     };
     let opname = cx.ins[k].opname;
-    let at = |like: &IrInstr, op: Op| IrInstr { offset: like.offset, op, line: like.line, opname };
+    let at = |like: &IrInstr, op: Op| IrInstr { offset: like.offset, at: like.offset, op, line: like.line, opname };
     let (extend, append) = match merge {
         Merge::List | Merge::Tuple => (Op::ListExtend(1), Op::ListAppend(1)),
         Merge::Set => (Op::SetUpdate(1), Op::SetAdd(1)),
         Merge::Map(m) => (Op::DictUpdate(1, m), Op::DictUpdate(1, m)),
     };
-    let merge_at = IrInstr { offset: cx.ins[k].offset, op: Op::Nop, line: cx.ins[k].line_number, opname };
+    let merge_at = IrInstr { offset: cx.ins[k].offset, at: cx.ins[k].offset, op: Op::Nop, line: cx.ins[k].line_number, opname };
     let mut emitted_at_merge = false;
     for (j, mut item) in items.into_iter().enumerate() {
         // The op that pushes the item (`Nop`s of folded instructions may follow it).
@@ -237,9 +237,9 @@ fn single_kwargs(cx: &mut Cx<'_>, k: usize) {
         return;
     }
     let like = &cx.out[end - 1];
-    let merge = IrInstr { offset: like.offset, op: Op::DictUpdate(1, true), line: like.line, opname: like.opname };
+    let merge = IrInstr { offset: like.offset, at: like.offset, op: Op::DictUpdate(1, true), line: like.line, opname: like.opname };
     let s = &cx.out[start];
-    let container = IrInstr { offset: s.offset, op: Op::BuildMap(0), line: s.line, opname: s.opname };
+    let container = IrInstr { offset: s.offset, at: s.offset, op: Op::BuildMap(0), line: s.line, opname: s.opname };
     cx.out.push(merge);
     cx.out.insert(start, container);
 }
