@@ -4,9 +4,11 @@ Runs an unchanged script (as ``__main__``, with ``sys.argv`` set to the script a
 arguments) inside ``depyf.prepare_debug(DIR)`` (default ``depyf_dump``), then prints
 where the dump is. ``--dump-dir DIR`` / ``--log-bytecode`` are depyf's when they come
 before the script or at the very end of the line; anything else after the script goes to
-the script. Exit status: the script's.
+the script. Exit status: the script's; 2 when the dump folder cannot be written (the
+script does not run then).
 """
 
+import contextlib
 import os
 import runpy
 import sys
@@ -56,6 +58,9 @@ def _take_options(argv):
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] in ("-h", "--help", "help"):
+        print(USAGE + "\n\n" + __doc__.split("\n\n", 1)[1].strip())
+        return 0
     if not argv or argv[0] != "run":
         raise SystemExit(USAGE)
     dump_dir, log_bytecode, script, script_args = _take_options(argv[1:])
@@ -66,7 +71,14 @@ def main(argv=None):
     sys.argv = [script, *script_args]
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
     status = 0
-    with depyf.prepare_debug(dump_dir, log_bytecode=log_bytecode) as session:
+    with contextlib.ExitStack() as stack:
+        try:
+            session = stack.enter_context(depyf.prepare_debug(dump_dir, log_bytecode=log_bytecode))
+        except OSError as exc:
+            # An unwritable or missing dump folder: one line, before the script runs
+            # (its own errors, raised below, keep their tracebacks).
+            print(f"depyf: {exc.strerror or exc}", file=sys.stderr)
+            return 2
         try:
             runpy.run_path(script, run_name="__main__")
         except SystemExit as exc:

@@ -174,6 +174,26 @@ def test_python_m_depyf_run(tmp_path):
     assert (dump / "__transformed_code_0_for_h.py").is_file()
 
 
+def test_python_m_depyf_run_unwritable_folder_and_help(tmp_path):
+    # An unwritable dump folder is one line and exit 2, and the script does not run;
+    # --help prints the usage and what the options mean.
+    script = tmp_path / "script.py"
+    script.write_text(SCRIPT)
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    proc = subprocess.run(
+        [sys.executable, "-m", "depyf", "run", str(script), "--dump-dir", str(blocker / "dump")],
+        capture_output=True, text=True, env=_env(), timeout=600,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert "OUT" not in proc.stdout
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "cannot write the dump folder" in lines[0], proc.stderr
+    help_ = subprocess.run([sys.executable, "-m", "depyf", "--help"], capture_output=True, text=True, env=_env(), timeout=60)
+    assert help_.returncode == 0
+    assert help_.stdout.startswith("usage: python -m depyf run") and "--dump-dir" in help_.stdout.split("\n", 1)[1]
+
+
 RANKS = textwrap.dedent(
     """
     import sys, torch, torch.multiprocessing as mp, depyf
