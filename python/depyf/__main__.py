@@ -85,7 +85,7 @@ def main(argv=None):
             status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     linked = sum(r.linked for r in session.records)
     print(
-        f"depyf: {len(session.records)} transformed code objects dumped ({linked} linked) "
+        f"depyf: {len(session.records)} transformed code object{'' if len(session.records) == 1 else 's'} dumped ({linked} linked) "
         f"into {session.dump_dir}; see index.md there",
         file=sys.stderr,
     )

@@ -345,8 +345,8 @@ class FullCodeWriter:
         md = [f"# depyf dump: {session.dump_dir}\n\n"]
         linked = sum(r.linked for r in session.records)
         md.append(
-            f"{len(session.records)} transformed code objects dumped, {linked} linked; "
-            f"{len(compiles)} compiles; full code: "
+            f"{_count(len(session.records), 'transformed code object')} dumped, {linked} linked; "
+            f"{_count(len(compiles), 'compile')}; full code: "
             + ", ".join(f"`{os.path.basename(p)}`" for p in full_code_paths) + "\n\n"
         )
         md.append("## Transformed code\n\n| file | compile id | verification | linked |\n"
@@ -371,3 +371,8 @@ class FullCodeWriter:
             md.extend(f"- {p}\n" for p in data["problems"])
         with open(os.path.join(session.dump_dir, "index.md"), "w", encoding="utf-8") as fh:
             fh.write("".join(md))
+
+
+def _count(n, noun):
+    """``"1 compile"``, ``"2 compiles"``: ``n`` and ``noun``, plural unless ``n`` is 1."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
