@@ -52,14 +52,55 @@ def _compile_def(source, name):
 
 def test_function():
     source = depyf.decompile(add_scaled)
-    assert source.lstrip().startswith("def add_scaled(a, b, scale")
+    assert source.lstrip().startswith("def add_scaled(a, b, scale=2):")
     fn = _compile_def(source, "add_scaled")
-    # defaults belong to the function object, not to its code
-    assert [fn(1, 2, 2), fn(5, 5, 2), fn(1, 1, 0)] == [5, 5, 1]
+    assert [fn(1, 2), fn(5, 5, 2), fn(1, 1, 0)] == [5, 5, 1]
 
 
 def test_code_object():
-    assert depyf.decompile(add_scaled.__code__) == depyf.decompile(add_scaled)
+    # Defaults belong to the function object, not to its code: a code object alone
+    # gives the parameters only.
+    assert depyf.decompile(add_scaled.__code__) == depyf.decompile(add_scaled).replace("scale=2", "scale")
+
+
+class Shape:
+    pass
+
+
+def signed(a: Shape, b: dict = {}, /, c: "list[str]" = None, *rest: int, d=object(), e=os.path.join, f=(1, "x", None), **kw: float) -> list[int]:
+    """Doc."""
+    return [a, b, c, rest, d, e, f, kw]
+
+
+def test_signature_from_the_function_object():
+    # Defaults and annotations live on the function object: a function given to
+    # decompile gets them back in its header (literals as literals, classes and
+    # functions by name, the function's own module bare, string annotations as
+    # strings, a value with no source form as a __default_<name>__ placeholder).
+    source = depyf.decompile(signed)
+    header = source.splitlines()[0]
+    assert header == (
+        "def signed(a: Shape, b: dict={}, /, c: 'list[str]'=None, *rest: int, d=__default_d__, "
+        f"e={os.path.join.__module__}.join, f=(1, 'x', None), **kw: float) -> list[int]:"
+    ), header
+    assert source.splitlines()[1:] == depyf.decompile(signed.__code__).splitlines()[1:]
+    import importlib
+
+    namespace = {"Shape": Shape, "__default_d__": "D", os.path.join.__module__: importlib.import_module(os.path.join.__module__)}
+    exec(compile(source, "<decompiled>", "exec"), namespace)
+    fn = namespace["signed"]
+    assert fn.__defaults__ == ({}, None)
+    assert fn.__kwdefaults__ == {"d": "D", "e": os.path.join, "f": (1, "x", None)}
+    assert fn.__annotations__ == {"a": Shape, "b": dict, "c": "list[str]", "rest": int, "kw": float, "return": list[int]}
+
+
+def test_signature_under_future_annotations():
+    # PEP 563 stores annotations as their source text: printed as expressions again,
+    # and names defined nowhere are fine there.
+    namespace = {}
+    exec(compile("from __future__ import annotations\ndef k(a: Later = 2, *b: list[Later]) -> dict[str, 'X']:\n    return a\n", "<k>", "exec"), namespace)
+    header = depyf.decompile(namespace["k"]).splitlines()
+    assert "def k(a: Later=2, *b: list[Later]) -> dict[str, 'X']:" in header, header
 
 
 def test_bound_method():
