@@ -219,3 +219,29 @@ def test_graph_break_reason_keeps_only_the_reason(tmp_path):
         "Graph break at toy.py:12",
     ]
     assert c.errors == []
+
+
+def test_graph_files_are_valid_python(tmp_path):
+    """torch prints AOTAutograd's graph modules as `class <lambda>(torch.nn.Module):`;
+    the dumped file names the class `_lambda_` (and says so) so that it parses."""
+    import ast
+
+    from depyf.explain._artifacts import ArtifactCollector
+
+    c = ArtifactCollector(str(tmp_path))
+    payload = (
+        "class <lambda>(torch.nn.Module):\n"
+        "    def forward(self, arg0_1: \"f32[10][1]cpu\"):\n"
+        "        abs_1: \"f32[10][1]cpu\" = torch.ops.aten.abs.default(arg0_1)\n"
+        "        return (abs_1,)\n"
+        "\n"
+        "    class GraphModule(torch.nn.Module):\n"
+        "        pass\n"
+    )
+    c.handle_trace({"frame_id": 0, "frame_compile_id": 0, "aot_inference_graph": {}}, payload)
+    (path,) = c.info(0, 0).graph_files.values()
+    text = open(path, encoding="utf-8").read()
+    ast.parse(text)
+    assert "\nclass _lambda_(torch.nn.Module):\n" in text
+    assert "# torch printed the class `<lambda>`; written as `_lambda_` to be valid Python\n" in text
+    assert "    class GraphModule(torch.nn.Module):\n" in text

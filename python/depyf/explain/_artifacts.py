@@ -49,6 +49,28 @@ STAGE_TITLES = {
     "inductor_output_code": "Inductor's output code (the kernel wrapper module it runs)",
 }
 _AOT_KIND = re.compile(r"#\s*AOT ID:\s*\['\d+_(\w+)'\]")
+# A `class` line of a printed graph module whose name is no identifier: torch prints the
+# class of AOTAutograd's graphs, made from lambdas, as `class <lambda>(torch.nn.Module):`.
+_BAD_CLASS = re.compile(r"^(?P<indent>[ \t]*)class (?P<name>[^\s(:]+)(?P<rest>[(:])", re.M)
+
+
+def valid_class_names(payload):
+    """``(payload, renamed)``: ``payload`` with each ``class`` line whose name is no
+    identifier renamed (``<lambda>`` -> ``_lambda_``), so that the dumped graph is
+    valid Python that editors and linters read; ``renamed`` lists ``(old, new)``."""
+    renamed = []
+
+    def fix(m):
+        name = m.group("name")
+        if name.isidentifier():
+            return m.group(0)
+        new = re.sub(r"\W", "_", name)
+        new = new if new.isidentifier() else f"_{new}"
+        if (name, new) not in renamed:
+            renamed.append((name, new))
+        return f"{m.group('indent')}class {new}{m.group('rest')}"
+
+    return _BAD_CLASS.sub(fix, payload), renamed
 
 
 def compile_id_text(frame_id, frame_compile_id, attempt=None):
@@ -203,11 +225,13 @@ class ArtifactCollector(logging.Handler):
             key = f"{full}_{k}"
             k += 1
         path = os.path.join(self.dump_dir, f"{info.stem}.{key}.py")
+        payload, renamed = valid_class_names(payload)
         header = (
             f"# depyf: {title}\n"
             f"# compiled function: {info.function or 'unknown'}, compile id "
             f"[{info.id_text}] (tlparse notation: frame id / frame compile id)\n"
             + (f"# part: {kind}\n" if kind else "")
+            + "".join(f"# torch printed the class `{old}`; written as `{new}` to be valid Python\n" for old, new in renamed)
             + "\n"
         )
         with open(path, "w", encoding="utf-8") as fh:
