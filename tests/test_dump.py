@@ -68,7 +68,10 @@ def test_linked_code_runs_from_the_dump_file(tmp_path, fake_core):
     assert _run(code, 3, 4) == 10
     text = open(record.path).read()
     lines = text.splitlines()
-    assert lines[0].startswith("# depyf: decompiled bytecode #0")
+    assert lines[0] == (
+        "# depyf: decompiled bytecode that torch.compile (Dynamo) made for `user_fn` "
+        "(code object 0 of that name, the 0 in this file's name; the 1st of this session)"
+    ), lines[0]
     assert "test_dump.py" in lines[1]
     assert lines[3] == "# verification: equivalent (same calls and returns)"
     assert lines[4].startswith("# linked: yes")

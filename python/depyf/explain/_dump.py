@@ -14,6 +14,8 @@ import re
 import textwrap
 import threading
 import types
+
+from depyf.explain._artifacts import compile_id_text
 import warnings
 
 from depyf import _core
@@ -33,8 +35,9 @@ _PREFIXES = itertools.count()
 class DumpRecord:
     """What happened to one (original, transformed) pair that Dynamo passed to the hook.
 
-    ``index`` is the N of ``__transformed_code_<N>_for_<name>.py`` and ``path`` that
-    file. ``verdict`` is ``_core.compare``'s ("identical", "equivalent", "differs") or
+    ``number`` is the N of ``__transformed_code_<N>_for_<name>.py`` (code objects are
+    numbered per name), ``index`` the place of the record in the session (over every
+    name), and ``path`` that file. ``verdict`` is ``_core.compare``'s ("identical", "equivalent", "differs") or
     "not decompiled" / "not recompiled" / "error". ``linked`` says whether the recompiled
     code object ``code`` was returned to Dynamo (then ``code.co_filename == path``);
     ``reason`` says why not otherwise.
@@ -48,6 +51,7 @@ class DumpRecord:
     verdict: str = "error"
     detail: str = ""
     linked: bool = False
+    number: int = 0
     reason: str = ""
     code: types.CodeType = None
     source_path: str = None
@@ -187,6 +191,7 @@ class DumpSession:
                     f"__transformed_code_{number}_for_{_safe_name(transformed.co_name)}.py",
                 ),
                 const_prefix=f"__const_{next(_PREFIXES)}",
+                number=number,
             )
             self.records.append(record)
             try:
@@ -358,9 +363,12 @@ class DumpSession:
                 f"# linked: no ({_one_line(record.reason)}); Dynamo runs its own "
                 "bytecode, this file is for reading only"
             )
+        cid = getattr(record, "compile_id", None)
         header = [
-            f"# depyf: decompiled bytecode #{record.index} that torch.compile (Dynamo) made "
-            f"for `{transformed.co_name}`",
+            f"# depyf: decompiled bytecode that torch.compile (Dynamo) made for "
+            f"`{transformed.co_name}` (code object {record.number} of that name, the "
+            f"{record.number} in this file's name; the {_ordinal(record.index + 1)} of this session"
+            + (f"; compile id [{compile_id_text(*cid[:2])}]" if cid else "") + ")",
             origin,
             "# original source: "
             + (os.path.basename(record.source_path) if record.source_path else "not available"),
@@ -430,3 +438,9 @@ def _format_exc(exc):
     import traceback
 
     return "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+
+
+def _ordinal(n):
+    """``"1st"``, ``"2nd"``, ``"3rd"``, ``"4th"``, ``"11th"``, ``"21st"`` for ``n >= 1``."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
