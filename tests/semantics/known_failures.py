@@ -56,12 +56,11 @@ KNOWN_FAILURES = {
         '3.10': 'a construct that recovery could not shape (`__exc_match__` left in the output)',
     },
     's10_refusals.while_nested_try_breaks_finally_only': {
-        '3.8 3.9': 'wrong code: the try/finally around a while True loop left by breaks in except clauses is read inside the loop',
         '3.10': 'a break out of an except clause nested in another try or with body of a while loop',
     },
     's10_refusals.while_nested_try_breaks_in_finally': {
         '3.10': 'a break out of an except clause nested in another try or with body of a while loop',
-        '3.11 3.12 3.13 3.14 3.15': 'a loop left by except clauses of its own for code outside the try around it',
+        '3.8 3.9 3.11 3.12 3.13 3.14 3.15': 'a loop left by except clauses of its own for code outside the try around it',
     },
     's6_async_with38.coro_async_with_break_continue': {
         '3.12 3.13 3.14 3.15': 'a with statement whose handler goes on elsewhere than its normal exit',

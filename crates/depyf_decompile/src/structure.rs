@@ -113,8 +113,12 @@ pub(crate) struct Structurer<'a> {
     /// that `continue` jumps to, when there is one (see [`pre_header_of`]); its back
     /// edges are `h`'s (in `latches`).
     pre_headers: Vec<Option<BlockId>>,
-    /// Position of each block in reverse postorder (`usize::MAX`: unreachable).
+    /// Position of each block in reverse postorder (`usize::MAX`: unreachable along
+    /// normal edges, such as handler code).
     rpo_index: Vec<usize>,
+    /// Whether the entry reaches each block along normal and exception edges (dead
+    /// code, which CPython 3.8-3.9 leave after jumps, is not).
+    live: Vec<bool>,
     /// Blocks reachable from each block along forward edges, as bitsets: row `b`
     /// is `reach[b * words..(b + 1) * words]`.
     reach: Vec<u64>,
@@ -215,6 +219,13 @@ impl<'a> Structurer<'a> {
                 pre_headers[h.index()] = Some(p);
             }
         }
+        let mut live = vec![false; n];
+        let mut work = vec![BlockId(0)];
+        while let Some(b) = work.pop() {
+            if n > 0 && !std::mem::replace(&mut live[b.index()], true) {
+                work.extend((0..).map_while(|i| cfg.blocks[b.index()].succ_at(i, true)));
+            }
+        }
         let words = n.div_ceil(64);
         // One row of `words` bits per block, in one allocation.
         let mut reach = vec![0u64; words * n];
@@ -252,6 +263,7 @@ impl<'a> Structurer<'a> {
             latches,
             pre_headers,
             rpo_index,
+            live,
             reach,
             words,
             idom,
@@ -380,6 +392,11 @@ impl<'a> Structurer<'a> {
     fn loop_body(&self, header: BlockId) -> BTreeSet<BlockId> {
         let by_handler = self.latches[header.index()].iter().all(|l| self.rpo_index[l.index()] == usize::MAX);
         let mut body = natural_loop(self.cfg, header, &self.latches[header.index()], by_handler);
+        // Code that nothing reaches is in no loop: CPython 3.8-3.9 leave a clause's
+        // `POP_EXCEPT; JUMP_FORWARD` after a `break` in it, jumping to a latch, with
+        // no protected range; counted in, it put a loop that a `try` encloses
+        // around the `try` instead (the `finally` body then ran on every `continue`).
+        body.retain(|b| self.live[b.index()]);
         body.extend(self.pre_headers[header.index()]);
         body
     }
