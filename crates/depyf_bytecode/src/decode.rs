@@ -90,21 +90,28 @@ pub fn decode(code: &CodeObject) -> Result<Vec<Instruction>, BytecodeError> {
     if !bytes.len().is_multiple_of(2) {
         return Err(err(code, bytes.len() - 1, BytecodeErrorKind::Truncated));
     }
-    let lines = line_table::unit_lines(code)?;
+    // The line of each code unit, as runs walked along with the instructions.
+    let runs = line_table::line_runs(code)?;
     // Line starts exactly as this version's `dis.findlinestarts` reports them (3.13+
     // also after a range without a line), keeping only starts that have a line.
     // In increasing order, like the instructions: walked along with them.
-    // 3.10+ decide it from `lines` as they go (see `starts_line` below) instead.
+    // 3.10+ decide it from the runs as they go (see `starts_line` below) instead.
     let starts: Vec<u32> = if code.version < PythonVersion::PY310 {
-        crate::dis::line_starts_in(code, &lines)?.into_iter().filter(|(_, l)| l.is_some()).map(|(o, _)| o).collect()
+        crate::dis::line_starts_in(code, &[])?.into_iter().filter(|(_, l)| l.is_some()).map(|(o, _)| o).collect()
     } else {
         Vec::new()
     };
     let mut next_start = 0usize;
-    // 3.10-3.12: the last line of the code units before `seen` (what
-    // `line_starts_in` compares each unit's line with).
-    let mut seen = 0usize;
-    let mut last_line: Option<u32> = None;
+    // The run that holds the current code unit (`runs.len()` past the last run), the
+    // unit it starts at, the unit it ends at (`usize::MAX` past the last run: one
+    // comparison per instruction) and its line.
+    let mut run = 0usize;
+    let mut run_start = 0usize;
+    let (mut run_end, mut run_line) = runs.first().copied().unwrap_or((usize::MAX, None));
+    // The line of the units before `run_start`: 3.10-3.12 the last one that is not
+    // `None` (what `line_starts_in` compares each unit's line with), 3.13+ that of
+    // the unit right before.
+    let mut before: Option<u32> = None;
     // 0: from `starts` (before 3.10), 1: 3.10-3.12, 2: 3.13+.
     let mode = if code.version < PythonVersion::PY310 {
         0
@@ -134,24 +141,27 @@ pub fn decode(code: &CodeObject) -> Result<Vec<Instruction>, BytecodeError> {
         } else {
             resolve(code, table, &facts, op, name, ids[op as usize], oparg, i as u32, caches)?
         };
-        let line = lines.get(i / 2).copied().flatten();
+        let unit = i / 2;
+        while run_end <= unit {
+            if mode == 2 || run_line.is_some() {
+                before = run_line;
+            }
+            run_start = run_end;
+            run += 1;
+            (run_end, run_line) = runs.get(run).copied().unwrap_or((usize::MAX, None));
+        }
+        let line = run_line;
         let starts_line = if mode == 0 {
             while next_start < starts.len() && starts[next_start] < i as u32 {
                 next_start += 1;
             }
             line.is_some() && starts.get(next_start) == Some(&(i as u32))
-        } else if mode == 1 {
-            // A unit starts a line when its line differs from the last line before it.
-            if seen < i / 2 {
-                if let Some(l) = lines[seen..i / 2].iter().rev().find(|l| l.is_some()) {
-                    last_line = *l;
-                }
-                seen = i / 2;
-            }
-            line.is_some() && line != last_line
         } else {
-            // Every change of line starts one (a range without a line too, not kept).
-            line.is_some() && (i == 0 || lines[i / 2 - 1] != line)
+            // 3.10-3.12: a unit starts a line when its line differs from the last
+            // line before it. 3.13+: every change of line starts one (a range
+            // without a line too, not kept). The units of this unit's run before it
+            // have its line: only the first unit of a run can start one.
+            line.is_some() && unit == run_start && line != before
         };
         out.push(Instruction {
             offset: i as u32,

@@ -11,8 +11,50 @@ use crate::{BytecodeError, BytecodeErrorKind, CodeObject, PythonVersion};
 /// Returns a vector with one entry per 2-byte code unit. Errors with
 /// `BytecodeErrorKind::BadTable` (offset into the table) if the table is malformed.
 pub fn unit_lines(code: &CodeObject) -> Result<Vec<Option<u32>>, BytecodeError> {
+    let mut lines = vec![None; code.co_code.len() / 2];
+    for_each_range(code, |start, end, line| lines[start..end].fill(line))?;
+    Ok(lines)
+}
+
+/// The lines of [`unit_lines`] as runs: `(end, line)` covers the code units from the
+/// `end` of the run before (0 for the first) up to `end`, exclusive. Runs come in
+/// order, none is empty and two adjacent runs have different lines; units after the
+/// last run have no line. Much shorter than one entry per code unit: the decoder
+/// walks it along with the instructions. Errors as [`unit_lines`].
+pub(crate) fn line_runs(code: &CodeObject) -> Result<Vec<(usize, Option<u32>)>, BytecodeError> {
+    let mut runs: Vec<(usize, Option<u32>)> = Vec::with_capacity(code.co_linetable.len() / 2 + 1);
+    let push = |runs: &mut Vec<(usize, Option<u32>)>, end: usize, line: Option<u32>| match runs.last_mut() {
+        Some(last) if last.1 == line => last.0 = end,
+        _ => runs.push((end, line)),
+    };
+    let mut covered = 0;
+    for_each_range(code, |start, end, line| {
+        // Every table's ranges follow each other from unit 0 (clipped to the code);
+        // a later range never overlaps an earlier one.
+        debug_assert!(start >= covered);
+        if start >= end {
+            return;
+        }
+        if start > covered {
+            push(&mut runs, start, None);
+        }
+        push(&mut runs, end, line);
+        covered = end;
+    })?;
+    Ok(runs)
+}
+
+/// Calls `f(start, end, line)` for each range of code units `start..end` (already
+/// clipped to the units of `co_code`, possibly empty) that the line table gives one
+/// line, in table order. Errors as [`unit_lines`].
+fn for_each_range(code: &CodeObject, mut f: impl FnMut(usize, usize, Option<u32>)) -> Result<(), BytecodeError> {
     let units = code.co_code.len() / 2;
-    let mut lines = vec![None; units];
+    // What filling the units of bytes `from_byte..to_byte` that exist sets.
+    let mut fill = |from_byte: usize, to_byte: usize, line: Option<u32>| {
+        let end = (to_byte / 2).min(units);
+        let start = (from_byte / 2).min(end);
+        f(start, end, line);
+    };
     let bad = |offset: usize, m: &str| BytecodeError {
         kind: BytecodeErrorKind::BadTable(m.to_string()),
         code_name: code.co_qualname.clone(),
@@ -31,7 +73,7 @@ pub fn unit_lines(code: &CodeObject) -> Result<Vec<Option<u32>>, BytecodeError> 
             let db = t[i] as usize;
             let dl = i64::from(t[i + 1] as i8);
             if db != 0 {
-                fill(&mut lines, last_addr, addr + db, Some(clamp(last_line)));
+                fill(last_addr, addr + db, Some(clamp(last_line)));
                 addr += db;
                 last_addr = addr;
             }
@@ -39,7 +81,7 @@ pub fn unit_lines(code: &CodeObject) -> Result<Vec<Option<u32>>, BytecodeError> 
             last_line = line;
             i += 2;
         }
-        fill(&mut lines, last_addr, units * 2, Some(clamp(last_line)));
+        fill(last_addr, units * 2, Some(clamp(last_line)));
     } else if code.version == PythonVersion::PY310 {
         // (byte delta, signed line delta) pairs; line delta -128 means "no line".
         let mut addr = 0usize;
@@ -54,7 +96,7 @@ pub fn unit_lines(code: &CodeObject) -> Result<Vec<Option<u32>>, BytecodeError> 
                 line += i64::from(dl);
                 Some(line)
             };
-            fill(&mut lines, addr, addr + db, this.map(clamp));
+            fill(addr, addr + db, this.map(clamp));
             addr += db;
             i += 2;
         }
@@ -100,22 +142,15 @@ pub fn unit_lines(code: &CodeObject) -> Result<Vec<Option<u32>>, BytecodeError> 
             if pos > t.len() {
                 return Err(bad(t.len(), "truncated location entry"));
             }
-            fill(&mut lines, unit * 2, (unit + length) * 2, this.map(clamp));
+            fill(unit * 2, (unit + length) * 2, this.map(clamp));
             unit += length;
         }
     }
-    Ok(lines)
+    Ok(())
 }
 
 fn clamp(line: i64) -> u32 {
     u32::try_from(line.max(0)).unwrap_or(u32::MAX)
-}
-
-/// Sets the units of bytes `from_byte..to_byte` that exist in `lines` to `line`.
-fn fill(lines: &mut [Option<u32>], from_byte: usize, to_byte: usize, line: Option<u32>) {
-    let end = (to_byte / 2).min(lines.len());
-    let start = (from_byte / 2).min(end);
-    lines[start..end].fill(line);
 }
 
 fn read_varint(t: &[u8], pos: &mut usize) -> Option<u64> {
@@ -153,4 +188,41 @@ pub(crate) fn read_exception_varint(t: &[u8], pos: &mut usize) -> Option<u32> {
         value = value.checked_mul(64)? | u32::from(b & 63);
     }
     Some(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `line_runs` spelled out unit by unit is `unit_lines`, for every code object of
+    /// the fixture .pyc files of 3.8-3.15.
+    #[test]
+    fn runs_are_the_unit_lines() {
+        fn check(code: &CodeObject, n: &mut usize) {
+            let mut from_runs = Vec::new();
+            for (end, line) in line_runs(code).unwrap() {
+                assert!(end > from_runs.len(), "{} {}: empty run", code.version, code.co_qualname);
+                from_runs.resize(end, line);
+            }
+            from_runs.resize(code.co_code.len() / 2, None);
+            assert_eq!(from_runs, unit_lines(code).unwrap(), "{} {}", code.version, code.co_qualname);
+            *n += 1;
+            for c in &code.co_consts {
+                if let crate::Constant::Code(inner) = c {
+                    check(inner, n);
+                }
+            }
+        }
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/pyc");
+        let mut n = 0;
+        for dir in std::fs::read_dir(root).unwrap() {
+            for f in std::fs::read_dir(dir.unwrap().path()).unwrap() {
+                let path = f.unwrap().path();
+                if path.extension().is_some_and(|e| e == "pyc") {
+                    check(&crate::read_pyc(&std::fs::read(&path).unwrap()).unwrap().code, &mut n);
+                }
+            }
+        }
+        assert!(n > 100, "only {n} code objects checked");
+    }
 }
