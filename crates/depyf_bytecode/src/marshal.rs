@@ -428,6 +428,18 @@ impl Reader<'_> {
     /// names come back through references: no copy of the text).
     fn names_field(&mut self, what: &str) -> Result<Vec<std::sync::Arc<str>>, MarshalError> {
         let at = self.pos;
+        // A tuple that is not stored for back references (most are not: only the code
+        // object holds it) is read straight into the names, without the `Constant`s
+        // of a tuple in between. Same depth check, reads and errors as `object`.
+        if let Some(&ty @ (b'(' | b')')) = self.data.get(at) {
+            if self.depth >= MAX_DEPTH {
+                return Err(self.err(at, MarshalErrorKind::TooDeep));
+            }
+            self.depth += 1;
+            let r = self.names_tuple(what, at, ty);
+            self.depth -= 1;
+            return r;
+        }
         let t = self.tuple_field(what)?;
         t.into_iter()
             .map(|c| match c {
@@ -435,6 +447,33 @@ impl Reader<'_> {
                 other => Err(self.unexpected(at, what, &other, "a tuple of str")),
             })
             .collect()
+    }
+
+    /// The items of the tuple of type byte `ty` (`(` or `)`, not stored for back
+    /// references) at `at`, each a str; else the error `names_field` gives for the first
+    /// item that is not one, once the whole tuple is read.
+    fn names_tuple(&mut self, what: &str, at: usize, ty: u8) -> Result<Vec<std::sync::Arc<str>>, MarshalError> {
+        self.pos += 1;
+        let n = if ty == b'(' {
+            self.length("a tuple length", 1)?
+        } else {
+            let n = self.byte("a small tuple length")? as usize;
+            self.check_len(at + 1, n as i64, 1)?
+        };
+        let mut names = Vec::with_capacity(n);
+        let mut first_bad = None;
+        for _ in 0..n {
+            match self.object()? {
+                Constant::Str(s) => names.push(s),
+                other => {
+                    first_bad.get_or_insert(other);
+                }
+            }
+        }
+        match first_bad {
+            None => Ok(names),
+            Some(other) => Err(self.unexpected(at, what, &other, "a tuple of str")),
+        }
     }
 
     fn unexpected(&self, at: usize, what: &str, got: &Constant, want: &str) -> MarshalError {
