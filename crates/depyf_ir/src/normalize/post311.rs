@@ -37,13 +37,9 @@ pub(super) struct Family {
     /// (a `PUSH_NULL` right before) when there are no `**kwargs`.
     pub call_ex_kwargs_slot: bool,
     /// The version's own opcodes (and those it gives another meaning), tried before
-    /// the shared ones; `Ok(None)` for the rest.
-    pub own: fn(&Cx<'_>, usize) -> Result<Option<Op>, IrError>,
-}
-
-/// [`Family::own`] of a version without opcodes of its own.
-pub(super) fn no_own(_: &Cx<'_>, _: usize) -> Result<Option<Op>, IrError> {
-    Ok(None)
+    /// the shared ones; `Ok(None)` for the rest. `None` for a version without opcodes
+    /// of its own (no call per instruction).
+    pub own: Option<fn(&Cx<'_>, usize) -> Result<Option<Op>, IrError>>,
 }
 
 /// Where the `FOR_ITER`s of a code object go when their iterator is exhausted.
@@ -155,9 +151,11 @@ pub(super) fn op(cx: &mut Cx<'_>, fam: &Family, loops: &Loops, k: usize) -> Resu
         cx.emit(k, Op::Nop);
         return Ok(());
     }
-    if let Some(op) = (fam.own)(cx, k)? {
-        cx.emit(k, op);
-        return Ok(());
+    if let Some(own) = fam.own {
+        if let Some(op) = own(cx, k)? {
+            cx.emit(k, op);
+            return Ok(());
+        }
     }
     if super::post311_exc::op(cx, k)? {
         return Ok(());

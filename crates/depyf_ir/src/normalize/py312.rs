@@ -12,7 +12,7 @@ use crate::CallLayout;
 
 /// CPython 3.12 `Python/bytecodes.c`: `CALL` is `(callable_or_null, self_or_callable,
 /// args -- res)`; the exhausted `FOR_ITER` pops the iterator and skips `END_FOR`.
-const FAMILY: Family = Family { layout: CallLayout::NullFirst, for_iter_skips: &[], call_ex_kwargs_slot: false, own: post311::no_own };
+const FAMILY: Family = Family { layout: CallLayout::NullFirst, for_iter_skips: &[], call_ex_kwargs_slot: false, own: None };
 
 pub(super) fn normalize(code: &CodeObject, ins: &[Instruction], lenient: bool) -> Result<Normalized, IrError> {
     let cx = Cx::new(code, ins, lenient);

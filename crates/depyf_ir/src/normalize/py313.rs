@@ -15,7 +15,7 @@ use crate::CallLayout;
 /// res)`; the exhausted `FOR_ITER` pops the iterator and skips `END_FOR` and the
 /// `POP_TOP` after it.
 const FAMILY: Family =
-    Family { layout: CallLayout::NullSecond, for_iter_skips: &["POP_TOP"], call_ex_kwargs_slot: false, own: post311::no_own };
+    Family { layout: CallLayout::NullSecond, for_iter_skips: &["POP_TOP"], call_ex_kwargs_slot: false, own: None };
 
 pub(super) fn normalize(code: &CodeObject, ins: &[Instruction], lenient: bool) -> Result<Normalized, IrError> {
     let cx = Cx::new(code, ins, lenient);

@@ -20,7 +20,7 @@ use crate::{CallLayout, Op};
 /// CPython 3.14 `Python/bytecodes.c`: the exhausted `FOR_ITER` jumps over `END_FOR`
 /// onto `POP_ITER`, which pops the iterator.
 const FAMILY: Family =
-    Family { layout: CallLayout::NullSecond, for_iter_skips: &["POP_ITER"], call_ex_kwargs_slot: true, own };
+    Family { layout: CallLayout::NullSecond, for_iter_skips: &["POP_ITER"], call_ex_kwargs_slot: true, own: Some(own) };
 
 /// `opcode._common_constants` of 3.15 (3.14 has the first five), as source text.
 pub(super) const COMMON_CONSTANTS: [&str; 12] =

@@ -36,7 +36,7 @@ use super::{post314, py314, IrError};
 use crate::{CallLayout, Op};
 
 const FAMILY: Family =
-    Family { layout: CallLayout::NullSecond, for_iter_skips: &["POP_ITER"], call_ex_kwargs_slot: true, own };
+    Family { layout: CallLayout::NullSecond, for_iter_skips: &["POP_ITER"], call_ex_kwargs_slot: true, own: Some(own) };
 
 fn own(cx: &Cx<'_>, k: usize) -> Result<Option<Op>, IrError> {
     match cx.ins[k].id {
