@@ -310,3 +310,29 @@ fn refusal_in_a_copied_38_finally_names_a_bytecode_offset() {
     let table = depyf_bytecode::table_for(depyf_bytecode::PythonVersion::PY38).unwrap();
     assert_eq!(table.name(code.co_code[offset]), Some(opname), "{reason}");
 }
+
+/// A 3.8-3.10 module with more than 255 constants loads the qualname of a function past
+/// the 256th with `EXTENDED_ARG` (a `Nop` between the code and its qualname): its
+/// module body failed ("MAKE_FUNCTION of a value that is not a code object": 3.8's
+/// `locale`, `pickletools`, `stringprep`). Needs CPython 3.8 (skipped without one,
+/// unless `DEPYF_REQUIRE_ALL_PYTHONS` is set).
+#[test]
+fn module_with_over_255_constants_keeps_its_body_38() {
+    let python = match depyf_cli::verify::find_interpreter(depyf_bytecode::PythonVersion::PY38, &[]) {
+        Ok(p) => p,
+        Err(e) if std::env::var_os("DEPYF_REQUIRE_ALL_PYTHONS").is_none() => return eprintln!("skipped: {e}"),
+        Err(e) => panic!("{e}"),
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("many.py");
+    let text: String = (0..129).map(|i| format!("def g{i}(x):\n    return x + {i}\n")).collect::<String>() + "TRACE = [g128(1)]\n";
+    std::fs::write(&source, text).unwrap();
+    let pyc = dir.path().join("many.pyc");
+    let ok = std::process::Command::new(&python).arg("-c").arg("import py_compile, sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2], doraise=True)").arg(&source).arg(&pyc).status().unwrap();
+    assert!(ok.success());
+    let out = depyf().args(["decompile"]).arg(&pyc).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("def g128(x):\n    return x + 128\n"), "{text}");
+    assert!(text.contains("TRACE = [g128(1)]"), "{text}");
+}

@@ -1013,9 +1013,12 @@ impl BlockState<'_, '_> {
                 // A code object that no MAKE_FUNCTION consumes (Dynamo passes them to
                 // `_create_nested_fn`) has no literal: it is named like an opaque
                 // constant, for the caller to bind.
-                let made_into_function = match next {
-                    [IrInstr { op: Op::MakeFunction { .. }, .. }, ..] => true,
-                    [IrInstr { op: Op::LoadConst(_), .. }, IrInstr { op: Op::MakeFunction { qualname: true, .. }, .. }, ..] => true,
+                // (`EXTENDED_ARG` before the qualname's `LOAD_CONST`, a `Nop`, in a
+                // 3.8-3.10 module with more than 255 constants.)
+                let mut after = next.iter().map(|x| &x.op).filter(|op| **op != Op::Nop);
+                let made_into_function = match (after.next(), after.next()) {
+                    (Some(Op::MakeFunction { .. }), _) => true,
+                    (Some(Op::LoadConst(_)), Some(Op::MakeFunction { qualname: true, .. })) => true,
                     _ => false,
                 };
                 // A folded slice (3.14+) reads as `a:b` where a subscript uses it;
