@@ -337,28 +337,14 @@ mod tests {
     /// of 3.8-3.15 (decode works it out without that list from 3.10 on).
     #[test]
     fn starts_line_is_what_dis_reports() {
-        fn check(code: &CodeObject, n: &mut usize) {
+        let mut n = 0;
+        crate::for_each_fixture_code(&mut |code| {
             let starts: Vec<u32> = crate::dis::line_starts(code).unwrap().into_iter().filter(|(_, l)| l.is_some()).map(|(o, _)| o).collect();
             for i in decode(code).unwrap() {
                 assert_eq!(i.starts_line, starts.contains(&i.offset), "{} {} at {}", code.version, code.co_qualname, i.offset);
-                *n += 1;
+                n += 1;
             }
-            for c in &code.co_consts {
-                if let crate::Constant::Code(inner) = c {
-                    check(inner, n);
-                }
-            }
-        }
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/pyc");
-        let mut n = 0;
-        for dir in std::fs::read_dir(root).unwrap() {
-            for f in std::fs::read_dir(dir.unwrap().path()).unwrap() {
-                let path = f.unwrap().path();
-                if path.extension().is_some_and(|e| e == "pyc") {
-                    check(&crate::read_pyc(&std::fs::read(&path).unwrap()).unwrap().code, &mut n);
-                }
-            }
-        }
+        });
         assert!(n > 1000, "only {n} instructions checked");
     }
 }

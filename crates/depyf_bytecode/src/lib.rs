@@ -45,6 +45,29 @@ pub mod set_order;
 pub mod opcodes;
 mod version;
 
+/// For the unit tests of this crate: every code object of the committed fixture `.pyc`
+/// files of 3.8-3.15 (`fixtures/pyc/pyXY/*.pyc`), nested ones included, in turn.
+#[cfg(test)]
+pub(crate) fn for_each_fixture_code(f: &mut dyn FnMut(&CodeObject)) {
+    fn walk(code: &CodeObject, f: &mut dyn FnMut(&CodeObject)) {
+        f(code);
+        for c in &code.co_consts {
+            if let Constant::Code(inner) = c {
+                walk(inner, f);
+            }
+        }
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/pyc");
+    for dir in std::fs::read_dir(root).unwrap() {
+        for file in std::fs::read_dir(dir.unwrap().path()).unwrap() {
+            let path = file.unwrap().path();
+            if path.extension().is_some_and(|e| e == "pyc") {
+                walk(&read_pyc(&std::fs::read(&path).unwrap()).unwrap().code, f);
+            }
+        }
+    }
+}
+
 pub use code::{co_flags, local_kind, CodeObject, Constant};
 pub use decode::{decode, Argval, Instruction};
 pub use error::{BytecodeError, BytecodeErrorKind};

@@ -198,7 +198,8 @@ mod tests {
     /// the fixture .pyc files of 3.8-3.15.
     #[test]
     fn runs_are_the_unit_lines() {
-        fn check(code: &CodeObject, n: &mut usize) {
+        let mut n = 0;
+        crate::for_each_fixture_code(&mut |code| {
             let mut from_runs = Vec::new();
             for (end, line) in line_runs(code).unwrap() {
                 assert!(end > from_runs.len(), "{} {}: empty run", code.version, code.co_qualname);
@@ -206,23 +207,8 @@ mod tests {
             }
             from_runs.resize(code.co_code.len() / 2, None);
             assert_eq!(from_runs, unit_lines(code).unwrap(), "{} {}", code.version, code.co_qualname);
-            *n += 1;
-            for c in &code.co_consts {
-                if let crate::Constant::Code(inner) = c {
-                    check(inner, n);
-                }
-            }
-        }
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/pyc");
-        let mut n = 0;
-        for dir in std::fs::read_dir(root).unwrap() {
-            for f in std::fs::read_dir(dir.unwrap().path()).unwrap() {
-                let path = f.unwrap().path();
-                if path.extension().is_some_and(|e| e == "pyc") {
-                    check(&crate::read_pyc(&std::fs::read(&path).unwrap()).unwrap().code, &mut n);
-                }
-            }
-        }
+            n += 1;
+        });
         assert!(n > 100, "only {n} code objects checked");
     }
 }
