@@ -270,6 +270,27 @@ fn verify_with_a_wrong_interpreter_is_not_used() {
     assert_eq!(out.status.code(), Some(0));
 }
 
+/// `source` compiled by CPython 3.8 into `DIR/name.pyc` (with its temporary folder), or
+/// `None` (the test is skipped) when no 3.8 is installed, unless
+/// `DEPYF_REQUIRE_ALL_PYTHONS` is set (then that panics).
+fn compiled_by_38(name: &str, source: &str) -> Option<(tempfile::TempDir, PathBuf)> {
+    let python = match depyf_cli::verify::find_interpreter(depyf_bytecode::PythonVersion::PY38, &[]) {
+        Ok(p) => p,
+        Err(e) if std::env::var_os("DEPYF_REQUIRE_ALL_PYTHONS").is_none() => {
+            eprintln!("skipped: {e}");
+            return None;
+        }
+        Err(e) => panic!("{e}"),
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let py = dir.path().join(format!("{name}.py"));
+    std::fs::write(&py, source).unwrap();
+    let pyc = dir.path().join(format!("{name}.pyc"));
+    let ok = std::process::Command::new(&python).arg("-c").arg("import py_compile, sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2], doraise=True)").arg(&py).arg(&pyc).status().unwrap();
+    assert!(ok.success());
+    Some((dir, pyc))
+}
+
 /// 3.8 code whose `finally` bodies with branches are copied gets IR offsets of its own
 /// (scaled, each copy between two of them): a refusal there named such an offset
 /// (`at offset 458752` in a function of 114 bytes). It names the instruction's byte
@@ -277,21 +298,12 @@ fn verify_with_a_wrong_interpreter_is_not_used() {
 /// compile the input (skipped without one, unless `DEPYF_REQUIRE_ALL_PYTHONS` is set).
 #[test]
 fn refusal_in_a_copied_38_finally_names_a_bytecode_offset() {
-    let python = match depyf_cli::verify::find_interpreter(depyf_bytecode::PythonVersion::PY38, &[]) {
-        Ok(p) => p,
-        Err(e) if std::env::var_os("DEPYF_REQUIRE_ALL_PYTHONS").is_none() => return eprintln!("skipped: {e}"),
-        Err(e) => panic!("{e}"),
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let source = dir.path().join("fin38.py");
-    std::fs::write(
-        &source,
+    let Some((_dir, pyc)) = compiled_by_38(
+        "fin38",
         "def nextfile(self, os):\n    output = self._output\n    try:\n        if output:\n            output.close()\n    finally:\n        file = self._file\n        try:\n            if file:\n                file.close()\n        finally:\n            name = self._name\n            if name and not self._backup:\n                try: os.unlink(name)\n                except OSError: pass\n            self._isstdin = False\n",
-    )
-    .unwrap();
-    let pyc = dir.path().join("fin38.pyc");
-    let ok = std::process::Command::new(&python).arg("-c").arg("import py_compile, sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2], doraise=True)").arg(&source).arg(&pyc).status().unwrap();
-    assert!(ok.success());
+    ) else {
+        return;
+    };
     let out = depyf().args(["decompile", "--json"]).arg(&pyc).output().unwrap();
     let j = stdout_json(&out);
     let failures = j["files"][0]["failures"].as_array().unwrap();
@@ -318,18 +330,8 @@ fn refusal_in_a_copied_38_finally_names_a_bytecode_offset() {
 /// unless `DEPYF_REQUIRE_ALL_PYTHONS` is set).
 #[test]
 fn module_with_over_255_constants_keeps_its_body_38() {
-    let python = match depyf_cli::verify::find_interpreter(depyf_bytecode::PythonVersion::PY38, &[]) {
-        Ok(p) => p,
-        Err(e) if std::env::var_os("DEPYF_REQUIRE_ALL_PYTHONS").is_none() => return eprintln!("skipped: {e}"),
-        Err(e) => panic!("{e}"),
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let source = dir.path().join("many.py");
-    let text: String = (0..129).map(|i| format!("def g{i}(x):\n    return x + {i}\n")).collect::<String>() + "TRACE = [g128(1)]\n";
-    std::fs::write(&source, text).unwrap();
-    let pyc = dir.path().join("many.pyc");
-    let ok = std::process::Command::new(&python).arg("-c").arg("import py_compile, sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2], doraise=True)").arg(&source).arg(&pyc).status().unwrap();
-    assert!(ok.success());
+    let source: String = (0..129).map(|i| format!("def g{i}(x):\n    return x + {i}\n")).collect::<String>() + "TRACE = [g128(1)]\n";
+    let Some((_dir, pyc)) = compiled_by_38("many", &source) else { return };
     let out = depyf().args(["decompile"]).arg(&pyc).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
