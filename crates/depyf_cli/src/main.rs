@@ -9,12 +9,11 @@ use depyf_bytecode::PythonVersion;
 use depyf_cli::decompile::{collect_inputs, decompile_inputs, BatchOutput, DecompileConfig, FileReport};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-// Decompilation builds and drops many small trees: with the system allocator a third
-// of the time went to malloc/free. mimalloc's v2 line (the crate's `v2` feature): the
-// same instructions as v3 here, with a lower peak (26 instead of 40 MiB on a whole 3.12
-// stdlib) and no 2 MiB pages for the kernel to clear.
+mod allocator;
+
+// mimalloc, see `allocator`.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: allocator::Mimalloc = allocator::Mimalloc;
 
 /// Python bytecode tools for CPython 3.8-3.15.
 #[derive(Parser)]
