@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
-use depyf_cli::decompile::{collect_inputs, decompile_bytes, decompile_inputs, DecompileConfig, FileReport};
+use depyf_cli::decompile::{collect_inputs, decompile_bytes, decompile_inputs, decompile_module, DecompileConfig, FileReport};
 
 fn fixture(version: &str, name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/pyc").join(version).join(name)
@@ -337,4 +337,51 @@ fn module_with_over_255_constants_keeps_its_body_38() {
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(text.contains("def g128(x):\n    return x + 128\n"), "{text}");
     assert!(text.contains("TRACE = [g128(1)]"), "{text}");
+}
+
+/// `functions.pyc` (3.12) with names changed as hand-made or obfuscated code has them.
+fn renamed(rename: &dyn Fn(&mut depyf_bytecode::CodeObject)) -> depyf_bytecode::CodeObject {
+    let data = std::fs::read(fixture("py312", "functions.pyc")).unwrap();
+    let mut code = depyf_bytecode::read_pyc(&data).unwrap().code;
+    rename(&mut code);
+    code
+}
+
+#[test]
+fn names_no_source_can_spell_are_refused_and_stubs_still_compile() {
+    // A keyword stored by the module: the body is refused at the STORE_NAME that
+    // uses it, and the function named so becomes a stub under a spelled name.
+    let code = renamed(&|m| {
+        let i = m.co_names.iter().position(|n| &**n == "positional").unwrap();
+        m.co_names[i] = "not".into();
+        for k in m.co_consts.iter_mut() {
+            if let depyf_bytecode::Constant::Code(c) = k {
+                if c.co_name == "positional" {
+                    let c = std::sync::Arc::make_mut(c);
+                    c.co_name = "not".into();
+                }
+            }
+        }
+    });
+    let m = decompile_module(&code, "functions.pyc");
+    let body = m.failures.iter().find(|f| f.qualname == "<module>").expect("module body refused");
+    assert!(body.reason.contains("STORE_NAME: co_names[1] `not` is not a Python identifier"), "{}", body.reason);
+    assert!(m.source.contains("def __depyf_name_6e6f74__(a, b, *args, c, d, **kw):\n    raise RuntimeError("), "{}", m.source);
+    // A parameter with a space: only that function is a stub, its parameter spelled.
+    let code = renamed(&|m| {
+        for k in m.co_consts.iter_mut() {
+            if let depyf_bytecode::Constant::Code(c) = k {
+                if c.co_name == "only" {
+                    std::sync::Arc::make_mut(c).co_localsplusnames[1] = "b c".into();
+                }
+            }
+        }
+    });
+    let m = decompile_module(&code, "functions.pyc");
+    assert_eq!(m.failures.len(), 1, "{:?}", m.failures);
+    assert!(m.failures[0].reason.contains("co_localsplusnames[1] `b c` is not a Python identifier"), "{}", m.failures[0].reason);
+    assert!(m.source.contains("def only(a, /, __depyf_name_622063__, *, c):\n    raise RuntimeError("), "{}", m.source);
+    // Module paths of imports are not names: `import os.path`, `from . import x`.
+    let code = renamed(&|m| m.co_names.push("os.path".into()));
+    assert!(decompile_module(&code, "functions.pyc").failures.is_empty());
 }

@@ -542,14 +542,11 @@ fn as_definition_ref(value: &Expr, name: &str) -> Option<Stmt> {
     }
 }
 
-fn is_identifier(s: &str) -> bool {
-    let mut chars = s.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && !matches!(
-            s,
-            "False" | "None" | "True" | "and" | "as" | "assert" | "async" | "await" | "break" | "class" | "continue" | "def" | "del" | "elif" | "else" | "except" | "finally" | "for" | "from" | "global" | "if" | "import" | "in" | "is" | "lambda" | "nonlocal" | "not" | "or" | "pass" | "raise" | "return" | "try" | "while" | "with" | "yield"
-        )
+/// An ASCII identifier: a dict key written back as a keyword argument (`f(**{'a': x})`
+/// as `f(a=x)`) must be one, since the parser normalizes other identifiers (NFKC)
+/// and the key could change.
+fn is_ascii_identifier(s: &str) -> bool {
+    s.is_ascii() && crate::is_identifier(s)
 }
 
 /// Rewrites of expressions that building ops leave in a longer form than the source:
@@ -572,7 +569,7 @@ fn tidy(e: &mut Expr) {
             let mut seen = Vec::new();
             let ok = items.iter().all(|(k, _)| match k {
                 None => true,
-                Some(Expr::Const(Constant::Str(s))) if is_identifier(s) && !seen.contains(s) => {
+                Some(Expr::Const(Constant::Str(s))) if is_ascii_identifier(s) && !seen.contains(s) => {
                     seen.push(s.clone());
                     true
                 }

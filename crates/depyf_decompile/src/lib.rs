@@ -148,6 +148,45 @@ fn validate(code: &CodeObject) -> Result<(), DecompileError> {
     if code.co_posonlyargcount > code.co_argcount || code.total_argcount() > code.co_localsplusnames.len() {
         return bad(format!("{} parameters but {} local names", code.total_argcount(), code.co_localsplusnames.len()));
     }
+    unspellable_names(code)
+}
+
+/// Rejects a code object with a name that source would have to spell but cannot: its
+/// own name, a local, cell or free variable, or an entry of `co_names` that is not an
+/// identifier or is a keyword (hand-made or obfuscated input: `def not(a)` would be
+/// printed, which does not compile). Skipped: compiler-made names (`<lambda>`,
+/// `.0`, `.format`), which never reach the output as written, and the module paths
+/// that only `IMPORT_NAME` uses (`os.path`, `''` of `from . import x`).
+///
+/// Errors: a [`DecompileError`] naming the table entry and, for a name of `co_names`
+/// or of the locals, the first instruction that uses it.
+fn unspellable_names(code: &CodeObject) -> Result<(), DecompileError> {
+    use depyf_bytecode::Argval;
+    let first_use = |wanted: &dyn Fn(Argval) -> bool| -> (u32, &'static str) {
+        let ins = depyf_bytecode::decode(code).unwrap_or_default();
+        ins.iter().find(|i| wanted(i.argval)).map_or((0, ""), |i| (i.offset, i.opname))
+    };
+    let message = |what: String, name: &str| format!("{what} `{}` is not a Python identifier, so no source can spell it (hand-made or obfuscated code)", name.escape_debug());
+    if !code.co_name.starts_with('<') && !is_identifier(&code.co_name) {
+        return Err(DecompileError::new(code, 0, "", message("the code object's name".into(), &code.co_name)));
+    }
+    if let Some(i) = code.co_localsplusnames.iter().position(|n| !n.starts_with('.') && !is_identifier(n)) {
+        let (at, op) = first_use(&|a| matches!(a, Argval::Local(x) if x == i) || matches!(a, Argval::LocalPair(x, y) if x == i || y == i));
+        return Err(DecompileError::new(code, at, op, message(format!("co_localsplusnames[{i}]"), &code.co_localsplusnames[i])));
+    }
+    let odd: Vec<usize> = (0..code.co_names.len()).filter(|&i| !is_identifier(&code.co_names[i])).collect();
+    if odd.is_empty() {
+        return Ok(());
+    }
+    let is_module_path = |n: &str| n.is_empty() || n.split('.').all(is_identifier);
+    let ins = depyf_bytecode::decode(code).unwrap_or_default();
+    for i in odd {
+        let name = &code.co_names[i];
+        let misuse = ins.iter().find(|x| x.argval == Argval::Name(i) && !(x.id == depyf_bytecode::Opname::IMPORT_NAME && is_module_path(name)));
+        if let Some(x) = misuse {
+            return Err(DecompileError::new(code, x.offset, x.opname, message(format!("co_names[{i}]"), name)));
+        }
+    }
     Ok(())
 }
 
@@ -739,15 +778,85 @@ fn digits_after<'a>(text: &'a str, head: &str) -> Vec<&'a str> {
 /// The stub that stands for `code` when it cannot be decompiled: `def name(params):`
 /// raising `RuntimeError('depyf could not decompile <qualname>: <reason>')` (see
 /// [`Options::stub_failures`]).
+///
+/// A name that source cannot spell (see [`spellable`]) is written in a spelled form, so
+/// that the stub compiles.
 pub fn stub_source(code: &CodeObject, reason: &str) -> String {
     let msg = format!("depyf could not decompile {}: {reason}", code.co_qualname);
     let exc = Expr::Call(Box::new(Expr::name("RuntimeError")), vec![Expr::Const(Constant::Str(msg.into()))], vec![]);
-    print_body(&[Stmt::FunctionDef(code.co_name.clone(), Box::new(arguments(code)), vec![Stmt::Raise(Some(exc), None)])], 0)
+    print_body(&[Stmt::FunctionDef(spellable(&code.co_name), Box::new(spellable_arguments(arguments(code))), vec![Stmt::Raise(Some(exc), None)])], 0)
 }
 
+/// `name` when source can spell it ([`is_identifier`]), else `__depyf_name_<hex>__`
+/// with the hexadecimal UTF-8 bytes of `name` (`not` → `__depyf_name_6e6f74__`): the
+/// name of a stub whose code object has a name no source can spell.
+pub(crate) fn spellable(name: &str) -> String {
+    if is_identifier(name) {
+        return name.to_string();
+    }
+    let hex: String = name.bytes().map(|b| format!("{b:02x}")).collect();
+    format!("__depyf_name_{hex}__")
+}
+
+/// `args` with every parameter name made [`spellable`] (the parameters of a stub).
+pub(crate) fn spellable_arguments(mut args: Arguments) -> Arguments {
+    let fix = |n: &mut String| {
+        if !is_identifier(n) {
+            *n = spellable(n);
+        }
+    };
+    args.posonly.iter_mut().chain(args.args.iter_mut()).chain(args.vararg.iter_mut()).chain(args.kwonly.iter_mut()).chain(args.kwarg.iter_mut()).for_each(fix);
+    args
+}
+
+/// Whether source can spell `name` as a name: an identifier (Unicode `XID_Start` or
+/// `_`, then `XID_Continue`, the rule of the Python Language Reference, "Identifiers and
+/// keywords") that is not one of the keywords of Python 3.8-3.15 (soft keywords such as
+/// `match` and `type` are names).
 pub(crate) fn is_identifier(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars.next().is_some_and(|c| c == '_' || c.is_alphabetic()) && chars.all(|c| c == '_' || c.is_alphanumeric())
+    // Almost every name is ASCII: one table lookup per byte (every code object's
+    // names are checked, issue #7 speed); a byte past ASCII sends it to the Unicode rule.
+    const ASCII: [u8; 256] = {
+        let mut t = [0u8; 256];
+        let mut i = 0;
+        while i < 128 {
+            let c = i as u8;
+            t[i] = if c == b'_' || c.is_ascii_alphabetic() { 2 } else if c.is_ascii_digit() { 1 } else { 0 };
+            i += 1;
+        }
+        t
+    };
+    let bytes = name.as_bytes();
+    let spelled = match bytes.split_first() {
+        None => return false,
+        Some((&first, rest)) if ASCII[usize::from(first)] == 2 && rest.iter().all(|&c| ASCII[usize::from(c)] != 0) => true,
+        Some(_) if name.is_ascii() => return false,
+        Some(_) => {
+            let mut chars = name.chars();
+            chars.next().is_some_and(|c| c == '_' || unicode_ident::is_xid_start(c)) && chars.all(unicode_ident::is_xid_continue)
+        }
+    };
+    spelled && !is_keyword(name)
+}
+
+/// Whether `name` is a keyword of Python 3.8-3.15 (`async` and `await` are keywords
+/// from 3.7 on; CPython `Lib/keyword.py`).
+pub(crate) fn is_keyword(name: &str) -> bool {
+    // By length, then first byte before comparing: one or two byte comparisons for
+    // most names (a 35-arm `match` compared whole strings one by one).
+    const BY_LEN: [&[&str]; 9] = [
+        &[],
+        &[],
+        &["as", "if", "in", "is", "or"],
+        &["and", "def", "del", "for", "not", "try"],
+        &["None", "True", "elif", "else", "from", "pass", "with"],
+        &["False", "async", "await", "break", "class", "raise", "while", "yield"],
+        &["assert", "except", "global", "import", "lambda", "return"],
+        &["finally"],
+        &["continue", "nonlocal"],
+    ];
+    let first = name.as_bytes().first().copied();
+    BY_LEN.get(name.len()).is_some_and(|ks| ks.iter().any(|k| k.as_bytes().first().copied() == first && *k == name))
 }
 
 /// Renames `__temp_<n>` by order of first appearance so that two recoveries compare
@@ -908,7 +1017,25 @@ fn one_temp_name(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{canonical_temps, digits_after};
+    use super::{canonical_temps, digits_after, is_identifier, is_keyword, spellable};
+
+    /// The keywords of CPython 3.8-3.15 (`keyword.kwlist`), and names around them.
+    #[test]
+    fn identifiers_and_keywords() {
+        let kwlist = "False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield";
+        for k in kwlist.split(' ') {
+            assert!(is_keyword(k) && !is_identifier(k), "{k}");
+        }
+        for n in ["_", "x", "match", "case", "type", "print", "None_", "nott", "Def", "fo", "élan", "x1", "__class__", "_C__x"] {
+            assert!(!is_keyword(n) && is_identifier(n), "{n}");
+        }
+        for n in ["", "1x", "a b", "a.b", "a-b", ".0", "<lambda>", "x\u{0}", "\u{2022}x"] {
+            assert!(!is_identifier(n), "{n:?}");
+        }
+        assert!(is_identifier("\u{2160}"), "a letter number is XID_Start");
+        assert_eq!(spellable("not"), "__depyf_name_6e6f74__");
+        assert_eq!(spellable("ok"), "ok");
+    }
 
     #[test]
     fn digits_after_finds_every_name_of_a_constant() {

@@ -596,12 +596,16 @@ impl BlockState<'_, '_> {
                 Ok(Expr::Call(Box::new(Expr::name(crate::recover::markers::GENERIC)), vec![g], vec![]))
             }
             _ => {
-                let body = match crate::recover_body_in(code, &options, failures) {
-                    Ok(body) => body,
-                    Err(e) if options.stub_failures => stub_body(code, &e, failures),
-                    Err(e) => return Err(e),
-                };
-                Ok(Expr::Def(std::sync::Arc::new(Stmt::FunctionDef(code.co_name.clone(), args, body))))
+                match crate::recover_body_in(code, &options, failures) {
+                    Ok(body) => Ok(Expr::Def(std::sync::Arc::new(Stmt::FunctionDef(code.co_name.clone(), args, body)))),
+                    // Written with names source can spell: the stub must compile
+                    // where the rest of the function does.
+                    Err(e) if options.stub_failures => {
+                        let body = stub_body(code, &e, failures);
+                        Ok(Expr::Def(std::sync::Arc::new(Stmt::FunctionDef(crate::spellable(&code.co_name), Box::new(crate::spellable_arguments(*args)), body))))
+                    }
+                    Err(e) => Err(e),
+                }
             }
         }
     }
