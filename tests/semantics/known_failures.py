@@ -15,9 +15,6 @@ KNOWN_FAILURES = {
     'control_handler_loops.continue_in_try_finally_then_break': {
         'all': 'the way out of a while loop lies inside a try or with of its body',
     },
-    'part2_exceptions.nested_try_in_finally': {
-        '3.10': 'the normal exit of a try/finally does not run the finally body',
-    },
     'part2_exceptions.reraise_after_inner_handler': {
         '3.10': 'an exception handler of an unknown shape',
     },
@@ -62,25 +59,10 @@ KNOWN_FAILURES = {
         '3.10': 'a break out of an except clause nested in another try or with body of a while loop',
         '3.8 3.9 3.11 3.12 3.13 3.14 3.15': 'a loop left by except clauses of its own for code outside the try around it',
     },
-    's11_fresh.except_try_finally_in_try_finally': {
-        '3.10': 'wrong code: the code after a try/finally, copied by 3.10 after the finally body into each exit, is read as a return inside an except clause holding a try/finally (the value is then taken before the finally body runs)',
-    },
-    's11_fresh.except_with_in_try_finally': {
-        '3.10': 'wrong code: the code after a try/finally, copied by 3.10 after the finally body into each exit, is read as a return inside an except clause holding a with (the value is then taken before the finally body runs)',
-    },
-    's11_fresh.finally_nested_reraise_then_return': {
-        '3.8 3.9 3.10': 'wrong code: the code after a try/finally whose finally holds a try with a re-raising clause and a finally of its own is read into the try body (3.8-3.10 thread the inner normal exit straight to it)',
-    },
     's6_async_with38.coro_async_with_break_continue': {
         '3.12 3.13 3.14 3.15': 'a with statement whose handler goes on elsewhere than its normal exit',
     },
     's6_finally_exits.finally_holds_if_with_try': {
-        '3.10': 'the normal exit of a try/finally does not run the finally body',
-    },
-    's6_finally_exits.finally_holds_try_except': {
-        '3.10': 'the normal exit of a try/finally does not run the finally body',
-    },
-    's6_finally_exits.finally_holds_try_except_at_end': {
         '3.10': 'the normal exit of a try/finally does not run the finally body',
     },
     's6_loop_heads.finally_retry_loop_return': {

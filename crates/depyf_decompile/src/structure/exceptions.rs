@@ -137,6 +137,69 @@ impl Structurer<'_> {
         exits
     }
 
+    /// Copies of the body's exits `exits` (of the `try` whose handler is `h` and
+    /// whose body starts at `b`) that handler code inside the body reaches: blocks
+    /// outside `h`'s protection, reached by a normal edge from a block of the body
+    /// or of an inner handler that `h` protects, whose code is the same as that of
+    /// one of `exits`. CPython 3.10 copies an exit block without a line number into
+    /// each jump to it (`Python/compile.c` `duplicate_exits_without_lineno`): the
+    /// `POP_BLOCK`, the copy of the `finally` body and the code after the `try`
+    /// (when it only returns) stand again after the `POP_EXCEPT` of an inner
+    /// `except` clause. [`Self::body_exits`] walks normal edges only, and read
+    /// inside the clause that copy would be a `return` of a value taken before
+    /// the `finally` body runs. A block that goes on into one of `exits` (`Nop`s
+    /// before it) is no copy.
+    fn handler_exit_copies(&self, b: BlockId, h: BlockId, exits: &[BlockId]) -> Vec<BlockId> {
+        let start = |x: BlockId| self.cfg.blocks[x.index()].start;
+        let mut seen = vec![false; self.cfg.blocks.len()];
+        let mut work = vec![b];
+        let mut copies = Vec::new();
+        seen[b.index()] = true;
+        while let Some(x) = work.pop() {
+            let blk = &self.cfg.blocks[x.index()];
+            let inner = blk.handler.map(|e| e.target).filter(|&t| t != h && self.protected_by(t, h));
+            for s in blk.succs().into_iter().chain(inner) {
+                if self.loop_edge(s) || seen[s.index()] {
+                    continue;
+                }
+                if self.protected_by(s, h) {
+                    seen[s.index()] = true;
+                    work.push(s);
+                } else if !exits.contains(&s) && !copies.contains(&s) && exits.iter().any(|&e| self.same_code_or_meet(start(e), start(s), false)) {
+                    copies.push(s);
+                }
+            }
+        }
+        copies
+    }
+
+    /// Whether the straight-line code from block `x` runs to a `return` or `raise`
+    /// without popping a value it did not push itself: code after a statement,
+    /// not the end of a `return v` whose value the body left on the stack before
+    /// the copy of a `finally` body (the same ops in a clause return another
+    /// value). False on a branch or past 32 blocks.
+    fn uses_no_body_value(&self, mut x: BlockId) -> bool {
+        let mut depth = 0u32;
+        for _ in 0..32 {
+            let blk = &self.cfg.blocks[x.index()];
+            for i in &self.ir[blk.start..blk.end] {
+                let (pops, pushes) = i.op.stack_effect();
+                if pops > depth {
+                    return false;
+                }
+                if matches!(i.op, Op::Return | Op::Raise(_) | Op::Reraise) {
+                    return true;
+                }
+                depth = depth - pops + pushes;
+            }
+            match blk.term {
+                Terminator::FallThrough(n) | Terminator::Jump(n) => x = n,
+                _ => return false,
+            }
+        }
+        false
+    }
+
     /// Whether `s` is the `break` of a loop in handler code (an `except` clause, the
     /// copy of a `finally` body run on an exception) as a block of its own that only
     /// jumps to the code after the loop. CPython 3.12+ removes the jump of that
@@ -162,11 +225,18 @@ impl Structurer<'_> {
     /// code of its own, so it belongs where its predecessor does. CPython 3.12+ cuts
     /// the `await` loop of an `async with` exit (folded into the exit) into such blocks
     /// where the exception ranges of its `yield` (dropped: `post311_exc`) start and end.
+    /// A block that a handler protects and its predecessor does not is no gap: a
+    /// `try` starts there (CPython 3.8-3.10 `SETUP_FINALLY` leaves a `NOP` of the
+    /// `try:` line inside its range), and its statement is code after the body.
     fn is_gap(&self, s: BlockId) -> bool {
         let blk = &self.cfg.blocks[s.index()];
         blk.preds.len() == 1
             && matches!(blk.term, Terminator::FallThrough(_) | Terminator::Jump(_))
             && self.ir[blk.start..blk.end].iter().all(|i| matches!(i.op, Op::Nop))
+            && {
+                let outer = self.handler_chain(blk.preds[0]);
+                self.handler_chain(s).iter().all(|x| outer.contains(x))
+            }
     }
 
     /// A block that only returns (after a `with` exit, or dropping the iterator of an
@@ -395,6 +465,14 @@ impl Structurer<'_> {
         err: &dyn Fn(&str) -> DecompileError,
     ) -> Result<(), DecompileError> {
         let mut exits = self.body_exits(b, h);
+        // (3.10) The copies of the normal exit that inner `except` clauses go on
+        // to (see `handler_exit_copies`) end the body as that exit does. Not
+        // those of a `return <const>`, which a clause's own `return` of the
+        // constant reads the same as (the `finally` body's copy is dropped).
+        let exit_copies = match exits.as_slice() {
+            [e] if self.small_exits_extended && !self.ends_with_const_return(self.cfg.blocks[e.index()].start) && self.uses_no_body_value(*e) => self.handler_exit_copies(b, h, &exits),
+            _ => Vec::new(),
+        };
         let mut finally_copies = false;
         if exits.len() > 1 && !self.has_cleanup(h) {
             // CPython 3.9-3.10 copy a small exit (a `with` exit and `return
@@ -473,6 +551,7 @@ impl Structurer<'_> {
         if !with && (!is_finally || self.has_cleanup(h)) {
             self.try_exits.extend(e1.map(|e| (e, self.loops.len())));
         }
+        stubs.extend(exit_copies.into_iter().map(|x| (x, Vec::new())));
         let n_stubs = self.exit_stubs.len();
         if !stubs.is_empty() {
             self.exit_stubs.extend(stubs.iter().cloned());
@@ -1785,6 +1864,31 @@ fn hoist_reraise(mut hs: Vec<Stmt>) -> Vec<Stmt> {
             _ => None,
         }
     }
+    // A `finally` body that ends in a `try`/`except`: CPython 3.10 threads the
+    // jump at the end of each `except` clause (after its `POP_EXCEPT`) to the
+    // `RERAISE` of the `finally` handler, which the `try` body's normal exit
+    // reaches too. Taken out of the clauses, the re-raise runs once after the
+    // `try`: the same flow.
+    if let [.., Stmt::Try(_, clauses, orelse, fin), r] = hs.as_slice() {
+        let untested = !matches!(hs.first(), Some(Stmt::If(c, ..)) if marker_call(c, markers::EXC_MATCH).is_some() || marker_call(c, markers::EG_MATCH).is_some());
+        if is_marker(r, markers::RERAISE)
+            && untested
+            && fin.is_empty()
+            && orelse.is_empty()
+            && !hs.iter().any(|s| is_marker(s, markers::POP_EXCEPT))
+            && clauses.iter().any(|c| c.body.last() == Some(r))
+            && clauses.iter().all(|c| ends_in(&c.body, r))
+        {
+            let r = r.clone();
+            let k = hs.len() - 2;
+            if let Stmt::Try(_, clauses, ..) = &mut hs[k] {
+                for c in clauses.iter_mut() {
+                    strip(&mut c.body, &r);
+                }
+            }
+            return hs;
+        }
+    }
     let Some(Stmt::If(c, ..)) = hs.last() else { return hs };
     if marker_call(c, markers::EXC_MATCH).is_some() || marker_call(c, markers::EG_MATCH).is_some() || hs.iter().any(|s| is_marker(s, markers::POP_EXCEPT)) {
         return hs;
@@ -2002,7 +2106,14 @@ impl Structurer<'_> {
     /// same ops (`Nop`s skipped, unconditional jumps followed) up to a common
     /// position or to a `return`/`raise` on both. Straight-line code only (a
     /// conditional branch at two different places counts as different).
-    fn same_code(&self, mut a: usize, mut b: usize) -> bool {
+    fn same_code(&self, a: usize, b: usize) -> bool {
+        self.same_code_or_meet(a, b, true)
+    }
+
+    /// [`Self::same_code`], where code that meets again at a common position counts
+    /// as the same only with `meet`: without it, two copies of the code, each
+    /// running to its own `return`/`raise`.
+    fn same_code_or_meet(&self, mut a: usize, mut b: usize, meet: bool) -> bool {
         let next = |mut i: usize| -> Option<usize> {
             for _ in 0..64 {
                 match self.ir.get(i).map(|x| &x.op) {
@@ -2017,7 +2128,7 @@ impl Structurer<'_> {
         for _ in 0..256 {
             let (Some(x), Some(y)) = (next(a), next(b)) else { return false };
             if x == y {
-                return true;
+                return meet;
             }
             let (p, q) = (&self.ir[x].op, &self.ir[y].op);
             if p != q || p.jump_target().is_some() {
@@ -2917,6 +3028,20 @@ mod tests {
         assert!(!copy_before_leaving(&inner, std::slice::from_ref(&inc), false));
         // The finally statements followed by code that stays in the try are body code.
         assert!(!copy_before_leaving(&[inc.clone(), call("g")], &[inc], false));
+    }
+
+    #[test]
+    fn reraise_of_a_finally_body_ending_in_try_except() {
+        // Handler copy of `finally: try: a() except E: b()` on CPython 3.10: the
+        // clause's jump after its pop is threaded to the `RERAISE`.
+        let rx = Stmt::Expr(Expr::name(markers::RERAISE));
+        let clause = |body: Vec<Stmt>| vec![ExceptHandler { typ: Some(Expr::name("E")), name: None, body, star: false }];
+        let hs = vec![Stmt::Try(vec![call("a")], clause(vec![call("b"), rx.clone()]), Vec::new(), Vec::new()), rx.clone()];
+        let want = vec![Stmt::Try(vec![call("a")], clause(vec![call("b")]), Vec::new(), Vec::new()), rx.clone()];
+        assert_eq!(hoist_reraise(hs), want);
+        // A clause that goes on without re-raising keeps its code.
+        let open = vec![Stmt::Try(vec![call("a")], clause(vec![call("b")]), Vec::new(), Vec::new()), rx.clone()];
+        assert_eq!(hoist_reraise(open.clone()), open);
     }
 
     #[test]
