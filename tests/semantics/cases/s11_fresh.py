@@ -2,8 +2,10 @@
 the code after a `try`/`finally` whose `finally` holds a `try` with a re-raising clause
 and a `finally` of its own (3.8-3.10 thread the inner normal exit straight to that code),
 and an except clause holding a `with` or a `try`/`finally` in a `try`/`finally` (3.10).
-Variants: a plain clause there, and a `finally` holding a `try`/`except` or a
-`try`/`finally` before the code after the statement.
+Variants: a plain clause there, two clauses around a `try`/`finally` on a local, a
+`finally` holding a `try`/`except` (with `as`, or with a re-raising clause) or a
+`try`/`finally` before the code after the statement, and a `with` body in place of
+the `try` body (left as it was read).
 """
 
 from _sem import case
@@ -129,6 +131,73 @@ def finally_nested_reraise_then_code(x):
             log(3)
     if x > 1:
         log(5)
+    return log(4), log.calls
+
+
+def check(x):
+    if x == "k":
+        raise KeyError("k")
+    if x == "v":
+        raise ValueError("v")
+    return x
+
+
+@case((1,), ("k",), ("v",))
+def except_try_finally_in_try_finally_local(x):
+    n = 0
+    try:
+        try:
+            check(x)
+        except KeyError:
+            try:
+                n += 1
+            finally:
+                n += 2
+        except ValueError:
+            n += 10
+    finally:
+        n *= 3
+    return n
+
+
+@case((1,), ("k",), ("v",))
+def finally_nested_try_except_as_then_return(x):
+    log = Log()
+    try:
+        log(1)
+    finally:
+        try:
+            check(x)
+        except (KeyError, ValueError) as e:
+            log(str(e))
+    return log(4), log.calls
+
+
+@case((1,), ("k",), ("v",))
+def finally_nested_two_clauses_reraise_then_return(x):
+    log = Log()
+    try:
+        log(1)
+    finally:
+        try:
+            check(x)
+        except KeyError:
+            log(2)
+        except ValueError:
+            raise
+    return log(4), log.calls
+
+
+@case((1,), ("k",), ("v",))
+def with_except_with_then_return(x):
+    # A `with` body: its exit copies (the `__exit__` call) are left as they were.
+    log = Log()
+    with Guard():
+        try:
+            check(x)
+        except KeyError:
+            with Guard():
+                log(1)
     return log(4), log.calls
 
 
