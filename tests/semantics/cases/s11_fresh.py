@@ -4,8 +4,9 @@ and a `finally` of its own (3.8-3.10 thread the inner normal exit straight to th
 and an except clause holding a `with` or a `try`/`finally` in a `try`/`finally` (3.10).
 Variants: a plain clause there, two clauses around a `try`/`finally` on a local, a
 `finally` holding a `try`/`except` (with `as`, or with a re-raising clause) or a
-`try`/`finally` before the code after the statement, and a `with` body in place of
-the `try` body (left as it was read).
+`try`/`finally` before the code after the statement (also in a loop), an `except ... as`
+clause nested in a clause, and a `with` body in place of the `try` body (left as it was
+read).
 """
 
 from _sem import case
@@ -199,6 +200,38 @@ def with_except_with_then_return(x):
             with Guard():
                 log(1)
     return log(4), log.calls
+
+
+@case((1,), ("k",), ("v",))
+def loop_finally_nested_reraise_then_code(x):
+    n = 0
+    for i in range(2):
+        try:
+            n += 1
+        finally:
+            try:
+                n += check(x)
+            except KeyError:
+                raise
+            finally:
+                n += 5
+        n += i
+    return n
+
+
+@case((1,), ("k",), ("v",))
+def except_as_in_except_in_try_finally(x):
+    n = 0
+    try:
+        n += check(x)
+    except ValueError:
+        try:
+            n += check(x)
+        except (KeyError, ValueError) as e:
+            n += len(str(e))
+    finally:
+        n *= 3
+    return str(n)
 
 
 class Guard:
