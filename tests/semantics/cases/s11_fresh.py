@@ -3,7 +3,7 @@ the code after a `try`/`finally` whose `finally` holds a `try` with a re-raising
 and a `finally` of its own (3.8-3.10 thread the inner normal exit straight to that code),
 and an except clause holding a `with` or a `try`/`finally` in a `try`/`finally` (3.10).
 Variants: a plain clause there, two clauses around a `try`/`finally` on a local, a
-`finally` holding a `try`/`except` (with `as`, or with a re-raising clause) or a
+`finally` holding a `try`/`except` (with `as`, an `else:`, or a re-raising clause) or a
 `try`/`finally` before the code after the statement (also in a loop), an `except ... as`
 clause nested in a clause, and a `with` body in place of the `try` body (left as it was
 read).
@@ -232,6 +232,21 @@ def except_as_in_except_in_try_finally(x):
     finally:
         n *= 3
     return str(n)
+
+
+@case((1,), ("k",), ("v",))
+def finally_nested_try_except_else_then_return(x):
+    n = 0
+    try:
+        n += 1
+    finally:
+        try:
+            n += check(x)
+        except KeyError:
+            n += 10
+        else:
+            n += 7
+    return n
 
 
 class Guard:

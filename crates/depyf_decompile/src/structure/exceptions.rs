@@ -1864,29 +1864,39 @@ fn hoist_reraise(mut hs: Vec<Stmt>) -> Vec<Stmt> {
             _ => None,
         }
     }
-    // A `finally` body that ends in a `try`/`except`: CPython 3.10 threads the
-    // jump at the end of each `except` clause (after its `POP_EXCEPT`) to the
-    // `RERAISE` of the `finally` handler, which the `try` body's normal exit
-    // reaches too. Taken out of the clauses, the re-raise runs once after the
-    // `try`: the same flow.
-    if let [.., Stmt::Try(_, clauses, orelse, fin), r] = hs.as_slice() {
+    // A `finally` body that ends in a `try`/`except` (and its `else:`): CPython
+    // 3.10 threads the jump at the end of each `except` clause (after its
+    // `POP_EXCEPT`) to the `RERAISE` of the `finally` handler, which the `try`
+    // body's normal exit reaches too (after the `else:` code, read after the
+    // `try`). Taken out of the clauses, the re-raise runs once after the `try`,
+    // and the code between the `try` and it, which the clauses skip, is its
+    // `else:`: the same flow.
+    if let Some((r, init)) = hs.split_last() {
         let untested = !matches!(hs.first(), Some(Stmt::If(c, ..)) if marker_call(c, markers::EXC_MATCH).is_some() || marker_call(c, markers::EG_MATCH).is_some());
-        if is_marker(r, markers::RERAISE)
-            && untested
-            && fin.is_empty()
-            && orelse.is_empty()
-            && !hs.iter().any(|s| is_marker(s, markers::POP_EXCEPT))
-            && clauses.iter().any(|c| c.body.last() == Some(r))
-            && clauses.iter().all(|c| ends_in(&c.body, r))
-        {
-            let r = r.clone();
-            let k = hs.len() - 2;
-            if let Stmt::Try(_, clauses, ..) = &mut hs[k] {
-                for c in clauses.iter_mut() {
-                    strip(&mut c.body, &r);
+        let k = init.iter().rposition(|s| matches!(s, Stmt::Try(..)));
+        let shape = k.filter(|_| is_marker(r, markers::RERAISE) && untested && !hs.iter().any(|s| is_marker(s, markers::POP_EXCEPT))).and_then(|k| match &init[k] {
+            Stmt::Try(_, clauses, orelse, fin) => Some((k, clauses, orelse, fin)),
+            _ => None,
+        });
+        if let Some((k, clauses, orelse, fin)) = shape {
+            let after = &init[k + 1..];
+            if fin.is_empty()
+                && orelse.is_empty()
+                && !clauses.is_empty()
+                && clauses.iter().any(|c| c.body.last() == Some(r))
+                && clauses.iter().all(|c| ends_in(&c.body, r))
+                && !after.iter().any(|s| is_marker(s, markers::RERAISE))
+            {
+                let r = r.clone();
+                let tail: Vec<Stmt> = hs.drain(k + 1..hs.len() - 1).collect();
+                if let Stmt::Try(_, clauses, orelse, _) = &mut hs[k] {
+                    for c in clauses.iter_mut() {
+                        strip(&mut c.body, &r);
+                    }
+                    *orelse = tail;
                 }
+                return hs;
             }
-            return hs;
         }
     }
     let Some(Stmt::If(c, ..)) = hs.last() else { return hs };
@@ -3038,6 +3048,10 @@ mod tests {
         let clause = |body: Vec<Stmt>| vec![ExceptHandler { typ: Some(Expr::name("E")), name: None, body, star: false }];
         let hs = vec![Stmt::Try(vec![call("a")], clause(vec![call("b"), rx.clone()]), Vec::new(), Vec::new()), rx.clone()];
         let want = vec![Stmt::Try(vec![call("a")], clause(vec![call("b")]), Vec::new(), Vec::new()), rx.clone()];
+        assert_eq!(hoist_reraise(hs), want);
+        // With code after the `try` that the clauses skip: that code is the `else:`.
+        let hs = vec![Stmt::Try(vec![call("a")], clause(vec![call("b"), rx.clone()]), Vec::new(), Vec::new()), call("c"), rx.clone()];
+        let want = vec![Stmt::Try(vec![call("a")], clause(vec![call("b")]), vec![call("c")], Vec::new()), rx.clone()];
         assert_eq!(hoist_reraise(hs), want);
         // A clause that goes on without re-raising keeps its code.
         let open = vec![Stmt::Try(vec![call("a")], clause(vec![call("b")]), Vec::new(), Vec::new()), rx.clone()];
