@@ -381,6 +381,25 @@ fn names_no_source_can_spell_are_refused_and_stubs_still_compile() {
     assert_eq!(m.failures.len(), 1, "{:?}", m.failures);
     assert!(m.failures[0].reason.contains("co_localsplusnames[1] `b c` is not a Python identifier"), "{}", m.failures[0].reason);
     assert!(m.source.contains("def only(a, /, __depyf_name_622063__, *, c):\n    raise RuntimeError("), "{}", m.source);
+    // A keyword argument's name comes from a constant tuple (3.12 `CALL` after `KW_NAMES`).
+    let code = renamed(&|m| {
+        for k in m.co_consts.iter_mut() {
+            if let depyf_bytecode::Constant::Code(c) = k {
+                if c.co_name == "calls" {
+                    for k in std::sync::Arc::make_mut(c).co_consts.iter_mut() {
+                        if let depyf_bytecode::Constant::Tuple(t) = k {
+                            if matches!(t.as_slice(), [depyf_bytecode::Constant::Str(s)] if &**s == "key") {
+                                *k = depyf_bytecode::Constant::Tuple(vec![depyf_bytecode::Constant::Str("not".into())]);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    });
+    let m = decompile_module(&code, "functions.pyc");
+    assert_eq!(m.failures.len(), 1, "{:?}", m.failures);
+    assert!(m.failures[0].reason.contains("CALL: keyword name `not` is not a Python identifier"), "{}", m.failures[0].reason);
     // Module paths of imports are not names: `import os.path`, `from . import x`.
     let code = renamed(&|m| m.co_names.push("os.path".into()));
     assert!(decompile_module(&code, "functions.pyc").failures.is_empty());

@@ -320,7 +320,9 @@ impl Sim<'_> {
                 let names = names
                     .into_iter()
                     .map(|c| match c {
-                        Constant::Str(s) => Some(String::from(&*s)),
+                        // An attribute name no source can spell (hand-made code):
+                        // not a pattern this reads.
+                        Constant::Str(s) if crate::is_identifier(&s) => Some(String::from(&*s)),
                         _ => None,
                     })
                     .collect::<Option<Vec<String>>>()?;

@@ -992,6 +992,9 @@ impl BlockState<'_, '_> {
             let values = args.split_off(args.len() - names.len());
             for (n, v) in names.iter().zip(values) {
                 let Constant::Str(n) = n else { return Err(self.err("a keyword name is not a str")) };
+                if !crate::is_identifier(n) {
+                    return Err(self.err(format!("keyword name `{}` is not a Python identifier, so no source can spell it (hand-made or obfuscated code)", n.escape_debug())));
+                }
                 keywords.push(Keyword { name: Some(String::from(&**n)), value: v });
             }
         }
