@@ -162,14 +162,15 @@ impl CodeObject {
 
     /// Number of parameters: positional, keyword-only, `*args` and `**kwargs`.
     pub fn total_argcount(&self) -> usize {
-        let mut n = self.co_argcount + self.co_kwonlyargcount;
+        // In usize: the counts of a corrupt code object may be anything up to u32::MAX.
+        let mut n = self.co_argcount as usize + self.co_kwonlyargcount as usize;
         if self.co_flags & co_flags::VARARGS != 0 {
             n += 1;
         }
         if self.co_flags & co_flags::VARKEYWORDS != 0 {
             n += 1;
         }
-        n as usize
+        n
     }
 
     /// The docstring of a function: `co_consts[0]` when it is a str and the function

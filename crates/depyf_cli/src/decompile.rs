@@ -375,7 +375,7 @@ pub fn decompile_inputs(inputs: &[Input], config: &DecompileConfig, on_done: &(d
     // Worker stacks of 64 MiB (reserved, touched only as used): decompiling nests as
     // deeply as the input's control flow, bounded but deeper than rayon's default 2 MiB
     // allows in a debug build. `jobs == 0` is rayon's default, one thread per core.
-    let files = match rayon::ThreadPoolBuilder::new().num_threads(config.jobs).stack_size(64 << 20).build() {
+    let files = match rayon::ThreadPoolBuilder::new().num_threads(worker_threads(config.jobs, inputs.len())).stack_size(64 << 20).build() {
         Ok(pool) => pool.install(run),
         Err(_) => run(),
     };
@@ -384,6 +384,17 @@ pub fn decompile_inputs(inputs: &[Input], config: &DecompileConfig, on_done: &(d
         notes.extend(interpreters.missing_notes());
     }
     BatchOutput { files, notes, seconds: start.elapsed().as_secs_f64() }
+}
+
+/// The worker threads for `jobs` requested (0: one per core) and `files` inputs: at
+/// most one per file and eight per core (`-j 100000` on one file spawned 100,000
+/// threads, each with its reserved stack, and ran for minutes).
+fn worker_threads(jobs: usize, files: usize) -> usize {
+    if jobs == 0 {
+        return 0;
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    jobs.min(files.max(1)).min(8 * cores)
 }
 
 impl BatchOutput {
@@ -455,6 +466,16 @@ impl BatchOutput {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn worker_threads_are_capped_by_files_and_cores() {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        assert_eq!(worker_threads(0, 5), 0, "rayon's default");
+        assert_eq!(worker_threads(100_000, 1), 1);
+        assert_eq!(worker_threads(100_000, 0), 1);
+        assert_eq!(worker_threads(100_000, 1_000_000), 8 * cores);
+        assert_eq!(worker_threads(2, 10), 2.min(8 * cores));
+    }
 
     #[test]
     fn output_paths_mirror_the_tree() {

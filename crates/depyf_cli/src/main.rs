@@ -62,7 +62,7 @@ enum Command {
         /// as pythonX.Y on PATH and in pyenv.
         #[arg(long = "python", value_name = "X.Y=PATH", value_parser = depyf_cli::verify::parse_python_arg)]
         pythons: Vec<(PythonVersion, PathBuf)>,
-        /// Worker threads (default: one per core).
+        /// Worker threads (default: one per core; at most one per file and eight per core).
         #[arg(short, long, default_value_t = 0)]
         jobs: usize,
     },

@@ -404,3 +404,26 @@ fn names_no_source_can_spell_are_refused_and_stubs_still_compile() {
     let code = renamed(&|m| m.co_names.push("os.path".into()));
     assert!(decompile_module(&code, "functions.pyc").failures.is_empty());
 }
+
+/// A corrupt parameter count (here `co_kwonlyargcount` of 1000 for two names) makes a
+/// stub of that function only: the rest of the file is written.
+#[test]
+fn parameter_counts_past_the_names_make_a_stub_not_a_panic() {
+    for count in [1000u32, u32::MAX] {
+        let code = renamed(&|m| {
+            for k in m.co_consts.iter_mut() {
+                if let depyf_bytecode::Constant::Code(c) = k {
+                    if c.co_name == "only" {
+                        let c = std::sync::Arc::make_mut(c);
+                        c.co_kwonlyargcount = count;
+                        c.co_argcount = count;
+                    }
+                }
+            }
+        });
+        let m = decompile_module(&code, "functions.pyc");
+        assert_eq!(m.failures.len(), 1, "{:?}", m.failures);
+        assert!(m.failures[0].reason.contains("parameters but"), "{}", m.failures[0].reason);
+        assert!(m.source.contains("def positional("), "{}", m.source);
+    }
+}

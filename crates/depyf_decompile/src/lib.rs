@@ -113,19 +113,23 @@ impl Verdict {
     }
 }
 
+/// The parameters of `code`, named from `co_localsplusnames` by its counts and flags.
+/// Counts past the names (hand-made or corrupt input, which [`validate`] refuses; the
+/// stub of such a function is written with this too) give the names there are.
 fn arguments(code: &CodeObject) -> Arguments {
     let names = &code.co_localsplusnames;
-    let mut i = 0;
+    let mut i = 0usize;
     let mut take = |n: usize| {
-        let v: Vec<String> = names[i..i + n].iter().map(|n| n.to_string()).collect();
-        i += n;
+        let end = i.saturating_add(n).min(names.len());
+        let v: Vec<String> = names[i.min(end)..end].iter().map(|n| n.to_string()).collect();
+        i = end;
         v
     };
     let posonly = take(code.co_posonlyargcount as usize);
-    let args = take((code.co_argcount - code.co_posonlyargcount) as usize);
+    let args = take(code.co_argcount.saturating_sub(code.co_posonlyargcount) as usize);
     let kwonly = take(code.co_kwonlyargcount as usize);
-    let vararg = (code.co_flags & co_flags::VARARGS != 0).then(|| take(1).remove(0));
-    let kwarg = (code.co_flags & co_flags::VARKEYWORDS != 0).then(|| take(1).remove(0));
+    let vararg = if code.co_flags & co_flags::VARARGS != 0 { take(1).pop() } else { None };
+    let kwarg = if code.co_flags & co_flags::VARKEYWORDS != 0 { take(1).pop() } else { None };
     let is_async = code.co_flags & (co_flags::COROUTINE | co_flags::ASYNC_GENERATOR) != 0;
     Arguments { is_async, posonly, args, vararg, kwonly, kwarg, ..Default::default() }
 }
