@@ -263,24 +263,49 @@ impl Cfg {
         self.cached.rpo_with_handlers.get_or_init(|| self.rpo(true))
     }
 
+    /// The successors of block `b` in the order of [`Block::succ_at`] (the handler
+    /// last, with `handlers`), and how many there are: worked out once per block
+    /// visited instead of once per successor asked for.
+    fn succs_array(&self, b: usize, handlers: bool) -> ([u32; 3], usize) {
+        let blk = &self.blocks[b];
+        let (mut out, mut n) = match blk.term {
+            Terminator::FallThrough(s) | Terminator::Jump(s) => ([s.0, 0, 0], 1),
+            Terminator::Branch { jump, fall } => ([jump.0, fall.0, 0], 2),
+            Terminator::Return | Terminator::Raise => ([0; 3], 0),
+        };
+        if handlers {
+            if let Some(h) = blk.handler {
+                out[n] = h.target.0;
+                n += 1;
+            }
+        }
+        (out, n)
+    }
+
     fn rpo(&self, handlers: bool) -> Vec<BlockId> {
-        let mut seen = vec![false; self.blocks.len()];
-        let mut post = Vec::with_capacity(self.blocks.len());
-        let mut stack: Vec<(BlockId, usize)> = Vec::with_capacity(self.blocks.len().min(64));
-        if self.blocks.is_empty() {
+        let n = self.blocks.len();
+        let mut post = Vec::with_capacity(n);
+        if n == 0 {
             return post;
         }
+        let mut seen = vec![false; n];
+        // Each entry: a block, its successors and how many of them are left to visit.
+        let mut stack: Vec<(u32, [u32; 3], u8, u8)> = Vec::with_capacity(n.min(64));
         seen[0] = true;
-        stack.push((BlockId(0), 0));
-        while let Some((b, i)) = stack.pop() {
-            if let Some(s) = self.blocks[b.index()].succ_at(i, handlers) {
-                stack.push((b, i + 1));
-                if !seen[s.index()] {
-                    seen[s.index()] = true;
-                    stack.push((s, 0));
+        let (s, k) = self.succs_array(0, handlers);
+        stack.push((0, s, 0, k as u8));
+        while let Some(top) = stack.last_mut() {
+            if top.2 < top.3 {
+                let s = top.1[usize::from(top.2)];
+                top.2 += 1;
+                if !seen[s as usize] {
+                    seen[s as usize] = true;
+                    let (ss, k) = self.succs_array(s as usize, handlers);
+                    stack.push((s, ss, 0, k as u8));
                 }
             } else {
-                post.push(b);
+                post.push(BlockId(top.0));
+                stack.pop();
             }
         }
         post.reverse();
@@ -301,10 +326,10 @@ impl Cfg {
         }
         let mut out = Vec::new();
         for &b in rpo {
-            let blk = &self.blocks[b.index()];
-            for s in (0..).map_while(|i| blk.succ_at(i, false)) {
-                if order[s.index()] <= order[b.index()] {
-                    out.push((b, s));
+            let (succs, k) = self.succs_array(b.index(), false);
+            for &s in &succs[..k] {
+                if order[s as usize] <= order[b.index()] {
+                    out.push((b, BlockId(s)));
                 }
             }
         }
@@ -334,31 +359,50 @@ impl Cfg {
     fn compute_idom_with(&self, handlers: bool) -> Vec<Option<BlockId>> {
         let rpo: &[BlockId] = if handlers { self.reverse_postorder_with_handlers() } else { self.reverse_postorder() };
         let n = self.blocks.len();
-        // The blocks whose exceptions go to each block (handlers only).
-        let mut raisers: Vec<Vec<BlockId>> = vec![Vec::new(); if handlers { n } else { 0 }];
-        if handlers {
-            for (p, blk) in self.blocks.iter().enumerate() {
-                if let Some(h) = blk.handler {
-                    raisers[h.target.index()].push(BlockId(p as u32));
-                }
-            }
-        }
-        let mut order = vec![usize::MAX; n];
-        for (i, b) in rpo.iter().enumerate() {
-            order[b.index()] = i;
-        }
-        let mut idom: Vec<Option<usize>> = vec![None; n];
         if rpo.is_empty() {
             return vec![None; n];
         }
-        idom[0] = Some(0);
-        let intersect = |idom: &Vec<Option<usize>>, mut a: usize, mut b: usize| {
-            while a != b {
-                while order[a] > order[b] {
-                    a = idom[a].expect("processed");
+        // Block numbers, `NONE` for "no dominator yet" (instead of `Option<usize>`:
+        // half the size, no tag to test).
+        const NONE: u32 = u32::MAX;
+        // The blocks whose exceptions go to each block (handlers only), in block
+        // order: those of block `b` are `raisers[raise_start[b]..raise_start[b + 1]]`
+        // (two vectors instead of one per block).
+        let (mut raise_start, mut raisers) = (Vec::new(), Vec::new());
+        if handlers {
+            raise_start = vec![0u32; n + 1];
+            for blk in &self.blocks {
+                if let Some(h) = blk.handler {
+                    raise_start[h.target.index() + 1] += 1;
                 }
-                while order[b] > order[a] {
-                    b = idom[b].expect("processed");
+            }
+            for b in 0..n {
+                raise_start[b + 1] += raise_start[b];
+            }
+            let mut next = raise_start.clone();
+            raisers = vec![0u32; raise_start[n] as usize];
+            for (p, blk) in self.blocks.iter().enumerate() {
+                if let Some(h) = blk.handler {
+                    let t = h.target.index();
+                    raisers[next[t] as usize] = p as u32;
+                    next[t] += 1;
+                }
+            }
+        }
+        let mut order = vec![u32::MAX; n];
+        for (i, b) in rpo.iter().enumerate() {
+            order[b.index()] = i as u32;
+        }
+        let mut idom = vec![NONE; n];
+        idom[0] = 0;
+        // Both arguments have a dominator, so every block on the way up has one too.
+        let intersect = |idom: &[u32], mut a: u32, mut b: u32| {
+            while a != b {
+                while order[a as usize] > order[b as usize] {
+                    a = idom[a as usize];
+                }
+                while order[b as usize] > order[a as usize] {
+                    b = idom[b as usize];
                 }
             }
             a
@@ -366,27 +410,22 @@ impl Cfg {
         let mut changed = true;
         while changed {
             changed = false;
-            for &b in rpo.iter().skip(1) {
-                let mut new: Option<usize> = None;
-                let exc: &[BlockId] = if handlers { &raisers[b.index()] } else { &[] };
-                for p in self.blocks[b.index()].preds.iter().chain(exc) {
-                    let p = p.index();
-                    if idom[p].is_some() {
-                        new = Some(match new {
-                            None => p,
-                            Some(cur) => intersect(&idom, p, cur),
-                        });
+            for &b in &rpo[1..] {
+                let b = b.index();
+                let mut new = NONE;
+                let exc: &[u32] = if handlers { &raisers[raise_start[b] as usize..raise_start[b + 1] as usize] } else { &[] };
+                for p in self.blocks[b].preds.iter().map(|p| p.0).chain(exc.iter().copied()) {
+                    if idom[p as usize] != NONE {
+                        new = if new == NONE { p } else { intersect(&idom, p, new) };
                     }
                 }
-                if new.is_some() && idom[b.index()] != new {
-                    idom[b.index()] = new;
+                if new != NONE && idom[b] != new {
+                    idom[b] = new;
                     changed = true;
                 }
             }
         }
-        (0..n)
-            .map(|b| if b == 0 { None } else { idom[b].map(|d| BlockId(d as u32)) })
-            .collect()
+        idom.iter().enumerate().map(|(b, &d)| if b == 0 || d == NONE { None } else { Some(BlockId(d)) }).collect()
     }
 
     /// The immediate post-dominator of every block (`None`: only the virtual exit
