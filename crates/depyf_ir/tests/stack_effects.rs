@@ -226,8 +226,8 @@ fn folds(v: PythonVersion, ins: &[Instruction], ops: &HashMap<u32, Vec<&Op>>) ->
                 && ins.get(k + 3).is_some_and(|i| i.opname == "POP_JUMP_IF_FALSE") =>
             {
                 let t = ins[k + 3].jump_target().unwrap();
-                for j in k..ins.len() {
-                    if ins[j].offset >= t {
+                for (j, i) in ins.iter().enumerate().skip(k) {
+                    if i.offset >= t {
                         break;
                     }
                     m.insert(j, j);

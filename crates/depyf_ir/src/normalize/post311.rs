@@ -39,8 +39,12 @@ pub(super) struct Family {
     /// The version's own opcodes (and those it gives another meaning), tried before
     /// the shared ones; `Ok(None)` for the rest. `None` for a version without opcodes
     /// of its own (no call per instruction).
-    pub own: Option<fn(&Cx<'_>, usize) -> Result<Option<Op>, IrError>>,
+    pub own: Option<OwnOps>,
 }
+
+/// A version's normalizer of its own opcodes (see [`Family::own`]): the op of
+/// instruction `k`, `Ok(None)` for an opcode it leaves to the shared ones.
+pub(super) type OwnOps = fn(&Cx<'_>, usize) -> Result<Option<Op>, IrError>;
 
 /// Where the `FOR_ITER`s of a code object go when their iterator is exhausted.
 pub(super) struct Loops {

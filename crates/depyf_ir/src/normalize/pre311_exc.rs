@@ -1708,7 +1708,7 @@ fn copied(ins: &[Instruction], off: u32, scale: u32, step: u32) -> Option<(u32, 
     let mut base = off / scale * scale;
     let mut u = scale;
     let mut found = None;
-    while u > 1 && (off - base) % u != 0 {
+    while u > 1 && !(off - base).is_multiple_of(u) {
         let from = match ins[at].id {
             Opname::BEGIN_FINALLY => at + 1,
             Opname::CALL_FINALLY => index_of(ins[at].jump_target()?)?,
@@ -1930,7 +1930,7 @@ fn ranges_of(code: &CodeObject, ins: &[Instruction], ir: &[IrInstr], stacks: &[O
     // Unscaled offsets only: a split entry starts one below its instruction.
     let split = if scale == 1 { split_entries(ins, ir) } else { BTreeSet::new() };
     let at = |k: usize| ins[k].offset - u32::from(split.contains(&k));
-    let tails = exit_tails(code, ins, &stacks);
+    let tails = exit_tails(code, ins, stacks);
     let mut out: Vec<ExceptionTableEntry> = Vec::new();
     for (k, i) in ins.iter().enumerate() {
         let Some(st) = tails.get(&k).map(|v| &v[..]).or_else(|| trimmed(k)) else { continue };
