@@ -85,47 +85,36 @@ pub fn table_of(code: &CodeObject) -> Result<&'static OpcodeTable, BytecodeError
 /// the byte offset of the instruction.
 pub fn decode(code: &CodeObject) -> Result<Vec<Instruction>, BytecodeError> {
     let table = table_of(code)?;
-    let ids = table.ids();
     let bytes = &code.co_code;
     if !bytes.len().is_multiple_of(2) {
         return Err(err(code, bytes.len() - 1, BytecodeErrorKind::Truncated));
     }
-    // The line of each code unit, as runs walked along with the instructions.
-    let runs = line_table::line_runs(code)?;
-    // Line starts exactly as this version's `dis.findlinestarts` reports them (3.13+
-    // also after a range without a line), keeping only starts that have a line.
-    // In increasing order, like the instructions: walked along with them.
-    // 3.10+ decide it from the runs as they go (see `starts_line` below) instead.
-    let starts: Vec<u32> = if code.version < PythonVersion::PY310 {
-        crate::dis::line_starts_in(code, &[])?.into_iter().filter(|(_, l)| l.is_some()).map(|(o, _)| o).collect()
-    } else {
-        Vec::new()
+    // The instructions first, then their lines: a loop that does one thing at a time
+    // keeps its state in registers. A malformed line table is reported before any
+    // error of the instructions, as when the table was read first.
+    let mut out = match instructions(code, table) {
+        Ok(out) => out,
+        Err(e) => {
+            line_table::for_each_run(code, |_, _, _| {})?;
+            return Err(e);
+        }
     };
-    let mut next_start = 0usize;
-    // The run that holds the current code unit (`runs.len()` past the last run), the
-    // unit it starts at, the unit it ends at (`usize::MAX` past the last run: one
-    // comparison per instruction) and its line.
-    let mut run = 0usize;
-    let mut run_start = 0usize;
-    let (mut run_end, mut run_line) = runs.first().copied().unwrap_or((usize::MAX, None));
-    // The line of the units before `run_start`: 3.10-3.12 the last one that is not
-    // `None` (what `line_starts_in` compares each unit's line with), 3.13+ that of
-    // the unit right before.
-    let mut before: Option<u32> = None;
-    // 0: from `starts` (before 3.10), 1: 3.10-3.12, 2: 3.13+.
-    let mode = if code.version < PythonVersion::PY310 {
-        0
-    } else if code.version < PythonVersion::PY313 {
-        1
-    } else {
-        2
-    };
+    set_lines(code, &mut out)?;
+    Ok(out)
+}
+
+/// The instructions of `code.co_code` (even length), without their lines: every
+/// `line_number` is `None` and every `starts_line` false. Errors as [`decode`], but
+/// for the line table's.
+fn instructions(code: &CodeObject, table: &'static OpcodeTable) -> Result<Vec<Instruction>, BytecodeError> {
+    let ids = table.ids();
+    let bytes = &code.co_code[..];
     let facts = Facts::of(code);
     let mut out = Vec::with_capacity(bytes.len() / 2);
     let mut ext: u32 = 0;
     let mut start = 0usize;
     let mut i = 0usize;
-    while i < bytes.len() {
+    while i + 1 < bytes.len() {
         let op = bytes[i];
         let raw = u32::from(bytes[i + 1]);
         let name = table.name(op).ok_or_else(|| err(code, i, BytecodeErrorKind::UnknownOpcode(op)))?;
@@ -141,28 +130,6 @@ pub fn decode(code: &CodeObject) -> Result<Vec<Instruction>, BytecodeError> {
         } else {
             resolve(code, table, &facts, op, name, ids[op as usize], oparg, i as u32, caches)?
         };
-        let unit = i / 2;
-        while run_end <= unit {
-            if mode == 2 || run_line.is_some() {
-                before = run_line;
-            }
-            run_start = run_end;
-            run += 1;
-            (run_end, run_line) = runs.get(run).copied().unwrap_or((usize::MAX, None));
-        }
-        let line = run_line;
-        let starts_line = if mode == 0 {
-            while next_start < starts.len() && starts[next_start] < i as u32 {
-                next_start += 1;
-            }
-            line.is_some() && starts.get(next_start) == Some(&(i as u32))
-        } else {
-            // 3.10-3.12: a unit starts a line when its line differs from the last
-            // line before it. 3.13+: every change of line starts one (a range
-            // without a line too, not kept). The units of this unit's run before it
-            // have its line: only the first unit of a run can start one.
-            line.is_some() && unit == run_start && line != before
-        };
         out.push(Instruction {
             offset: i as u32,
             start_offset: start as u32,
@@ -172,8 +139,8 @@ pub fn decode(code: &CodeObject) -> Result<Vec<Instruction>, BytecodeError> {
             oparg,
             argval,
             cache_units: caches,
-            line_number: line,
-            starts_line,
+            line_number: None,
+            starts_line: false,
         });
         if op == table.extended_arg {
             ext = (ext | raw) << 8;
@@ -195,6 +162,75 @@ pub fn decode(code: &CodeObject) -> Result<Vec<Instruction>, BytecodeError> {
         }
     }
     Ok(out)
+}
+
+/// Gives the instructions `out` of `code` (in offset order) their `line_number` and
+/// `starts_line`. Errors: `BadTable` for a malformed line table.
+fn set_lines(code: &CodeObject, out: &mut [Instruction]) -> Result<(), BytecodeError> {
+    // 3.13+: every change of line starts one (a range without a line too, not
+    // kept). 3.10-3.12: a unit starts a line when its line differs from the last
+    // line before it that is not `None` (what `line_starts_in` compares each unit's
+    // line with).
+    let every_change = code.version >= PythonVersion::PY313;
+    // 3.10+ decide the starts from the runs as they come; before 3.10 they are
+    // this version's `dis.findlinestarts`, walked along with the instructions below.
+    let from_runs = code.version >= PythonVersion::PY310;
+    // The first instruction not given a line yet.
+    let mut p = 0usize;
+    // The line of the run before the current one (`None` before the first), and the
+    // line `before` that a run's first unit is compared with.
+    let mut prev: Option<Option<u32>> = None;
+    let mut before: Option<u32> = None;
+    line_table::for_each_run(code, |start, end, line| {
+        if let Some(l) = prev {
+            if every_change || l.is_some() {
+                before = l;
+            }
+        }
+        prev = Some(line);
+        // The units of a run have its line: only the first unit of a run can start
+        // one (when it begins an instruction rather than a cache entry).
+        if from_runs && line.is_some() && line != before {
+            if let Some(i) = out.get_mut(p) {
+                if i.offset as usize == 2 * start {
+                    i.starts_line = true;
+                }
+            }
+        }
+        if line.is_some() {
+            while let Some(i) = out.get_mut(p) {
+                if i.offset as usize >= 2 * end {
+                    break;
+                }
+                i.line_number = line;
+                p += 1;
+            }
+        } else {
+            while out.get(p).is_some_and(|i| (i.offset as usize) < 2 * end) {
+                p += 1;
+            }
+        }
+    })?;
+    if !from_runs {
+        // Line starts exactly as this version's `dis.findlinestarts` reports them,
+        // keeping only those that have a line; in increasing order, like the
+        // instructions.
+        let mut k = 0usize;
+        for (o, l) in crate::dis::line_starts_in(code, &[])? {
+            if l.is_none() {
+                continue;
+            }
+            while k < out.len() && out[k].offset < o {
+                k += 1;
+            }
+            if let Some(i) = out.get_mut(k) {
+                if i.offset == o && i.line_number.is_some() {
+                    i.starts_line = true;
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The version facts [`resolve`] needs, worked out once per code object.
@@ -346,5 +382,29 @@ mod tests {
             }
         });
         assert!(n > 1000, "only {n} instructions checked");
+    }
+
+    /// A malformed line table is the error, also when an instruction is bad too (the
+    /// table is read after the instructions, its error comes first).
+    #[test]
+    fn line_table_error_comes_before_instruction_errors() {
+        let mut checked = false;
+        crate::for_each_fixture_code(&mut |code| {
+            if checked || code.version < PythonVersion::PY311 || code.co_code.is_empty() {
+                return;
+            }
+            let table = table_of(code).unwrap();
+            let unknown = (0..=255u8).find(|&op| table.name(op).is_none()).expect("an unused opcode number");
+            let mut bad = code.clone();
+            bad.co_code[0] = unknown;
+            assert!(matches!(decode(&bad).unwrap_err().kind, BytecodeErrorKind::UnknownOpcode(_)));
+            // A location entry without its start bit.
+            bad.co_linetable = vec![0x00];
+            assert!(matches!(decode(&bad).unwrap_err().kind, BytecodeErrorKind::BadTable(_)));
+            bad.co_code = code.co_code.clone();
+            assert!(matches!(decode(&bad).unwrap_err().kind, BytecodeErrorKind::BadTable(_)));
+            checked = true;
+        });
+        assert!(checked, "no 3.11+ fixture code object");
     }
 }

@@ -16,16 +16,23 @@ pub fn unit_lines(code: &CodeObject) -> Result<Vec<Option<u32>>, BytecodeError> 
     Ok(lines)
 }
 
-/// The lines of [`unit_lines`] as runs: `(end, line)` covers the code units from the
-/// `end` of the run before (0 for the first) up to `end`, exclusive. Runs come in
-/// order, none is empty and two adjacent runs have different lines; units after the
-/// last run have no line. Much shorter than one entry per code unit: the decoder
-/// walks it along with the instructions. Errors as [`unit_lines`].
-pub(crate) fn line_runs(code: &CodeObject) -> Result<Vec<(usize, Option<u32>)>, BytecodeError> {
-    let mut runs: Vec<(usize, Option<u32>)> = Vec::with_capacity(code.co_linetable.len() / 2 + 1);
-    let push = |runs: &mut Vec<(usize, Option<u32>)>, end: usize, line: Option<u32>| match runs.last_mut() {
-        Some(last) if last.1 == line => last.0 = end,
-        _ => runs.push((end, line)),
+/// The lines of [`unit_lines`] as runs: calls `f(start, end, line)` for each run of
+/// code units `start..end` with one line, in order. The runs follow each other from
+/// unit 0 (a stretch the table gives no line is a run with `None`), none is empty and
+/// two adjacent runs have different lines; units after the last run have no line.
+/// Much shorter than one entry per code unit, and nothing is allocated: the decoder
+/// gives each run's line to its instructions as the runs come. Errors as
+/// [`unit_lines`], before any later run is reported.
+pub(crate) fn for_each_run(code: &CodeObject, mut f: impl FnMut(usize, usize, Option<u32>)) -> Result<(), BytecodeError> {
+    // The run being grown, reported once the next one has another line.
+    let mut pending: Option<(usize, usize, Option<u32>)> = None;
+    let mut push = |start: usize, end: usize, line: Option<u32>| match &mut pending {
+        Some(p) if p.2 == line => p.1 = end,
+        _ => {
+            if let Some((s, e, l)) = pending.replace((start, end, line)) {
+                f(s, e, l);
+            }
+        }
     };
     let mut covered = 0;
     for_each_range(code, |start, end, line| {
@@ -36,12 +43,15 @@ pub(crate) fn line_runs(code: &CodeObject) -> Result<Vec<(usize, Option<u32>)>, 
             return;
         }
         if start > covered {
-            push(&mut runs, start, None);
+            push(covered, start, None);
         }
-        push(&mut runs, end, line);
+        push(start, end, line);
         covered = end;
     })?;
-    Ok(runs)
+    if let Some((s, e, l)) = pending {
+        f(s, e, l);
+    }
+    Ok(())
 }
 
 /// Calls `f(start, end, line)` for each range of code units `start..end` (already
@@ -194,17 +204,22 @@ pub(crate) fn read_exception_varint(t: &[u8], pos: &mut usize) -> Option<u32> {
 mod tests {
     use super::*;
 
-    /// `line_runs` spelled out unit by unit is `unit_lines`, for every code object of
+    /// `for_each_run` spelled out unit by unit is `unit_lines`, for every code object of
     /// the fixture .pyc files of 3.8-3.15.
     #[test]
     fn runs_are_the_unit_lines() {
         let mut n = 0;
         crate::for_each_fixture_code(&mut |code| {
             let mut from_runs = Vec::new();
-            for (end, line) in line_runs(code).unwrap() {
-                assert!(end > from_runs.len(), "{} {}: empty run", code.version, code.co_qualname);
+            let mut last_line = None;
+            for_each_run(code, |start, end, line| {
+                assert_eq!(start, from_runs.len(), "{} {}: runs do not follow each other", code.version, code.co_qualname);
+                assert!(end > start, "{} {}: empty run", code.version, code.co_qualname);
+                assert!(from_runs.is_empty() || last_line != line, "{} {}: two runs of one line", code.version, code.co_qualname);
                 from_runs.resize(end, line);
-            }
+                last_line = line;
+            })
+            .unwrap();
             from_runs.resize(code.co_code.len() / 2, None);
             assert_eq!(from_runs, unit_lines(code).unwrap(), "{} {}", code.version, code.co_qualname);
             n += 1;
