@@ -55,7 +55,9 @@ impl<'a> Cx<'a> {
         }
     }
 
-    /// Appends `op` as (part of) instruction `k`.
+    /// Appends `op` as (part of) instruction `k`. Inlined: called for nearly every
+    /// instruction, and the op is then built in place instead of passed in memory.
+    #[inline]
     pub fn emit(&mut self, k: usize, op: Op) {
         let i = &self.ins[k];
         self.out.push(IrInstr { offset: i.offset, at: i.offset, op, line: i.line_number, opname: i.opname });
