@@ -5,24 +5,26 @@
 use crate::opcodes::{op_flags, table_for, OpcodeTable, Opname};
 use crate::{line_table, BytecodeError, BytecodeErrorKind, CodeObject, PythonVersion};
 
-/// The resolved meaning of an oparg.
+/// The resolved meaning of an oparg. Indexes are `u32` (an oparg is at most 32 bits
+/// wide), which keeps an [`Instruction`] small: the decoder writes one for every
+/// code unit that starts an instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Argval {
     /// No argument, or one with no table behind it (counts, flags).
     Plain,
     /// Index into `co_consts`.
-    Const(usize),
+    Const(u32),
     /// Index into `co_names` (after removing 3.11+ flag bits).
-    Name(usize),
+    Name(u32),
     /// Index into `co_localsplusnames`.
-    Local(usize),
+    Local(u32),
     /// Two indexes into `co_localsplusnames` (3.13 superinstructions such as
     /// `LOAD_FAST_LOAD_FAST`, oparg nibbles high then low).
-    LocalPair(usize, usize),
+    LocalPair(u32, u32),
     /// A jump target in bytes.
     Jump(u32),
     /// Index into the version's `cmp_op`.
-    Compare(usize),
+    Compare(u32),
 }
 
 /// One decoded instruction, with CPython's field names.
@@ -275,9 +277,10 @@ impl Facts {
 
 /// `idx` when it is below `len`, else the `BadOparg` error naming the table.
 #[inline]
-fn check(code: &CodeObject, offset: u32, name: &str, arg: u32, idx: usize, len: usize, what: &str) -> Result<usize, BytecodeError> {
+fn check(code: &CodeObject, offset: u32, name: &str, arg: u32, idx: usize, len: usize, what: &str) -> Result<u32, BytecodeError> {
+    // Below a table length, so it fits: marshal lengths are 32-bit.
     if idx < len {
-        Ok(idx)
+        Ok(idx as u32)
     } else {
         Err(bad_index(code, offset, name, arg, idx, len, what))
     }

@@ -110,10 +110,10 @@ impl<'a> Cx<'a> {
         let j = self.prev(k).ok_or_else(|| self.err(k, "keyword names are not a LOAD_CONST right before the call"))?;
         match self.ins[j] {
             Instruction { opname: "LOAD_CONST", argval: Argval::Const(c), .. }
-                if matches!(self.code.co_consts.get(c), Some(Constant::Tuple(_))) =>
+                if matches!(self.code.co_consts.get(c as usize), Some(Constant::Tuple(_))) =>
             {
                 self.absorb(j);
-                Ok(c)
+                Ok(c as usize)
             }
             _ => Err(self.err(k, "keyword names are not a LOAD_CONST of a tuple right before the call")),
         }
@@ -167,7 +167,7 @@ impl<'a> Cx<'a> {
     /// The table index operand of instruction `k` (const, name or local).
     pub fn idx(&self, k: usize) -> usize {
         match self.ins[k].argval {
-            Argval::Const(x) | Argval::Name(x) | Argval::Local(x) => x,
+            Argval::Const(x) | Argval::Name(x) | Argval::Local(x) => x as usize,
             _ => 0,
         }
     }
@@ -187,7 +187,7 @@ impl<'a> Cx<'a> {
     pub fn compare(&self, k: usize) -> Result<Op, IrError> {
         let Argval::Compare(c) = self.ins[k].argval else { return Err(self.err(k, "COMPARE_OP without operator")) };
         let table = table_for(self.code.version).expect("decoded, so a table exists");
-        let sym = table.cmp_op[c];
+        let sym = table.cmp_op[c as usize];
         let op = CmpOp::from_symbol(sym).or(match sym {
             "in" => Some(CmpOp::In),
             "not in" => Some(CmpOp::NotIn),

@@ -223,7 +223,7 @@ pub(super) fn op(cx: &mut Cx<'_>, fam: &Family, loops: &Loops, k: usize) -> Resu
             let one = |kind: &str, x| if kind.starts_with("STORE") { Op::StoreFast(x) } else { Op::LoadFast(x) };
             // The high nibble is the first access: `STORE_FAST_STORE_FAST` stores the
             // top of stack into it.
-            let (op1, op2) = (one(first, a), one(second, b));
+            let (op1, op2) = (one(first, a as usize), one(second, b as usize));
             cx.emit(k, op1);
             op2
         }

@@ -33,7 +33,7 @@ use crate::Op;
 /// A load of `None` (3.15 also `LOAD_COMMON_CONSTANT 7`, `opcode._common_constants[7]`).
 fn is_none(code: &CodeObject, i: &Instruction) -> bool {
     match i.id {
-        Opname::LOAD_CONST => matches!(i.argval, Argval::Const(c) if matches!(code.co_consts.get(c), Some(Constant::None))),
+        Opname::LOAD_CONST => matches!(i.argval, Argval::Const(c) if matches!(code.co_consts.get(c as usize), Some(Constant::None))),
         Opname::LOAD_COMMON_CONSTANT => code.version >= PythonVersion::PY315 && i.oparg == Some(7),
         _ => false,
     }

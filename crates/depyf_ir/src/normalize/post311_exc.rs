@@ -27,7 +27,7 @@ use crate::Op;
 /// (`opcode._common_constants[7]` is `None`).
 fn is_none(code: &CodeObject, i: &Instruction) -> bool {
     match i.id {
-        Opname::LOAD_CONST => matches!(i.argval, Argval::Const(c) if matches!(code.co_consts.get(c), Some(Constant::None))),
+        Opname::LOAD_CONST => matches!(i.argval, Argval::Const(c) if matches!(code.co_consts.get(c as usize), Some(Constant::None))),
         Opname::LOAD_COMMON_CONSTANT => code.version.minor >= 15 && i.oparg == Some(7),
         _ => false,
     }

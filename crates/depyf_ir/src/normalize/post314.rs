@@ -94,11 +94,11 @@ pub(super) fn inlined_builtin_call(code: &CodeObject, ins: &[Instruction], k: us
     // The function is loaded by its scope: a global or module name, or a local or cell
     // (`tuple=tuple` as a parameter, `functools._make_key`).
     let global = match load.argval {
-        depyf_bytecode::Argval::Name(n) if load.opname == "LOAD_GLOBAL" && load.oparg? & 1 == 0 => code.co_names.get(n)?,
-        depyf_bytecode::Argval::Name(n) if load.opname == "LOAD_NAME" => code.co_names.get(n)?,
-        depyf_bytecode::Argval::Local(n) if matches!(load.opname, "LOAD_FAST" | "LOAD_FAST_BORROW" | "LOAD_FAST_CHECK" | "LOAD_DEREF") => code.co_localsplusnames.get(n)?,
+        depyf_bytecode::Argval::Name(n) if load.opname == "LOAD_GLOBAL" && load.oparg? & 1 == 0 => code.co_names.get(n as usize)?,
+        depyf_bytecode::Argval::Name(n) if load.opname == "LOAD_NAME" => code.co_names.get(n as usize)?,
+        depyf_bytecode::Argval::Local(n) if matches!(load.opname, "LOAD_FAST" | "LOAD_FAST_BORROW" | "LOAD_FAST_CHECK" | "LOAD_DEREF") => code.co_localsplusnames.get(n as usize)?,
         // The second load of a superinstruction (`key += tuple(...)`).
-        depyf_bytecode::Argval::LocalPair(_, n) if matches!(load.opname, "LOAD_FAST_LOAD_FAST" | "LOAD_FAST_BORROW_LOAD_FAST_BORROW") => code.co_localsplusnames.get(n)?,
+        depyf_bytecode::Argval::LocalPair(_, n) if matches!(load.opname, "LOAD_FAST_LOAD_FAST" | "LOAD_FAST_BORROW_LOAD_FAST_BORROW") => code.co_localsplusnames.get(n as usize)?,
         _ => return None,
     };
     let constant = super::py314::COMMON_CONSTANTS.get(common.oparg? as usize)?;

@@ -147,7 +147,7 @@ pub(super) enum Blk {
 }
 
 fn is_none(code: &CodeObject, i: &Instruction) -> bool {
-    i.opname == "LOAD_CONST" && matches!(i.argval, Argval::Const(c) if matches!(code.co_consts.get(c), Some(Constant::None)))
+    i.opname == "LOAD_CONST" && matches!(i.argval, Argval::Const(c) if matches!(code.co_consts.get(c as usize), Some(Constant::None)))
 }
 
 fn is_store(name: &str) -> bool {

@@ -31,7 +31,7 @@ pub(super) fn op(cx: &mut Cx<'_>, k: usize) -> Result<bool, IrError> {
         Opname::GEN_START => Op::Nop,
         Opname::GET_YIELD_FROM_ITER | Opname::GET_AWAITABLE => {
             let none = ins.get(k + 1).is_some_and(|n| {
-                n.opname == "LOAD_CONST" && matches!(n.argval, Argval::Const(c) if matches!(cx.code.co_consts.get(c), Some(Constant::None)))
+                n.opname == "LOAD_CONST" && matches!(n.argval, Argval::Const(c) if matches!(cx.code.co_consts.get(c as usize), Some(Constant::None)))
             });
             if !none || ins.get(k + 2).map(|n| n.opname) != Some("YIELD_FROM") {
                 return Err(cx.err(k, "not followed by LOAD_CONST None; YIELD_FROM"));

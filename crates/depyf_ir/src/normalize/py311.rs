@@ -19,12 +19,12 @@ pub(super) fn normalize(code: &CodeObject, ins: &[Instruction]) -> Result<Vec<Ir
             continue;
         }
         let names = |k: usize| -> Vec<&str> { ins[at + 1..].iter().take(k).map(|x| x.opname).collect() };
-        let is_none = |x: &Instruction| matches!(x.argval, Argval::Const(c) if matches!(code.co_consts.get(c), Some(Constant::None)));
+        let is_none = |x: &Instruction| matches!(x.argval, Argval::Const(c) if matches!(code.co_consts.get(c as usize), Some(Constant::None)));
         let arg = i.oparg.unwrap_or(0);
         let idx = || match i.argval {
             depyf_bytecode::Argval::Const(x)
             | depyf_bytecode::Argval::Name(x)
-            | depyf_bytecode::Argval::Local(x) => x,
+            | depyf_bytecode::Argval::Local(x) => x as usize,
             _ => 0,
         };
         let target = || i.jump_target().unwrap_or(0);
@@ -120,7 +120,7 @@ pub(super) fn normalize(code: &CodeObject, ins: &[Instruction]) -> Result<Vec<Ir
             Opname::COMPARE_OP => {
                 let Argval::Compare(c) = i.argval else { unreachable!("decode resolves COMPARE_OP") };
                 let table = depyf_bytecode::table_for(code.version).expect("decoded, so a table exists");
-                let op = CmpOp::from_symbol(table.cmp_op[c])
+                let op = CmpOp::from_symbol(table.cmp_op[c as usize])
                     .ok_or_else(|| IrError::at(code, i, "unknown comparison"))?;
                 push(Op::Compare(op));
             }

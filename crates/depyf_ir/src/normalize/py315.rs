@@ -130,7 +130,7 @@ fn delegation(code: &CodeObject, ins: &[Instruction], k: usize) -> Option<(Op, u
     };
     let none = ins.get(from)?;
     let is_none = none.opname == "LOAD_COMMON_CONSTANT" && none.oparg == Some(7)
-        || none.opname == "LOAD_CONST" && matches!(none.argval, depyf_bytecode::Argval::Const(c) if matches!(code.co_consts.get(c), Some(depyf_bytecode::Constant::None)));
+        || none.opname == "LOAD_CONST" && matches!(none.argval, depyf_bytecode::Argval::Const(c) if matches!(code.co_consts.get(c as usize), Some(depyf_bytecode::Constant::None)));
     let rest = ["SEND", "YIELD_VALUE", "RESUME", "JUMP_BACKWARD_NO_INTERRUPT"];
     let ok = is_none && rest.iter().enumerate().all(|(j, n)| ins.get(from + 1 + j).is_some_and(|i| i.opname == *n));
     if !ok {
