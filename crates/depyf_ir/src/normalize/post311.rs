@@ -18,7 +18,7 @@
 //! Exceptions, `with`, generators and coroutines, pattern matching and the type
 //! parameter intrinsics take the error path until they are normalized.
 
-use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use rustc_hash::FxHashMap as HashMap;
 
 use depyf_bytecode::{Opname, table_for, Argval};
 
@@ -50,23 +50,30 @@ pub(super) type OwnOps = fn(&Cx<'_>, usize) -> Result<Option<Op>, IrError>;
 pub(super) struct Loops {
     /// `FOR_ITER` offset → normalized target.
     exits: HashMap<u32, u32>,
-    /// Offsets of the `END_FOR` (and following) instructions that no control reaches.
-    dead: HashSet<u32>,
+    /// By instruction index: whether the instruction is part of a `FOR_ITER`'s
+    /// skipped tail (`END_FOR` and what follows it), which no control reaches. Empty
+    /// for code without `FOR_ITER`. Asked for every instruction: an index, not a
+    /// hash of the offset.
+    dead: Vec<bool>,
 }
 
 impl Loops {
     /// Finds every `FOR_ITER`'s exit; errors if its target is not `END_FOR` followed by
     /// the family's skipped instructions.
     pub fn scan(cx: &Cx<'_>, fam: &Family) -> Result<Self, IrError> {
-        let mut loops = Loops { exits: HashMap::default(), dead: HashSet::default() };
-        // Made at the first `FOR_ITER` (code without loops needs none).
-        let mut other_targets: Option<HashSet<u32>> = None;
+        let mut loops = Loops { exits: HashMap::default(), dead: Vec::new() };
+        // The jump targets of the other instructions, sorted; made at the first
+        // `FOR_ITER` (code without loops needs none).
+        let mut other_targets: Option<Vec<u32>> = None;
         for (k, i) in cx.ins.iter().enumerate() {
             if i.id != Opname::FOR_ITER {
                 continue;
             }
-            let other_targets = other_targets
-                .get_or_insert_with(|| cx.ins.iter().filter(|i| i.id != Opname::FOR_ITER).filter_map(|i| i.jump_target()).collect());
+            let other_targets = other_targets.get_or_insert_with(|| {
+                let mut t: Vec<u32> = cx.ins.iter().filter(|i| i.id != Opname::FOR_ITER).filter_map(|i| i.jump_target()).collect();
+                t.sort_unstable();
+                t
+            });
             let bad = || cx.err(k, "FOR_ITER does not jump to END_FOR");
             let t = cx.at_offset(cx.target(k)).ok_or_else(bad)?;
             if cx.ins[t].opname != "END_FOR" {
@@ -79,20 +86,23 @@ impl Loops {
                     return Err(cx.err(k, format!("FOR_ITER's END_FOR is not followed by {want}")));
                 }
             }
+            if loops.dead.is_empty() {
+                loops.dead = vec![false; cx.ins.len()];
+            }
             for j in t..=last {
-                if other_targets.contains(&cx.ins[j].offset) {
+                if other_targets.binary_search(&cx.ins[j].offset).is_ok() {
                     return Err(cx.err(k, "another jump lands in FOR_ITER's END_FOR tail"));
                 }
-                loops.dead.insert(cx.ins[j].offset);
+                loops.dead[j] = true;
             }
             loops.exits.insert(i.offset, cx.ins[last].end_offset());
         }
         Ok(loops)
     }
 
-    /// Whether the instruction at `offset` is part of a `FOR_ITER`'s skipped tail.
-    pub fn is_dead(&self, offset: u32) -> bool {
-        !self.dead.is_empty() && self.dead.contains(&offset)
+    /// Whether instruction `k` is part of a `FOR_ITER`'s skipped tail.
+    pub fn is_dead(&self, k: usize) -> bool {
+        self.dead.get(k).copied().unwrap_or(false)
     }
 }
 
@@ -151,7 +161,7 @@ fn to_bool_tests(cx: &Cx<'_>, k: usize) -> bool {
 
 pub(super) fn op(cx: &mut Cx<'_>, fam: &Family, loops: &Loops, k: usize) -> Result<(), IrError> {
     let i = &cx.ins[k];
-    if loops.is_dead(i.offset) {
+    if loops.is_dead(k) {
         cx.emit(k, Op::Nop);
         return Ok(());
     }

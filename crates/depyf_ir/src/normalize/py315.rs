@@ -97,7 +97,7 @@ fn run(code: &CodeObject, ins: &[Instruction], lenient: bool) -> Result<(Normali
             cx.emit(k, Op::PushNull);
             Ok(())
         }
-        Opname::POP_ITER if !loops.is_dead(cx.ins[k].offset) => {
+        Opname::POP_ITER if !loops.is_dead(k) => {
             cx.emit(k, Op::PopTop);
             cx.emit(k, Op::PopTop);
             Ok(())
