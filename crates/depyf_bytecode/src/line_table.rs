@@ -59,10 +59,11 @@ pub(crate) fn for_each_run(code: &CodeObject, mut f: impl FnMut(usize, usize, Op
 /// line, in table order. Errors as [`unit_lines`].
 fn for_each_range(code: &CodeObject, mut f: impl FnMut(usize, usize, Option<u32>)) -> Result<(), BytecodeError> {
     let units = code.co_code.len() / 2;
-    // What filling the units of bytes `from_byte..to_byte` that exist sets.
-    let mut fill = |from_byte: usize, to_byte: usize, line: Option<u32>| {
-        let end = (to_byte / 2).min(units);
-        let start = (from_byte / 2).min(end);
+    // What filling the units `from..to` that exist sets (3.11+ tables count units;
+    // the older ones count bytes and halve them).
+    let mut fill = |from: usize, to: usize, line: Option<u32>| {
+        let end = to.min(units);
+        let start = from.min(end);
         f(start, end, line);
     };
     let bad = |offset: usize, m: &str| BytecodeError {
@@ -83,7 +84,7 @@ fn for_each_range(code: &CodeObject, mut f: impl FnMut(usize, usize, Option<u32>
             let db = t[i] as usize;
             let dl = i64::from(t[i + 1] as i8);
             if db != 0 {
-                fill(last_addr, addr + db, Some(clamp(last_line)));
+                fill(last_addr / 2, (addr + db) / 2, Some(clamp(last_line)));
                 addr += db;
                 last_addr = addr;
             }
@@ -91,7 +92,7 @@ fn for_each_range(code: &CodeObject, mut f: impl FnMut(usize, usize, Option<u32>
             last_line = line;
             i += 2;
         }
-        fill(last_addr, units * 2, Some(clamp(last_line)));
+        fill(last_addr / 2, units, Some(clamp(last_line)));
     } else if code.version == PythonVersion::PY310 {
         // (byte delta, signed line delta) pairs; line delta -128 means "no line".
         let mut addr = 0usize;
@@ -106,7 +107,7 @@ fn for_each_range(code: &CodeObject, mut f: impl FnMut(usize, usize, Option<u32>
                 line += i64::from(dl);
                 Some(line)
             };
-            fill(addr, addr + db, this.map(clamp));
+            fill(addr / 2, (addr + db) / 2, this.map(clamp));
             addr += db;
             i += 2;
         }
@@ -152,7 +153,7 @@ fn for_each_range(code: &CodeObject, mut f: impl FnMut(usize, usize, Option<u32>
             if pos > t.len() {
                 return Err(bad(t.len(), "truncated location entry"));
             }
-            fill(unit * 2, (unit + length) * 2, this.map(clamp));
+            fill(unit, unit + length, this.map(clamp));
             unit += length;
         }
     }
