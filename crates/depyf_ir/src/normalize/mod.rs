@@ -415,21 +415,26 @@ fn protected_ranges_in(
 /// decompiled loop gives the same gap again, so reading it as protected changes
 /// nothing. `ins` is the decoded code, `ranges` in table order.
 fn join_over_not_taken(ins: &[Instruction], ranges: Vec<depyf_bytecode::ExceptionTableEntry>) -> Vec<depyf_bytecode::ExceptionTableEntry> {
-    let all = ranges.clone();
+    let all = &ranges;
     let mut out: Vec<depyf_bytecode::ExceptionTableEntry> = Vec::with_capacity(ranges.len());
-    for r in ranges {
+    for &r in &ranges {
         if let Some(last) = out.last_mut() {
             let same = last.target == r.target && last.depth == r.depth && last.lasti == r.lasti;
             let (start, end) = (last.start, r.end);
             // A jump target protected by the same handler: inside the joined range,
             // or in another range of it (a loop header before a nested `try`).
             let inside = |t: u32| (start <= t && t < end) || all.iter().any(|o| o.target == r.target && o.depth == r.depth && o.lasti == r.lasti && o.start <= t && t < o.end);
-            let gap_not_taken = last.end <= r.start
-                && ins.iter().filter(|i| last.end <= i.offset && i.offset < r.start).all(|i| {
-                    matches!(i.opname, "NOT_TAKEN" | "POP_JUMP_IF_FALSE" | "POP_JUMP_IF_TRUE" | "POP_JUMP_IF_NONE" | "POP_JUMP_IF_NOT_NONE" | "JUMP_BACKWARD")
-                        && i.jump_target().is_none_or(inside)
-                });
-            if same && gap_not_taken {
+            // The instructions between the two ranges (`ins` is in offset order),
+            // looked at only for ranges of one handler.
+            let gap_not_taken = || {
+                let gap = ins.partition_point(|i| i.offset < last.end)..ins.partition_point(|i| i.offset < r.start);
+                last.end <= r.start
+                    && ins[gap].iter().all(|i| {
+                        matches!(i.opname, "NOT_TAKEN" | "POP_JUMP_IF_FALSE" | "POP_JUMP_IF_TRUE" | "POP_JUMP_IF_NONE" | "POP_JUMP_IF_NOT_NONE" | "JUMP_BACKWARD")
+                            && i.jump_target().is_none_or(inside)
+                    })
+            };
+            if same && gap_not_taken() {
                 last.end = r.end;
                 continue;
             }
@@ -520,12 +525,18 @@ fn extend_over_nops(ins: &[Instruction], ranges: &mut [depyf_bytecode::Exception
 /// is reached from the nested body only). A `NOP` cannot raise, so protecting it
 /// changes nothing. `ins` is the decoded code, `ranges` in table order (by start).
 fn extend_back_over_nops(ins: &[Instruction], ranges: &mut [depyf_bytecode::ExceptionTableEntry]) {
-    let targets: rustc_hash::FxHashSet<u32> = ins.iter().filter_map(Instruction::jump_target).collect();
+    // The jump targets, made at the first uncovered `NOP` before a range (most code
+    // has none).
+    let mut targets: Option<rustc_hash::FxHashSet<u32>> = None;
     let covered = |ranges: &[depyf_bytecode::ExceptionTableEntry], off: u32| ranges.iter().any(|r| r.start <= off && off < r.end);
     for k in 0..ranges.len() {
         let Ok(end) = ins.binary_search_by_key(&ranges[k].start, |i| i.offset) else { continue };
         let mut j = end;
-        while j > 0 && ins[j - 1].opname == "NOP" && !covered(ranges, ins[j - 1].offset) && !targets.contains(&ins[j - 1].offset) {
+        while j > 0
+            && ins[j - 1].opname == "NOP"
+            && !covered(ranges, ins[j - 1].offset)
+            && !targets.get_or_insert_with(|| ins.iter().filter_map(Instruction::jump_target).collect()).contains(&ins[j - 1].offset)
+        {
             j -= 1;
         }
         if j == end || j == 0 {
