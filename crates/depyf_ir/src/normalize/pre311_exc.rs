@@ -812,6 +812,10 @@ pub(super) struct Facts {
     step: u32,
     /// 3.8, with `scale > 1`: the copies emitted, in order ([`op`] fills it).
     copies: std::cell::RefCell<Vec<Copy38>>,
+    /// By instruction index: whether `split`, `entries`, `pop38` or `plan` holds it
+    /// (empty when none holds any). [`op`] asks for every instruction; most are in
+    /// none of them, and one look here spares four tree searches.
+    marked: Vec<bool>,
 }
 
 /// One copy of a 3.8 `finally` body in the normalized ops, when offsets are scaled.
@@ -1073,6 +1077,12 @@ impl Facts {
                 f.split.insert(t);
             }
         }
+        f.marked = vec![false; ins.len()];
+        for &k in f.split.iter().chain(&f.entries).chain(f.pop38.keys()).chain(f.plan.keys()) {
+            if let Some(m) = f.marked.get_mut(k) {
+                *m = true;
+            }
+        }
         Ok(f)
     }
 }
@@ -1098,28 +1108,30 @@ pub(super) fn op(cx: &mut Cx<'_>, k: usize, facts: &Facts) -> Result<bool, IrErr
 /// [`op`]; without `entry`, a handler starting at `k` is not entered there (no
 /// [`Op::PushExcInfo`]): the first instruction of a copy of a `finally` body.
 fn op_at(cx: &mut Cx<'_>, k: usize, facts: &Facts, entry: bool) -> Result<bool, IrError> {
-    if entry && facts.split.contains(&k) {
-        let i = &cx.ins[k];
-        cx.out.push(IrInstr { offset: i.offset - 1, at: i.offset, op: Op::PushExcInfo, line: i.line_number, opname: i.opname });
-    } else if entry && facts.entries.contains(&k) {
-        cx.emit(k, Op::PushExcInfo);
-    }
-    // 3.8, an exit of a finally body reached by an exception: 3.9's `[ROT_FOUR;]
-    // POP_TOP; POP_TOP; POP_TOP; [ROT_FOUR;] POP_EXCEPT`.
-    if let Some(&p) = facts.pop38.get(&k) {
-        if p == 1 {
-            cx.emit(k, Op::Swap(2));
+    if facts.marked.get(k).copied().unwrap_or(false) {
+        if entry && facts.split.contains(&k) {
+            let i = &cx.ins[k];
+            cx.out.push(IrInstr { offset: i.offset - 1, at: i.offset, op: Op::PushExcInfo, line: i.line_number, opname: i.opname });
+        } else if entry && facts.entries.contains(&k) {
+            cx.emit(k, Op::PushExcInfo);
         }
-        cx.emit(k, Op::PopTop);
-        if p == 1 {
-            cx.emit(k, Op::Swap(2));
+        // 3.8, an exit of a finally body reached by an exception: 3.9's `[ROT_FOUR;]
+        // POP_TOP; POP_TOP; POP_TOP; [ROT_FOUR;] POP_EXCEPT`.
+        if let Some(&p) = facts.pop38.get(&k) {
+            if p == 1 {
+                cx.emit(k, Op::Swap(2));
+            }
+            cx.emit(k, Op::PopTop);
+            if p == 1 {
+                cx.emit(k, Op::Swap(2));
+            }
+            cx.emit(k, Op::PopExcept);
+            return Ok(true);
         }
-        cx.emit(k, Op::PopExcept);
-        return Ok(true);
-    }
-    if let Some(op) = facts.plan.get(&k) {
-        cx.emit(k, op.clone());
-        return Ok(true);
+        if let Some(op) = facts.plan.get(&k) {
+            cx.emit(k, op.clone());
+            return Ok(true);
+        }
     }
     let ins = cx.ins;
     let code = cx.code;
