@@ -1527,7 +1527,23 @@ fn levels(code: &CodeObject, ins: &[Instruction], ir: &[IrInstr]) -> Result<BTre
     // IR ops of each instruction, in IR order: those of instruction k are the
     // `owned[first[k]..first[k + 1]]` (pairs of instruction and IR index), one
     // allocation for all instead of one per instruction.
-    let mut owned: Vec<(usize, usize)> = ir.iter().enumerate().filter_map(|(j, x)| index_of(x.offset).map(|k| (k, j))).collect();
+    // The ops come in instruction order but where a normalizer moved one: a cursor
+    // finds their instructions, with a binary search for an op behind it.
+    let mut owned: Vec<(usize, usize)> = Vec::with_capacity(ir.len());
+    let mut c = 0usize;
+    for (j, x) in ir.iter().enumerate() {
+        let k = if ins.get(c).is_some_and(|i| i.offset <= x.offset) {
+            while ins.get(c + 1).is_some_and(|i| i.offset <= x.offset) {
+                c += 1;
+            }
+            (ins[c].offset == x.offset).then_some(c)
+        } else {
+            index_of(x.offset)
+        };
+        if let Some(k) = k {
+            owned.push((k, j));
+        }
+    }
     owned.sort_unstable();
     let mut first = vec![0usize; ins.len() + 1];
     for &(k, _) in &owned {
@@ -1603,7 +1619,7 @@ fn levels(code: &CodeObject, ins: &[Instruction], ir: &[IrInstr]) -> Result<BTre
 fn split_entries(ins: &[Instruction], ir: &[IrInstr]) -> BTreeSet<usize> {
     let index_of = |off: u32| ins.binary_search_by_key(&off, |i| i.offset).ok();
     ir.iter()
-        .filter(|x| x.op == Op::PushExcInfo && index_of(x.offset).is_none())
+        .filter(|x| matches!(x.op, Op::PushExcInfo) && index_of(x.offset).is_none())
         .filter_map(|x| index_of(x.offset + 1))
         .collect()
 }
