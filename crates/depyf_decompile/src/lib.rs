@@ -175,7 +175,7 @@ fn unspellable_names(code: &CodeObject) -> Result<(), DecompileError> {
         return Err(DecompileError::new(code, 0, "", message("the code object's name".into(), &code.co_name)));
     }
     if let Some(i) = code.co_localsplusnames.iter().position(|n| !n.starts_with('.') && !is_identifier(n)) {
-        let (at, op) = first_use(&|a| matches!(a, Argval::Local(x) if x == i) || matches!(a, Argval::LocalPair(x, y) if x == i || y == i));
+        let (at, op) = first_use(&|a| matches!(a, Argval::Local(x) if x as usize == i) || matches!(a, Argval::LocalPair(x, y) if x as usize == i || y as usize == i));
         return Err(DecompileError::new(code, at, op, message(format!("co_localsplusnames[{i}]"), &code.co_localsplusnames[i])));
     }
     let odd: Vec<usize> = (0..code.co_names.len()).filter(|&i| !is_identifier(&code.co_names[i])).collect();
@@ -186,7 +186,7 @@ fn unspellable_names(code: &CodeObject) -> Result<(), DecompileError> {
     let ins = depyf_bytecode::decode(code).unwrap_or_default();
     for i in odd {
         let name = &code.co_names[i];
-        let misuse = ins.iter().find(|x| x.argval == Argval::Name(i) && !(x.id == depyf_bytecode::Opname::IMPORT_NAME && is_module_path(name)));
+        let misuse = ins.iter().find(|x| matches!(x.argval, Argval::Name(n) if n as usize == i) && !(x.id == depyf_bytecode::Opname::IMPORT_NAME && is_module_path(name)));
         if let Some(x) = misuse {
             return Err(DecompileError::new(code, x.offset, x.opname, message(format!("co_names[{i}]"), name)));
         }
