@@ -97,6 +97,17 @@ fn run_decompile(paths: &[PathBuf], output: Option<&PathBuf>, json: bool, config
             return 2;
         }
     };
+    // An interpreter named with --python is the user's choice: one that does not run
+    // or is another version is a usage error, not a reason to skip the check (that is
+    // only for versions no interpreter was named or found for).
+    if config.verify {
+        for (version, _) in &config.pythons {
+            if let Err(e) = depyf_cli::verify::find_interpreter(*version, &config.pythons) {
+                eprintln!("depyf: error: {e}");
+                return 2;
+            }
+        }
+    }
     let bar = if std::io::stderr().is_terminal() && inputs.len() > 1 {
         let bar = ProgressBar::with_draw_target(Some(inputs.len() as u64), ProgressDrawTarget::stderr());
         if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} files {elapsed} {msg}") {

@@ -259,15 +259,23 @@ fn verify_with_an_interpreter_compares_every_function() {
 }
 
 #[test]
-fn verify_with_a_wrong_interpreter_is_not_used() {
+fn verify_with_a_wrong_interpreter_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-python");
+    let mut arg = std::ffi::OsString::from("3.11=");
+    arg.push(&missing);
+    let out = depyf().args(["decompile", "--verify", "-o"]).arg(dir.path().join("out")).arg("--python").arg(arg).arg(fixture("py311", "basics.pyc")).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("error: --python 3.11=") && err.contains("does not run"), "{err}");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!dir.path().join("out").exists(), "nothing is written");
     let Some(python) = python312() else { return };
     let mut arg = std::ffi::OsString::from("3.11=");
     arg.push(&python);
     let out = depyf().args(["decompile", "--verify", "--python"]).arg(arg).arg(fixture("py311", "basics.pyc")).output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("--verify skipped for CPython 3.11 files: --python 3.11="), "{err}");
-    assert!(err.contains("is CPython 3.12"), "{err}");
-    assert_eq!(out.status.code(), Some(0));
+    assert!(err.contains("error: --python 3.11=") && err.contains("is CPython 3.12"), "{err}");
+    assert_eq!(out.status.code(), Some(2));
 }
 
 /// `source` compiled by CPython 3.8 into `DIR/name.pyc` (with its temporary folder), or
