@@ -97,6 +97,13 @@ fn run_decompile(paths: &[PathBuf], output: Option<&PathBuf>, json: bool, config
             return 2;
         }
     };
+    if let Some(dir) = output.filter(|d| d.exists() && !d.is_dir()) {
+        eprintln!("depyf: error: -o {}: not a directory", dir.display());
+        return 2;
+    }
+    if inputs.is_empty() {
+        eprintln!("depyf: no .pyc files in {}", paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "));
+    }
     // An interpreter named with --python is the user's choice: one that does not run
     // or is another version is a usage error, not a reason to skip the check (that is
     // only for versions no interpreter was named or found for).

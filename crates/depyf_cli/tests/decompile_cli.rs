@@ -204,6 +204,10 @@ fn json_summary() {
 #[test]
 fn usage_errors_exit_2() {
     depyf().args(["decompile", "no/such/file.pyc"]).assert().code(2);
+    let file = tempfile::NamedTempFile::new().unwrap();
+    let out = depyf().args(["decompile", "-o"]).arg(file.path()).arg(fixture("py312", "basics.pyc")).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a directory"), "{:?}", out);
+    assert_eq!(out.status.code(), Some(2));
     depyf().args(["decompile"]).assert().code(2);
     depyf().args(["decompile", "--python", "3.12"]).arg(fixture("py312", "basics.pyc")).assert().code(2);
 }
