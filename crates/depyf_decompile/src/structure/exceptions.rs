@@ -328,7 +328,7 @@ impl Structurer<'_> {
                     let pops_again = self.pops_next(t);
                     // Where the body's normal exit leads too; else not a copy of the
                     // enclosing `finally` body (a `continue`/`break` leaving it).
-                    let shared = from_body.as_ref().is_none_or(|r| r[t.index()]) || !self.runs_final_first(t);
+                    let shared = from_body.as_ref().is_none_or(|r| r[t.index()]) || !(self.runs_final_first(t) || self.copies_final_ops(t));
                     // (A block of its own that only jumps to the current loop's
                     // follow is a `break` too, see `handler_break_target`.)
                     let breaks = self.loops.last().is_some_and(|l| l.follow.is_some() && l.follow == Some(self.skip_empty(t)));
@@ -339,6 +339,85 @@ impl Structurer<'_> {
             }
         }
         joins.into_iter().min_by_key(|j| (self.rpo_index[j.index()], j.index()))
+    }
+
+    /// Whether the instructions at `t` are a copy of those of the innermost
+    /// enclosing `finally` body as its handler runs them (CPython 3.11+: after the
+    /// handler's `PUSH_EXC_INFO`, up to each `RERAISE` that ends it), branches
+    /// included: the two are walked in step, each conditional jump of one matching
+    /// the same jump of the other, on both of its edges. That body's statements
+    /// span several basic blocks when it holds an `if` (or any branch), which
+    /// [`Structurer::runs_final_first`] (statements of one block) misses: a clause's
+    /// `return` then runs such a copy after its `POP_EXCEPT`, which is no code
+    /// after the `try` where the clauses join.
+    fn copies_final_ops(&self, t: BlockId) -> bool {
+        if self.finals.last().is_none_or(|f| f.is_empty()) {
+            return false;
+        }
+        let Some(hf) = self.opened.iter().zip(&self.opened_finally).rev().find(|&(&h, &fin)| fin && !self.is_with_handler(h)).map(|(&h, _)| h) else {
+            return false;
+        };
+        let hstart = self.cfg.blocks[hf.index()].start;
+        if !matches!(self.ir.get(hstart).map(|x| &x.op), Some(Op::PushExcInfo)) {
+            return false;
+        }
+        // An op with its jump target cleared: the two copies jump to different
+        // offsets.
+        let bare = |op: &Op| -> Op {
+            let mut o = op.clone();
+            match &mut o {
+                Op::Jump(t) | Op::ForIter(t) | Op::JumpIf { target: t, .. } | Op::JumpIfNone { target: t, .. } | Op::JumpIfOrPop { target: t, .. } => *t = 0,
+                _ => {}
+            }
+            o
+        };
+        let index_of = |off: u32| self.ir.partition_point(|x| x.offset < off);
+        // Past `NOP`s and unconditional jumps.
+        let next = |mut i: usize| -> Option<usize> {
+            for _ in 0..64 {
+                match self.ir.get(i).map(|x| &x.op) {
+                    Some(Op::Nop) => i += 1,
+                    Some(Op::Jump(t)) => i = index_of(*t),
+                    Some(_) => return Some(i),
+                    None => return None,
+                }
+            }
+            None
+        };
+        let mut work = vec![(self.cfg.blocks[t.index()].start, hstart + 1)];
+        let mut seen = BTreeSet::new();
+        let mut steps = 0;
+        while let Some((a, b)) = work.pop() {
+            steps += 1;
+            if steps > 512 {
+                return false;
+            }
+            let (Some(x), Some(y)) = (next(a), next(b)) else { return false };
+            if !seen.insert((x, y)) {
+                continue;
+            }
+            let q = &self.ir[y].op;
+            if matches!(q, Op::Reraise) {
+                // The end of the `finally` body in the handler: the copy goes on
+                // to its exit here.
+                continue;
+            }
+            if x == y {
+                return false;
+            }
+            let p = &self.ir[x].op;
+            if bare(p) != bare(q) {
+                return false;
+            }
+            if matches!(p, Op::Return | Op::Raise(_)) {
+                continue;
+            }
+            if let (Some(tp), Some(tq)) = (p.jump_target(), q.jump_target()) {
+                work.push((index_of(tp), index_of(tq)));
+            }
+            work.push((x + 1, y + 1));
+        }
+        !seen.is_empty()
     }
 
     /// Whether the code at `t` starts with a copy of the innermost enclosing `finally`
@@ -1792,6 +1871,21 @@ fn exits_alike(mut s: &[Stmt], fins: &[Vec<Stmt>], held: bool) -> bool {
                 fins.next();
                 continue;
             }
+            // CPython 3.12+ copies the small `return` after a copy of a `finally`
+            // body that ends in an `if` into the ends of that `if`'s arms
+            // (`Python/flowgraph.c` `inline_small_exit_blocks`).
+            // The `return` may follow the `if` too (an arm that falls off its end).
+            let n = f.len();
+            let (copy, t) = match s.len() {
+                k if k == n => (s, s.last().and_then(if_return_tail)),
+                k if k == n + 1 => (&s[..n], s.last()),
+                _ => (s, None),
+            };
+            if let Some(t @ Stmt::Return(v)) = t {
+                if copy.last().is_some_and(|l| s.len() > n || if_tails_leave(l, t)) && is_copy_before_return(copy, t, f) {
+                    return matches!(v, None | Some(Expr::Const(_))) || held;
+                }
+            }
         }
         match s {
             [p, a, d, rest @ ..] if is_marker(p, markers::POP_EXCEPT) && is_unbind(a, d) => s = rest,
@@ -2854,7 +2948,9 @@ fn strip_finally_copies_in(stmts: &mut Vec<Stmt>, fbody: &[Stmt], in_loop: bool)
     let mut i = 0;
     while i < stmts.len() {
         let exits = matches!(stmts[i], Stmt::Return(_)) || !in_loop && matches!(stmts[i], Stmt::Break | Stmt::Continue);
-        if exits && i >= fbody.len() && stmts[i - fbody.len()..i] == *fbody {
+        // (CPython 3.12+ also copies the small `return` into the ends of the copy's
+        // last `if`, see `is_copy_before_return`.)
+        if exits && i >= fbody.len() && (stmts[i - fbody.len()..i] == *fbody || is_copy_before_return(&stmts[i - fbody.len()..i], &stmts[i], fbody)) {
             stmts.drain(i - fbody.len()..i);
             i -= fbody.len();
         }
