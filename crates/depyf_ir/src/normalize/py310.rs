@@ -59,7 +59,9 @@ pub(super) fn with_facts(code: &CodeObject, ins: &[Instruction], lenient: bool, 
 /// belongs to the `with` both runs leave), nor has a jump target or handler entry
 /// past its start, nor is `return None` alone (3.11 keeps the copies of the implicit
 /// `return None`, whose line is the one before); runs alike for more than four ops
-/// (3.10's copy size) are the compiler's own copies, which 3.11 has too, and stay.
+/// (3.10's copy size) are the compiler's own copies, which 3.11 has too, and stay;
+/// so do runs alike for more than four ops counted back through a conditional jump
+/// (the same `if` in two copies of a `finally` body).
 /// The ops of a part after its new jump are left out (nothing reaches them). Returns `ir` unchanged when the depths cannot be walked, and for
 /// code with a `match` statement (read from 3.10's own layout).
 fn merge_copied_tails(code: &CodeObject, ins: &[Instruction], facts: &pre311_exc::Facts, mut ir: Vec<IrInstr>) -> Vec<IrInstr> {
@@ -114,10 +116,39 @@ fn merge_copied_tails(code: &CodeObject, ins: &[Instruction], facts: &pre311_exc
     // Runs alike for more than `MAX_COPY_SIZE` (4) ops are the compiler's own copies
     // (of a `finally` body before the code after it), which 3.11 has too: they stay,
     // and so do the other copies of their ends.
+    // Alike is counted here through conditional jumps too (their targets aside):
+    // `if c: raise E(x)` in two copies of a `finally` body is one source statement
+    // copied by the compiler, whose four-op `raise` would else pass for a copied
+    // exit block; merged, the copy of one exit would run into the other's code.
+    let alike_through = |ir: &[IrInstr], a_end: usize, b_end: usize| -> usize {
+        let bare = |o: &Op| {
+            let mut o = o.clone();
+            if o.jump_target().is_some() {
+                pre311_exc::set_jump_target(&mut o, 0);
+            }
+            o
+        };
+        let (mut a, mut b) = (a_end, b_end);
+        let (mut n, mut crossed) = (0, false);
+        loop {
+            let (x, y) = (&ir[a], &ir[b]);
+            let cond = |o: &Op| o.jump_target().is_some() && !matches!(o, Op::Jump(_) | Op::ForIter(_));
+            let plain = |p: usize| p == a_end || p == b_end || cond(&ir[p].op) || !(ir[p].op.jump_target().is_some() || ir[p].op.is_terminator() || ir[p].op == Op::PushExcInfo);
+            if a == b || bare(&x.op) != bare(&y.op) || x.line.is_none() || x.line != y.line || !plain(a) || !plain(b) {
+                break;
+            }
+            n += 1;
+            crossed |= a != a_end && cond(&x.op);
+            let (Some(pa), Some(pb)) = (prev_real(ir, a), prev_real(ir, b)) else { break };
+            (a, b) = (pa, pb);
+        }
+        // Only through an `if`: other runs alike count as `alike` does.
+        if crossed { n } else { 0 }
+    };
     let mut long = vec![false; ir.len()];
     for (n, &b_end) in ends.iter().enumerate() {
         for &a_end in &ends[..n] {
-            if alike(&ir, &labels, a_end, b_end).len() > 4 {
+            if alike(&ir, &labels, a_end, b_end).len() > 4 || alike_through(&ir, a_end, b_end) > 4 {
                 long[a_end] = true;
                 long[b_end] = true;
             }
