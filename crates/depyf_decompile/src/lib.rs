@@ -645,13 +645,10 @@ pub fn decompile(code: &CodeObject, options: &Options) -> Result<Decompiled, Dec
     }
     if !code.co_name.starts_with('<') {
         let params = &code.co_localsplusnames[..code.total_argcount().min(code.co_localsplusnames.len())];
-        if let Some(bad) = params.iter().find(|n| !is_identifier(n)) {
-            let m = if bad.starts_with('.') {
-                format!("a compiler-made function whose parameter `{bad}` has no source name")
-            } else {
-                format!("parameter `{}` is not a Python identifier, so no source can spell it (hand-made or obfuscated code)", bad.escape_debug())
-            };
-            return Err(DecompileError::new(code, 0, "", m));
+        // (Other names no source can spell are refused by `validate`, naming the
+        // instruction that uses them.)
+        if let Some(bad) = params.iter().find(|n| n.starts_with('.')) {
+            return Err(DecompileError::new(code, 0, "", format!("a compiler-made function whose parameter `{bad}` has no source name")));
         }
     }
     if matches!(code.co_name.as_str(), "<listcomp>" | "<setcomp>" | "<dictcomp>" | "<genexpr>") {

@@ -372,18 +372,7 @@ impl Structurer<'_> {
             o
         };
         let index_of = |off: u32| self.ir.partition_point(|x| x.offset < off);
-        // Past `NOP`s and unconditional jumps.
-        let next = |mut i: usize| -> Option<usize> {
-            for _ in 0..64 {
-                match self.ir.get(i).map(|x| &x.op) {
-                    Some(Op::Nop) => i += 1,
-                    Some(Op::Jump(t)) => i = index_of(*t),
-                    Some(_) => return Some(i),
-                    None => return None,
-                }
-            }
-            None
-        };
+        let next = |i: usize| self.next_real_op(i);
         let mut work = vec![(self.cfg.blocks[t.index()].start, hstart + 1)];
         let mut seen = BTreeSet::new();
         let mut steps = 0;
@@ -2206,6 +2195,20 @@ impl Structurer<'_> {
         false
     }
 
+    /// The index of the first op from op index `i` on that is not a `Nop`, following
+    /// unconditional jumps (`None` past the end or after 64 steps: a loop of jumps).
+    fn next_real_op(&self, mut i: usize) -> Option<usize> {
+        for _ in 0..64 {
+            match self.ir.get(i).map(|x| &x.op) {
+                Some(Op::Nop) => i += 1,
+                Some(Op::Jump(t)) => i = self.ir.partition_point(|x| x.offset < *t),
+                Some(_) => return Some(i),
+                None => return None,
+            }
+        }
+        None
+    }
+
     /// Whether the code from op index `a` and from op index `b` is the same: the
     /// same ops (`Nop`s skipped, unconditional jumps followed) up to a common
     /// position or to a `return`/`raise` on both. Straight-line code only (a
@@ -2218,17 +2221,7 @@ impl Structurer<'_> {
     /// as the same only with `meet`: without it, two copies of the code, each
     /// running to its own `return`/`raise`.
     fn same_code_or_meet(&self, mut a: usize, mut b: usize, meet: bool) -> bool {
-        let next = |mut i: usize| -> Option<usize> {
-            for _ in 0..64 {
-                match self.ir.get(i).map(|x| &x.op) {
-                    Some(Op::Nop) => i += 1,
-                    Some(Op::Jump(t)) => i = self.ir.partition_point(|x| x.offset < *t),
-                    Some(_) => return Some(i),
-                    None => return None,
-                }
-            }
-            None
-        };
+        let next = |i: usize| self.next_real_op(i);
         for _ in 0..256 {
             let (Some(x), Some(y)) = (next(a), next(b)) else { return false };
             if x == y {
