@@ -223,6 +223,10 @@ fn options() -> Options {
     Options { stub_failures: true, ..Options::default() }
 }
 
+/// The qualname a [`FileReport`] lists for a module body that could not be
+/// decompiled (CPython's `co_name` of module code objects).
+pub const MODULE_BODY: &str = "<module>";
+
 /// Decompiles a module code object. Functions that fail become stubs; if the module
 /// body itself fails, its functions and classes are still written one by one after a
 /// comment that says why (decorators, defaults and base classes of the top-level
@@ -241,7 +245,7 @@ pub fn decompile_module(code: &CodeObject, name: &str) -> ModuleSource {
                 "# depyf could not decompile the module body: {}\n# Its functions and classes follow one by one, without their decorators, defaults or bases.\n",
                 reason.replace('\n', " ")
             ));
-            let mut failures = vec![Failure { qualname: "<module>".into(), reason }];
+            let mut failures = vec![Failure { qualname: MODULE_BODY.into(), reason }];
             source.push_str(&skeleton(code, &mut failures));
             ModuleSource { source, failures }
         }
@@ -313,6 +317,10 @@ pub fn decompile_bytes(data: &[u8], name: &str) -> FileReport {
     }
     let pyc = match pyc::read_pyc(data) {
         Ok(p) => p,
+        Err(_) if looks_like_text(data) => {
+            report.error = Some("not a .pyc file: the file is text (Python source?), not compiled bytecode; depyf decompiles .pyc files".into());
+            return report;
+        }
         Err(e) => {
             report.error = Some(format!("corrupt or truncated .pyc: {e}"));
             return report;
@@ -324,6 +332,13 @@ pub fn decompile_bytes(data: &[u8], name: &str) -> FileReport {
     report.source = Some(m.source);
     report.failures = m.failures;
     report
+}
+
+/// Whether `data` is non-empty UTF-8 text without the `\r\n` that follows the magic
+/// number of every `.pyc` header (CPython `Lib/importlib/_bootstrap_external.py`): a
+/// source file or other text given where a `.pyc` was expected.
+fn looks_like_text(data: &[u8]) -> bool {
+    !data.is_empty() && data.get(2..4) != Some(b"\r\n".as_slice()) && std::str::from_utf8(data).is_ok_and(|t| !t.contains('\0'))
 }
 
 /// Reads and decompiles one input; with `verify`, recompiles and compares the result.
@@ -416,9 +431,16 @@ impl BatchOutput {
         self.files.iter().map(|f| f.functions).sum()
     }
 
-    /// Total number of stubbed code objects.
+    /// Total number of functions (code objects other than module bodies) that became
+    /// stubs: at most [`functions`](Self::functions).
     pub fn failed(&self) -> usize {
-        self.files.iter().map(|f| f.failures.len()).sum()
+        self.files.iter().flat_map(|f| &f.failures).filter(|x| x.qualname != MODULE_BODY).count()
+    }
+
+    /// Number of files whose module body could not be decompiled (their functions and
+    /// classes were written one by one, see [`decompile_module`]).
+    pub fn module_bodies_failed(&self) -> usize {
+        self.files.iter().flat_map(|f| &f.failures).filter(|x| x.qualname == MODULE_BODY).count()
     }
 
     /// The `--json` summary; with `with_source` each file carries its source too.
@@ -454,6 +476,7 @@ impl BatchOutput {
                 "files_with_errors": self.files.iter().filter(|f| f.error.is_some()).count(),
                 "functions": functions,
                 "failed": self.failed(),
+                "module_bodies_failed": self.module_bodies_failed(),
                 "seconds": self.seconds,
                 "functions_per_second": if self.seconds > 0.0 { functions as f64 / self.seconds } else { 0.0 },
             },

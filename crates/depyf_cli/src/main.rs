@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use depyf_bytecode::PythonVersion;
-use depyf_cli::decompile::{collect_inputs, decompile_inputs, BatchOutput, DecompileConfig, FileReport};
+use depyf_cli::decompile::{collect_inputs, decompile_inputs, BatchOutput, DecompileConfig, FileReport, MODULE_BODY};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 mod allocator;
@@ -173,7 +173,7 @@ fn report(out: &BatchOutput) {
         }
         for x in &f.failures {
             if shown < SHOWN {
-                let what = if x.qualname == "<module>" { "module body not decompiled (functions and classes written one by one)".to_string() } else { format!("stub for {}", x.qualname) };
+                let what = if x.qualname == MODULE_BODY { "module body not decompiled (functions and classes written one by one)".to_string() } else { format!("stub for {}", x.qualname) };
                 eprintln!("depyf: {}: {what}: {}", f.input.display(), x.reason);
                 shown += 1;
             } else {
@@ -188,8 +188,13 @@ fn report(out: &BatchOutput) {
         eprintln!("depyf: {n}");
     }
     let errors = out.files.iter().filter(|f| f.error.is_some()).count();
+    let modules = match out.module_bodies_failed() {
+        0 => String::new(),
+        1 => ", 1 module body failed".to_string(),
+        n => format!(", {n} module bodies failed"),
+    };
     let mut line = format!(
-        "depyf: {} files, {} functions, {} failed, {} unreadable, in {:.2}s",
+        "depyf: {} files, {} functions, {} failed{modules}, {} unreadable, in {:.2}s",
         out.files.len(),
         out.functions(),
         out.failed(),

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
-use depyf_cli::decompile::{collect_inputs, decompile_bytes, decompile_inputs, decompile_module, DecompileConfig, FileReport};
+use depyf_cli::decompile::{collect_inputs, decompile_bytes, decompile_inputs, decompile_module, BatchOutput, DecompileConfig, FileReport};
 
 fn fixture(version: &str, name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/pyc").join(version).join(name)
@@ -99,6 +99,9 @@ fn corrupt_truncated_and_unsupported_files_are_reported_per_file() {
     let mut old = good.clone();
     old[..2].copy_from_slice(&3394u16.to_le_bytes());
     assert_eq!(decompile_bytes(&old, "o.pyc").error.unwrap(), "unsupported version 3.7 (magic number 3394; depyf reads 3.8-3.15)");
+    // Source text given where a .pyc was expected is named as such, not as a corrupt .pyc.
+    let e = decompile_bytes(b"def f(x):\n    return x\n", "f.py").error.unwrap();
+    assert!(e.starts_with("not a .pyc file: the file is text (Python source?)"), "{e}");
 }
 
 #[test]
@@ -136,9 +139,14 @@ fn a_failed_module_body_keeps_whole_classes() {
     let table = depyf_bytecode::table_for(pyc.header.version).unwrap();
     data[at] = (0..=255u8).rev().find(|&op| table.name(op).is_none()).unwrap();
     let r = decompile_bytes(&data, "control.pyc");
-    let src = r.source.as_deref().unwrap();
+    let src = r.source.clone().unwrap();
     assert!(src.contains("# depyf could not decompile the module body: "), "{src}");
     assert_eq!(r.failures[0].qualname, "<module>");
+    // The totals count the module body apart from the functions.
+    let stubs = r.failures.len() - 1;
+    let out = BatchOutput { files: vec![r], ..BatchOutput::default() };
+    assert_eq!((out.failed(), out.module_bodies_failed()), (stubs, 1));
+    assert_eq!(out.to_json(false)["totals"]["module_bodies_failed"], 1);
     assert!(src.contains("class Point:\n    x: int = 0\n"), "{src}");
     assert!(src.contains("    @property\n    def double(self):\n        return self.x * 2\n"), "{src}");
 }
