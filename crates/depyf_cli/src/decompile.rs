@@ -174,10 +174,17 @@ pub fn collect_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, UsageError> {
 }
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?.map(|e| e.map(|e| e.path())).collect::<Result<_, _>>()?;
+    // The entry's type from the directory listing itself where the filesystem gives it
+    // (no `stat` per entry); a symbolic link is followed as before.
+    let mut entries: Vec<(PathBuf, bool)> = std::fs::read_dir(dir)?
+        .map(|e| e.and_then(|e| Ok((e.path(), e.file_type()?))).map(|(p, t)| {
+            let is_dir = if t.is_symlink() { p.is_dir() } else { t.is_dir() };
+            (p, is_dir)
+        }))
+        .collect::<Result<_, _>>()?;
     entries.sort();
-    for p in entries {
-        if p.is_dir() {
+    for (p, is_dir) in entries {
+        if is_dir {
             walk(&p, out)?;
         } else if p.extension().is_some_and(|e| e == "pyc") {
             out.push(p);

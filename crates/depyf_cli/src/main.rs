@@ -129,10 +129,17 @@ fn run_decompile(paths: &[PathBuf], output: Option<&PathBuf>, json: bool, config
 
     let mut io_error = false;
     if let Some(dir) = output {
+        // Inputs come sorted, so the files of one folder follow each other: each folder
+        // is created once (a `mkdir` and a `stat` less per file).
+        let mut made: Option<PathBuf> = None;
         for f in &out.files {
             let Some(source) = &f.source else { continue };
             let path = dir.join(&f.output);
-            let written = path.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|()| std::fs::write(&path, source));
+            let parent = path.parent().filter(|p| made.as_deref() != Some(*p));
+            let written = parent.map_or(Ok(()), std::fs::create_dir_all).and_then(|()| std::fs::write(&path, source));
+            if written.is_ok() {
+                made = path.parent().map(PathBuf::from);
+            }
             if let Err(e) = written {
                 eprintln!("depyf: error: {}: cannot write: {e}", path.display());
                 io_error = true;
