@@ -241,7 +241,9 @@ pub(super) fn pre311_binary(opname: &str) -> Option<(BinOp, bool)> {
 
 /// One op for the opcodes that mean the same in every version that has them, `None`
 /// for the others. Opcodes listed here must not be given another meaning by any version
-/// module (a version that changed one handles it before calling this).
+/// module (a version that changed one handles it before calling this). Inlined: called
+/// for nearly every instruction, and its op then goes straight to [`Cx::emit`].
+#[inline(always)]
 pub(super) fn same_everywhere(cx: &Cx<'_>, k: usize) -> Result<Option<Op>, IrError> {
     let arg = cx.arg(k);
     let idx = cx.idx(k);

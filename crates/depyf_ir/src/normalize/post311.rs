@@ -106,7 +106,6 @@ impl Loops {
     }
 }
 
-/// Normalizes instruction `k` with the meanings shared by 3.12 and later.
 /// CPython 3.12+ has no backward conditional jumps: where 3.11 jumps back to a loop
 /// header on a condition (`POP_JUMP_BACKWARD_IF_FALSE top`), 3.12+ jumps forward on
 /// the opposite condition over an unconditional `JUMP_BACKWARD top`
@@ -159,6 +158,9 @@ fn to_bool_tests(cx: &Cx<'_>, k: usize) -> bool {
     cx.ins.get(j).is_some_and(|i| matches!(i.id, Opname::POP_JUMP_IF_FALSE | Opname::POP_JUMP_IF_TRUE | Opname::UNARY_NOT))
 }
 
+/// Normalizes instruction `k` with the meanings shared by 3.12 and later, the facts of
+/// family `fam`. Inlined into each version's loop, where `fam` is a constant.
+#[inline(always)]
 pub(super) fn op(cx: &mut Cx<'_>, fam: &Family, loops: &Loops, k: usize) -> Result<(), IrError> {
     let i = &cx.ins[k];
     if loops.is_dead(k) {
@@ -171,10 +173,13 @@ pub(super) fn op(cx: &mut Cx<'_>, fam: &Family, loops: &Loops, k: usize) -> Resu
             return Ok(());
         }
     }
-    if super::post311_exc::op(cx, k)? {
+    if super::post311_exc::may_start_shape(i.id) && super::post311_exc::op(cx, k)? {
         return Ok(());
     }
-    if let Some((back, skipped)) = backward_over(cx, k) {
+    // Only a conditional jump can be inverted over a `JUMP_BACKWARD` (asked here, the
+    // other instructions skip the call).
+    let conditional = matches!(i.id, Opname::POP_JUMP_IF_FALSE | Opname::POP_JUMP_IF_TRUE | Opname::POP_JUMP_IF_NONE | Opname::POP_JUMP_IF_NOT_NONE);
+    if let Some((back, skipped)) = if conditional { backward_over(cx, k) } else { None } {
         let op = match same_everywhere(cx, k)? {
             Some(Op::JumpIf { when, .. }) => Op::JumpIf { when: !when, target: back },
             Some(Op::JumpIfNone { when, .. }) => Op::JumpIfNone { when: !when, target: back },

@@ -89,8 +89,10 @@ fn cleanup_throw_jump(ins: &[Instruction], k: usize) -> Option<usize> {
 /// own, of `post311_async::op` or of `post311_star::op`. Every other instruction (most
 /// of them: loads, stores, calls) is left to the caller at once instead of being tried
 /// against each shape. Keep in step with those three matches; debug builds check that
-/// the other two claim nothing outside it.
-fn may_start_shape(id: Opname) -> bool {
+/// the other two claim nothing outside it. Callers ask it before [`op`] (inlined there,
+/// it spares most instructions the call).
+#[inline(always)]
+pub(super) fn may_start_shape(id: Opname) -> bool {
     matches!(
         id,
         // post311_async::op
@@ -135,6 +137,10 @@ pub(super) fn op(cx: &mut Cx<'_>, k: usize) -> Result<bool, IrError> {
             "{} starts an async or except* shape but is missing from may_start_shape",
             i.opname
         );
+        return Ok(false);
+    }
+    // The `LOAD_CONST` of each shape loads `None`; most load something else.
+    if i.id == Opname::LOAD_CONST && !is_none(code, i) {
         return Ok(false);
     }
     if let Some((op, n)) = super::post311_async::op(code, ins, k).or_else(|| super::post311_star::op(code, ins, k)) {
