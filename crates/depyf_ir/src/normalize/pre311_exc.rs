@@ -1100,9 +1100,39 @@ fn exc_match_jump(ins: &[Instruction], k: usize) -> Option<usize> {
 }
 
 /// The op of instruction `k` when it belongs to the block stack or an exception
-/// handler (emitting it); `Ok(false)` for the rest.
+/// handler (emitting it); `Ok(false)` for the rest. Inlined: most instructions are
+/// none of [`op_at`]'s and leave here without the call.
+#[inline(always)]
 pub(super) fn op(cx: &mut Cx<'_>, k: usize, facts: &Facts) -> Result<bool, IrError> {
+    if !facts.marked.get(k).copied().unwrap_or(false) && !may_be_block_op(cx.code, &cx.ins[k]) {
+        return Ok(false);
+    }
     op_at(cx, k, facts, true)
+}
+
+/// Whether [`op_at`] may take instruction `i` when the facts mark nothing at it: the
+/// opcodes of its match (a `LOAD_CONST` only of `None`). Keep in step with that match.
+#[inline(always)]
+fn may_be_block_op(code: &CodeObject, i: &Instruction) -> bool {
+    match i.id {
+        Opname::SETUP_FINALLY
+        | Opname::END_ASYNC_FOR
+        | Opname::BEFORE_ASYNC_WITH
+        | Opname::SETUP_ASYNC_WITH
+        | Opname::WITH_EXCEPT_START
+        | Opname::POP_BLOCK
+        | Opname::SETUP_WITH
+        | Opname::POP_EXCEPT
+        | Opname::RERAISE
+        | Opname::BEGIN_FINALLY
+        | Opname::CALL_FINALLY
+        | Opname::WITH_CLEANUP_START
+        | Opname::WITH_CLEANUP_FINISH
+        | Opname::COMPARE_OP
+        | Opname::JUMP_IF_NOT_EXC_MATCH => true,
+        Opname::LOAD_CONST => is_none(code, i),
+        _ => false,
+    }
 }
 
 /// [`op`]; without `entry`, a handler starting at `k` is not entered there (no

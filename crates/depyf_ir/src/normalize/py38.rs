@@ -65,7 +65,7 @@ pub(super) fn op(cx: &mut Cx<'_>, k: usize) -> Result<(), IrError> {
 /// `is not`/`not in` (CPython `Python/ast_opt.c`), which would jump the other way.
 fn assertion_error(cx: &Cx<'_>, k: usize) -> bool {
     let i = &cx.ins[k];
-    if i.opname != "LOAD_GLOBAL" || cx.code.co_names.get(cx.idx(k)).map(|n| &**n) != Some("AssertionError") {
+    if i.id != Opname::LOAD_GLOBAL || cx.code.co_names.get(cx.idx(k)).map(|n| &**n) != Some("AssertionError") {
         return false;
     }
     let Some(p) = cx.prev(k) else { return false };
