@@ -160,7 +160,7 @@ impl CmpOp {
 /// A normalized operation. Operands index the code object's tables: `co_consts`
 /// (`Const`), `co_names` (`Name`) and `co_localsplusnames` (`Local`); jump targets are
 /// byte offsets in the original `co_code`.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Eq, Hash)]
 pub enum Op {
     /// `( -- )` no effect (NOP, RESUME, PRECALL, CACHE, line markers).
     Nop,
@@ -491,6 +491,127 @@ pub enum Op {
     /// (`LOAD_FAST_AND_CLEAR`) to their restore, and `usize` indexes the expressions
     /// it recovered from them.
     InlinedComp(usize),
+}
+
+// Equality as `#[derive(PartialEq)]` would write it (same variant, equal fields), with
+// the variant test inlined at every `op == Op::Nop` of the decompiler (most compare
+// different variants and need no call); the fields are compared out of line.
+#[allow(clippy::derived_hash_with_manual_eq)]
+impl PartialEq for Op {
+    #[inline]
+    fn eq(&self, other: &Op) -> bool {
+        std::mem::discriminant(self) == std::mem::discriminant(other) && self.same_fields(other)
+    }
+}
+
+impl Op {
+    /// Whether `other` is the same variant with equal fields (every variant is
+    /// listed: a new one must say how its fields compare).
+    #[inline(never)]
+    fn same_fields(&self, other: &Op) -> bool {
+        match self {
+            Op::Nop => matches!(other, Op::Nop),
+            Op::LoadConst(a0) => matches!(other, Op::LoadConst(b0) if a0 == b0),
+            Op::LoadSmallInt(a0) => matches!(other, Op::LoadSmallInt(b0) if a0 == b0),
+            Op::LoadCommonConstant(a0) => matches!(other, Op::LoadCommonConstant(b0) if a0 == b0),
+            Op::LoadFast(a0) => matches!(other, Op::LoadFast(b0) if a0 == b0),
+            Op::StoreFast(a0) => matches!(other, Op::StoreFast(b0) if a0 == b0),
+            Op::DeleteFast(a0) => matches!(other, Op::DeleteFast(b0) if a0 == b0),
+            Op::LoadDeref(a0) => matches!(other, Op::LoadDeref(b0) if a0 == b0),
+            Op::StoreDeref(a0) => matches!(other, Op::StoreDeref(b0) if a0 == b0),
+            Op::DeleteDeref(a0) => matches!(other, Op::DeleteDeref(b0) if a0 == b0),
+            Op::LoadClosure(a0) => matches!(other, Op::LoadClosure(b0) if a0 == b0),
+            Op::LoadGlobal(a0) => matches!(other, Op::LoadGlobal(b0) if a0 == b0),
+            Op::StoreGlobal(a0) => matches!(other, Op::StoreGlobal(b0) if a0 == b0),
+            Op::DeleteGlobal(a0) => matches!(other, Op::DeleteGlobal(b0) if a0 == b0),
+            Op::LoadName(a0) => matches!(other, Op::LoadName(b0) if a0 == b0),
+            Op::StoreName(a0) => matches!(other, Op::StoreName(b0) if a0 == b0),
+            Op::DeleteName(a0) => matches!(other, Op::DeleteName(b0) if a0 == b0),
+            Op::LoadAttr(a0) => matches!(other, Op::LoadAttr(b0) if a0 == b0),
+            Op::StoreAttr(a0) => matches!(other, Op::StoreAttr(b0) if a0 == b0),
+            Op::DeleteAttr(a0) => matches!(other, Op::DeleteAttr(b0) if a0 == b0),
+            Op::LoadMethod(a0, a1) => matches!(other, Op::LoadMethod(b0, b1) if a0 == b0 && a1 == b1),
+            Op::PushNull => matches!(other, Op::PushNull),
+            Op::PopTop => matches!(other, Op::PopTop),
+            Op::Copy(a0) => matches!(other, Op::Copy(b0) if a0 == b0),
+            Op::Swap(a0) => matches!(other, Op::Swap(b0) if a0 == b0),
+            Op::Rot(a0) => matches!(other, Op::Rot(b0) if a0 == b0),
+            Op::Unary(a0) => matches!(other, Op::Unary(b0) if a0 == b0),
+            Op::Binary(a0, a1) => matches!(other, Op::Binary(b0, b1) if a0 == b0 && a1 == b1),
+            Op::Compare(a0) => matches!(other, Op::Compare(b0) if a0 == b0),
+            Op::BinarySubscr => matches!(other, Op::BinarySubscr),
+            Op::StoreSubscr => matches!(other, Op::StoreSubscr),
+            Op::DeleteSubscr => matches!(other, Op::DeleteSubscr),
+            Op::BuildSlice(a0) => matches!(other, Op::BuildSlice(b0) if a0 == b0),
+            Op::BuildTuple(a0) => matches!(other, Op::BuildTuple(b0) if a0 == b0),
+            Op::BuildList(a0) => matches!(other, Op::BuildList(b0) if a0 == b0),
+            Op::BuildSet(a0) => matches!(other, Op::BuildSet(b0) if a0 == b0),
+            Op::BuildMap(a0) => matches!(other, Op::BuildMap(b0) if a0 == b0),
+            Op::BuildConstKeyMap(a0) => matches!(other, Op::BuildConstKeyMap(b0) if a0 == b0),
+            Op::ListExtend(a0) => matches!(other, Op::ListExtend(b0) if a0 == b0),
+            Op::ListAppend(a0) => matches!(other, Op::ListAppend(b0) if a0 == b0),
+            Op::ListToTuple => matches!(other, Op::ListToTuple),
+            Op::UnpackSequence(a0) => matches!(other, Op::UnpackSequence(b0) if a0 == b0),
+            Op::Call { argc: a_argc, kwnames: a_kwnames, layout: a_layout } => matches!(other, Op::Call { argc: b_argc, kwnames: b_kwnames, layout: b_layout } if a_argc == b_argc && a_kwnames == b_kwnames && a_layout == b_layout),
+            Op::CallEx { has_kwargs: a_has_kwargs, layout: a_layout } => matches!(other, Op::CallEx { has_kwargs: b_has_kwargs, layout: b_layout } if a_has_kwargs == b_has_kwargs && a_layout == b_layout),
+            Op::GetIter => matches!(other, Op::GetIter),
+            Op::ForIter(a0) => matches!(other, Op::ForIter(b0) if a0 == b0),
+            Op::GetAIter => matches!(other, Op::GetAIter),
+            Op::MatchSequence => matches!(other, Op::MatchSequence),
+            Op::MatchMapping => matches!(other, Op::MatchMapping),
+            Op::MatchKeys => matches!(other, Op::MatchKeys),
+            Op::MatchClass(a0) => matches!(other, Op::MatchClass(b0) if a0 == b0),
+            Op::GetLen => matches!(other, Op::GetLen),
+            Op::CopyDictWithoutKeys => matches!(other, Op::CopyDictWithoutKeys),
+            Op::MatchCase { id: a_id, copy: a_copy } => matches!(other, Op::MatchCase { id: b_id, copy: b_copy } if a_id == b_id && a_copy == b_copy),
+            Op::JumpIfOrPop { when: a_when, target: a_target } => matches!(other, Op::JumpIfOrPop { when: b_when, target: b_target } if a_when == b_when && a_target == b_target),
+            Op::MakeFunction { flags: a_flags, qualname: a_qualname } => matches!(other, Op::MakeFunction { flags: b_flags, qualname: b_qualname } if a_flags == b_flags && a_qualname == b_qualname),
+            Op::SetFunctionAttribute(a0) => matches!(other, Op::SetFunctionAttribute(b0) if a0 == b0),
+            Op::ConvertValue(a0) => matches!(other, Op::ConvertValue(b0) if a0 == b0),
+            Op::FormatValue { conversion: a_conversion, with_spec: a_with_spec } => matches!(other, Op::FormatValue { conversion: b_conversion, with_spec: b_with_spec } if a_conversion == b_conversion && a_with_spec == b_with_spec),
+            Op::BuildString(a0) => matches!(other, Op::BuildString(b0) if a0 == b0),
+            Op::BuildInterpolation { conversion: a_conversion, with_spec: a_with_spec } => matches!(other, Op::BuildInterpolation { conversion: b_conversion, with_spec: b_with_spec } if a_conversion == b_conversion && a_with_spec == b_with_spec),
+            Op::BuildTemplate => matches!(other, Op::BuildTemplate),
+            Op::SetAdd(a0) => matches!(other, Op::SetAdd(b0) if a0 == b0),
+            Op::SetUpdate(a0) => matches!(other, Op::SetUpdate(b0) if a0 == b0),
+            Op::DictUpdate(a0, a1) => matches!(other, Op::DictUpdate(b0, b1) if a0 == b0 && a1 == b1),
+            Op::MapAdd(a0) => matches!(other, Op::MapAdd(b0) if a0 == b0),
+            Op::UnpackEx(a0, a1) => matches!(other, Op::UnpackEx(b0, b1) if a0 == b0 && a1 == b1),
+            Op::ImportName(a0) => matches!(other, Op::ImportName(b0) if a0 == b0),
+            Op::LazyImportName(a0) => matches!(other, Op::LazyImportName(b0) if a0 == b0),
+            Op::ImportFrom(a0) => matches!(other, Op::ImportFrom(b0) if a0 == b0),
+            Op::ImportStar => matches!(other, Op::ImportStar),
+            Op::LoadBuildClass => matches!(other, Op::LoadBuildClass),
+            Op::LoadAssertionError => matches!(other, Op::LoadAssertionError),
+            Op::LoadSuperAttr { name: a_name, method: a_method, two_args: a_two_args } => matches!(other, Op::LoadSuperAttr { name: b_name, method: b_method, two_args: b_two_args } if a_name == b_name && a_method == b_method && a_two_args == b_two_args),
+            Op::SetupAnnotations => matches!(other, Op::SetupAnnotations),
+            Op::LoadLocals => matches!(other, Op::LoadLocals),
+            Op::LoadFromDictOr(a0, a1) => matches!(other, Op::LoadFromDictOr(b0, b1) if a0 == b0 && a1 == b1),
+            Op::Return => matches!(other, Op::Return),
+            Op::Jump(a0) => matches!(other, Op::Jump(b0) if a0 == b0),
+            Op::JumpIf { when: a_when, target: a_target } => matches!(other, Op::JumpIf { when: b_when, target: b_target } if a_when == b_when && a_target == b_target),
+            Op::JumpIfNone { when: a_when, target: a_target } => matches!(other, Op::JumpIfNone { when: b_when, target: b_target } if a_when == b_when && a_target == b_target),
+            Op::Raise(a0) => matches!(other, Op::Raise(b0) if a0 == b0),
+            Op::FrameSetup => matches!(other, Op::FrameSetup),
+            Op::PushExcInfo => matches!(other, Op::PushExcInfo),
+            Op::PopExcept => matches!(other, Op::PopExcept),
+            Op::CheckExcMatch => matches!(other, Op::CheckExcMatch),
+            Op::Reraise => matches!(other, Op::Reraise),
+            Op::BeforeWith => matches!(other, Op::BeforeWith),
+            Op::BeforeAsyncWith => matches!(other, Op::BeforeAsyncWith),
+            Op::WithExit => matches!(other, Op::WithExit),
+            Op::WithExceptStart => matches!(other, Op::WithExceptStart),
+            Op::ExcStarSetup => matches!(other, Op::ExcStarSetup),
+            Op::CheckEgMatch => matches!(other, Op::CheckEgMatch),
+            Op::ExcStarEnd => matches!(other, Op::ExcStarEnd),
+            Op::Yield => matches!(other, Op::Yield),
+            Op::YieldFrom => matches!(other, Op::YieldFrom),
+            Op::Await => matches!(other, Op::Await),
+            Op::Intrinsic1(a0) => matches!(other, Op::Intrinsic1(b0) if a0 == b0),
+            Op::Intrinsic2(a0) => matches!(other, Op::Intrinsic2(b0) if a0 == b0),
+            Op::InlinedComp(a0) => matches!(other, Op::InlinedComp(b0) if a0 == b0),
+        }
+    }
 }
 
 impl Op {
