@@ -45,7 +45,7 @@ pub mod co_flags {
 }
 
 /// One entry of `co_consts`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Debug, PartialEq)]
 pub enum Constant {
     /// `None`.
     None,
@@ -89,6 +89,45 @@ pub enum Constant {
         /// `repr(obj)`, possibly shortened.
         repr: String,
     },
+}
+
+// A copy as `#[derive(Clone)]` would make it, with the commonest cases (a shared str,
+// an int, `None`: a reference count or a few bytes) inlined where the decompiler and
+// the marshal reader copy constants; the others are copied out of line.
+impl Clone for Constant {
+    #[inline]
+    fn clone(&self) -> Self {
+        match self {
+            Constant::Str(s) => Constant::Str(s.clone()),
+            Constant::Int(i) => Constant::Int(*i),
+            Constant::None => Constant::None,
+            _ => self.clone_other(),
+        }
+    }
+}
+
+impl Constant {
+    /// [`Clone::clone`] of any constant (every variant is listed: a new one must say
+    /// how it is copied).
+    #[inline(never)]
+    fn clone_other(&self) -> Self {
+        match self {
+            Constant::None => Constant::None,
+            Constant::Ellipsis => Constant::Ellipsis,
+            Constant::Bool(b) => Constant::Bool(*b),
+            Constant::Int(i) => Constant::Int(*i),
+            Constant::BigInt(s) => Constant::BigInt(s.clone()),
+            Constant::Float(f) => Constant::Float(*f),
+            Constant::Complex(re, im) => Constant::Complex(*re, *im),
+            Constant::Str(s) => Constant::Str(s.clone()),
+            Constant::Bytes(b) => Constant::Bytes(b.clone()),
+            Constant::Tuple(items) => Constant::Tuple(items.clone()),
+            Constant::FrozenSet(items) => Constant::FrozenSet(items.clone()),
+            Constant::Slice(parts) => Constant::Slice(parts.clone()),
+            Constant::Code(code) => Constant::Code(code.clone()),
+            Constant::Opaque { index, type_name, repr } => Constant::Opaque { index: *index, type_name: type_name.clone(), repr: repr.clone() },
+        }
+    }
 }
 
 /// A code object of any supported CPython version.
