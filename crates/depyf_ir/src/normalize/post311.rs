@@ -173,7 +173,9 @@ pub(super) fn op(cx: &mut Cx<'_>, fam: &Family, loops: &Loops, k: usize) -> Resu
             return Ok(());
         }
     }
-    if super::post311_exc::may_start_shape(i.id) && super::post311_exc::op(cx, k)? {
+    // The `LOAD_CONST` of each shape loads `None`; most load something else.
+    let shape = super::post311_exc::may_start_shape(i.id) && (i.id != Opname::LOAD_CONST || super::post311_exc::is_none(cx.code, i));
+    if shape && super::post311_exc::op(cx, k)? {
         return Ok(());
     }
     // Only a conditional jump can be inverted over a `JUMP_BACKWARD` (asked here, the

@@ -25,7 +25,7 @@ use crate::Op;
 
 /// A load of `None`: `LOAD_CONST None`, or 3.15's `LOAD_COMMON_CONSTANT 7`
 /// (`opcode._common_constants[7]` is `None`).
-fn is_none(code: &CodeObject, i: &Instruction) -> bool {
+pub(super) fn is_none(code: &CodeObject, i: &Instruction) -> bool {
     match i.id {
         Opname::LOAD_CONST => matches!(i.argval, Argval::Const(c) if matches!(code.co_consts.get(c as usize), Some(Constant::None))),
         Opname::LOAD_COMMON_CONSTANT => code.version.minor >= 15 && i.oparg == Some(7),
@@ -137,10 +137,6 @@ pub(super) fn op(cx: &mut Cx<'_>, k: usize) -> Result<bool, IrError> {
             "{} starts an async or except* shape but is missing from may_start_shape",
             i.opname
         );
-        return Ok(false);
-    }
-    // The `LOAD_CONST` of each shape loads `None`; most load something else.
-    if i.id == Opname::LOAD_CONST && !is_none(code, i) {
         return Ok(false);
     }
     if let Some((op, n)) = super::post311_async::op(code, ins, k).or_else(|| super::post311_star::op(code, ins, k)) {
