@@ -721,6 +721,12 @@ fn generic_def_through_temps(body: &[Stmt], i: usize) -> Option<(Stmt, usize)> {
         body.iter().for_each(|s| s.walk_exprs(&mut |e| c += usize::from(e.is_name(t))));
         c
     };
+    // (Most assignments have no such temporary right before them: looked at before
+    // copying the value.)
+    let temp_before = i.checked_sub(1).is_some_and(|j| matches!(&body[j], Stmt::Assign(ts, _) if matches!(ts.as_slice(), [Expr::Name(t)] if t.starts_with("__temp_"))));
+    if !temp_before {
+        return None;
+    }
     let mut v = v.clone();
     let mut taken = 0;
     while taken < i {
