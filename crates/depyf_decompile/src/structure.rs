@@ -1142,62 +1142,63 @@ impl<'a> Structurer<'a> {
     /// compiles `if a and b:` / `if a or b:`): `cond` leads to `fall`, else `jump`.
     /// `b` is the block of the test `cond`.
     fn short_circuit(&self, b: BlockId, cond: Expr, fall: BlockId, jump: BlockId) -> (Expr, BlockId, BlockId) {
-        self.short_circuit_in(cond, fall, jump, self.cfg.blocks[b.index()].handler, 0, &mut vec![b])
+        self.short_circuit_in(cond, fall, jump, self.cfg.blocks[b.index()].handler, 0, &mut vec![b], 0)
     }
 
     /// A test block's condition with the tests that follow it folded in first
     /// (`a or (b and c)`: the `b and c` region is one operand), to a bounded depth.
-    /// `chain`: the tests of the enclosing condition folded so far, the only blocks
-    /// besides one single predecessor that may lead to `b`; the blocks of the region
-    /// are added to it. Inside the region only its own tests may lead to a test.
-    fn test_region(&self, b: BlockId, within: Option<depyf_cfg::ExcEdge>, depth: usize, chain: &mut Vec<BlockId>) -> Option<(Expr, BlockId, BlockId)> {
-        let (c, f, j) = self.bare_test(b, chain)?;
-        let mut own = vec![b];
-        let r = if depth < 32 { self.short_circuit_in(c, f, j, within, depth + 1, &mut own) } else { (c, f, j) };
-        chain.extend(own);
+    /// `chain[base..]`: the tests of the enclosing condition folded so far, the only
+    /// blocks besides one single predecessor that may lead to `b`; the blocks of the
+    /// region are appended to `chain` (also when `Some` is not taken: the caller cuts
+    /// `chain` back). Inside the region only its own tests may lead to a test.
+    fn test_region(&self, b: BlockId, within: Option<depyf_cfg::ExcEdge>, depth: usize, chain: &mut Vec<BlockId>, base: usize) -> Option<(Expr, BlockId, BlockId)> {
+        let (c, f, j) = self.bare_test(b, &chain[base..])?;
+        // The region's own chain starts at `b`, right after the enclosing one's.
+        let own = chain.len();
+        chain.push(b);
+        let r = if depth < 32 { self.short_circuit_in(c, f, j, within, depth + 1, chain, own) } else { (c, f, j) };
         Some(r)
     }
 
     /// `within`: the protected range of the first test (every test folded in shares it).
-    /// `chain`: the test blocks folded so far (see [`Self::bare_test`]); each test
-    /// folded in is added.
-    fn short_circuit_in(&self, mut cond: Expr, mut fall: BlockId, mut jump: BlockId, within: Option<depyf_cfg::ExcEdge>, depth: usize, chain: &mut Vec<BlockId>) -> (Expr, BlockId, BlockId) {
+    /// `chain[base..]`: the test blocks folded so far (see [`Self::bare_test`]); each
+    /// test folded in is appended. (One vector for the chains of all the nested
+    /// regions, each tried at its end and cut back when not taken: no copy per trial.)
+    #[allow(clippy::too_many_arguments)]
+    fn short_circuit_in(&self, mut cond: Expr, mut fall: BlockId, mut jump: BlockId, within: Option<depyf_cfg::ExcEdge>, depth: usize, chain: &mut Vec<BlockId>, base: usize) -> (Expr, BlockId, BlockId) {
         loop {
             fall = self.skip_bare(fall, within);
             jump = self.skip_bare(jump, within);
-            let mut trial = chain.clone();
-            if let Some((c2, f2, j2)) = self.test_region(fall, within, depth, &mut trial) {
+            let len = chain.len();
+            if let Some((c2, f2, j2)) = self.test_region(fall, within, depth, chain, base) {
                 let (f2, j2) = (self.skip_bare(f2, within), self.skip_bare(j2, within));
                 if self.same_exit(j2, jump) {
                     cond = and_or(true, cond, c2);
                     fall = f2;
-                    *chain = trial;
                     continue;
                 }
                 if self.same_exit(f2, jump) {
                     cond = and_or(false, negate(cond), c2);
                     fall = jump;
                     jump = j2;
-                    *chain = trial;
                     continue;
                 }
             }
-            let mut trial = chain.clone();
-            if let Some((c2, f2, j2)) = self.test_region(jump, within, depth, &mut trial) {
+            chain.truncate(len);
+            if let Some((c2, f2, j2)) = self.test_region(jump, within, depth, chain, base) {
                 let (f2, j2) = (self.skip_bare(f2, within), self.skip_bare(j2, within));
                 if self.same_exit(f2, fall) {
                     cond = and_or(false, cond, c2);
                     jump = j2;
-                    *chain = trial;
                     continue;
                 }
                 if self.same_exit(j2, fall) {
                     cond = and_or(false, cond, negate(c2));
                     jump = f2;
-                    *chain = trial;
                     continue;
                 }
             }
+            chain.truncate(len);
             return (cond, fall, jump);
         }
     }
