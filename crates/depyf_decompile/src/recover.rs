@@ -1795,13 +1795,13 @@ fn entry_stack(
         {
             pending.insert(*p);
         }
-        return Ok(stack.clone());
+        return Ok(stack_copy(ctx, stack));
     }
     let at = &ir[block.start];
     let err = |m: String| DecompileError::new(ctx.code, at.at, at.opname, m);
     let stacks: Vec<Vec<SVal>> = preds.iter().map(|&p| edge_stack(exits[p].as_ref().expect("seen"), b).clone()).collect();
     let depth = stacks[0].len();
-    let mut entry = Vec::with_capacity(depth);
+    let mut entry = Vec::with_capacity(depth.max(stack_room(ctx)));
     for (i, st) in stacks.iter().enumerate() {
         if st.len() != depth {
             return Err(err(format!("stack depth {} from bb{} but {depth} from bb{}", st.len(), preds[i], preds[0])));
@@ -1856,6 +1856,20 @@ fn entry_stack(
         entry.push(SVal::Expr(Expr::Name(name.into())));
     }
     Ok(entry)
+}
+
+/// The room that a block's stack gets at once: the deepest stack the compiler
+/// computed, up to 64 values (see [`recover_block`]).
+fn stack_room(ctx: &Ctx<'_>) -> usize {
+    (ctx.code.co_stacksize as usize).min(64)
+}
+
+/// A copy of `stack` to enter a block with, made with [`stack_room`] at once (a
+/// copy of just its length would be grown again right away).
+fn stack_copy(ctx: &Ctx<'_>, stack: &[SVal]) -> Vec<SVal> {
+    let mut v = Vec::with_capacity(stack.len().max(stack_room(ctx)));
+    v.extend_from_slice(stack);
+    v
 }
 
 fn edge_stack(exit: &Exit, to: BlockId) -> &Vec<SVal> {
@@ -2129,7 +2143,7 @@ fn recover_block(
     let folded = if tail.is_some() { None } else { collapse_merge(ctx, cfg, idom, b, exits, out) };
     let stack = match folded {
         // The shared exit code of a folded conditional expression (`tail_fold`).
-        _ if tail.is_some() => tail.as_ref().expect("checked").1.clone(),
+        _ if tail.is_some() => stack_copy(ctx, &tail.as_ref().expect("checked").1),
         Some((root, stack, used)) => {
             out[root.index()].collapsed_to = Some(b);
             // The tests inside the folded value pass the values below it on to
@@ -2167,7 +2181,7 @@ fn recover_block(
     // Room for the deepest stack the compiler computed, at once (an empty entry
     // stack has no buffer yet; growing it push by push reallocates several times).
     let mut stack = stack;
-    let depth = (ctx.code.co_stacksize as usize).min(64);
+    let depth = stack_room(ctx);
     if stack.capacity() < depth {
         stack.reserve(depth - stack.len());
     }
