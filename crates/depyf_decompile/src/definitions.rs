@@ -1354,7 +1354,7 @@ pub(crate) fn bind(body: &mut Vec<Stmt>) -> Result<(), String> {
         stmt_exprs_mut(s, &mut |e| {
             tidy(e);
             if let Expr::FString(parts, FStringSyntax::Pep498) = e {
-                if depyf_source::fstring(parts, FStringSyntax::Pep498).is_none() {
+                if !depyf_source::fstring_fits(parts, FStringSyntax::Pep498) {
                     if let Some(p) = percent_format(parts) {
                         *e = p;
                     }

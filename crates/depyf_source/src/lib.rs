@@ -20,4 +20,4 @@ mod ast;
 mod printer;
 
 pub use ast::{Arguments, ASYNC_MARK, Ident, CompKind, Comprehension, ExceptHandler, Expr, FPart, FStringSyntax, Keyword, MatchCase, Pattern, Stmt};
-pub use printer::{constant_literal, fstring, print_body, print_expr, tstring};
+pub use printer::{constant_literal, fstring, fstring_fits, print_body, print_expr, tstring};

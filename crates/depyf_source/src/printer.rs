@@ -410,6 +410,13 @@ pub fn fstring(parts: &[FPart], syntax: FStringSyntax) -> Option<String> {
     quoted_fields("f", parts, &fields, None, syntax)
 }
 
+/// Whether [`fstring`] prints `parts` (is `Some`), without writing the f-string.
+pub fn fstring_fits(parts: &[FPart], syntax: FStringSyntax) -> bool {
+    let mut fields = Vec::new();
+    fields_of(parts, &mut fields);
+    field_quote(&fields, syntax).is_some()
+}
+
 /// The source of a template string (CPython 3.14+, PEP 750, so PEP 701 rules as in
 /// [`fstring`]): each top-level interpolation written as `texts` gives it (the
 /// expression's source text, which the template keeps); `None` when a field text spans
@@ -436,6 +443,23 @@ pub fn tstring(parts: &[FPart], texts: &[String]) -> Option<String> {
 /// be inside a string literal of the field (the printer writes no comments, and a
 /// template's text ends at its `}`), which PEP 701 allows.
 fn quoted_fields(prefix: &str, parts: &[FPart], fields: &[String], texts: Option<&[String]>, syntax: FStringSyntax) -> Option<String> {
+    let quote = field_quote(fields, syntax)?;
+    let qc = quote.chars().next().expect("non-empty");
+    let mut out = String::from(prefix);
+    out.push_str(quote);
+    match texts {
+        Some(texts) => fstring_parts(&mut out, parts, qc, &mut texts.iter(), false),
+        // An f-string's `fields` are the texts of all its fields, nested ones
+        // included, in the order they are written: not printed a second time.
+        None => fstring_parts(&mut out, parts, qc, &mut fields.iter(), true),
+    }
+    out.push_str(quote);
+    Some(out)
+}
+
+/// The quote of [`quoted_fields`] for fields of the texts `fields`: `None` when no
+/// quoting works.
+fn field_quote(fields: &[String], syntax: FStringSyntax) -> Option<&'static str> {
     if fields.iter().any(|f| f.contains(['\n', '\r'])) {
         return None;
     }
@@ -445,22 +469,18 @@ fn quoted_fields(prefix: &str, parts: &[FPart], fields: &[String], texts: Option
         fields.iter().all(|f| if q.len() == 1 { !f.contains(c) } else { !f.contains(q) && !f.ends_with(c) && !f.starts_with(c) })
     };
     let old_rules = ["'", "\"", "'''", "\"\"\""].into_iter().find(|q| plain && fits(q));
-    let quote = match (old_rules, syntax) {
-        (Some(q), _) => q,
-        (None, FStringSyntax::Pep498) => return None,
-        (None, FStringSyntax::Pep701) => ["'", "\""].into_iter().find(|q| fits(q)).unwrap_or("'"),
-    };
-    let qc = quote.chars().next().expect("non-empty");
-    let mut out = String::from(prefix);
-    out.push_str(quote);
-    fstring_parts(&mut out, parts, qc, &mut texts.unwrap_or(&[]).iter());
-    out.push_str(quote);
-    Some(out)
+    match (old_rules, syntax) {
+        (Some(q), _) => Some(q),
+        (None, FStringSyntax::Pep498) => None,
+        (None, FStringSyntax::Pep701) => Some(["'", "\""].into_iter().find(|q| fits(q)).unwrap_or("'")),
+    }
 }
 
 /// Prints `parts` in `quote`; fields take their text from `texts` while it lasts
-/// (a template string's interpolations), else from their expression.
-fn fstring_parts(out: &mut String, parts: &[FPart], quote: char, texts: &mut std::slice::Iter<'_, String>) {
+/// (a template string's interpolations, or every field of an f-string), else from
+/// their expression. The fields of a format spec read on in `texts` when
+/// `specs_too`, else take theirs from their expressions.
+fn fstring_parts(out: &mut String, parts: &[FPart], quote: char, texts: &mut std::slice::Iter<'_, String>, specs_too: bool) {
     for p in parts {
         match p {
             FPart::Lit(s) => {
@@ -484,7 +504,11 @@ fn fstring_parts(out: &mut String, parts: &[FPart], quote: char, texts: &mut std
                 }
                 if let Some(spec) = spec {
                     out.push(':');
-                    fstring_parts(out, spec, quote, &mut [].iter());
+                    if specs_too {
+                        fstring_parts(out, spec, quote, texts, true);
+                    } else {
+                        fstring_parts(out, spec, quote, &mut [].iter(), false);
+                    }
                 }
                 out.push('}');
             }

@@ -386,7 +386,7 @@ impl BlockState<'_, '_> {
             // `definitions::bind` writes back in the `%` form where the f-string
             // cannot be written.
             let percent = self.ctx.code.version == depyf_bytecode::PythonVersion::PY311 && crate::definitions::percent_format(parts).is_some();
-            if !percent && depyf_source::fstring(parts, *syntax).is_none() {
+            if !percent && !depyf_source::fstring_fits(parts, *syntax) {
                 return Err(self.err(match syntax {
                     FStringSyntax::Pep498 => "an f-string field that needs a backslash, '#' or every kind of quote (before CPython 3.12)",
                     FStringSyntax::Pep701 => "an f-string field that needs a line break",
