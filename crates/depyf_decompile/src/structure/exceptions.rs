@@ -50,16 +50,25 @@ fn marker_call<'e>(e: &'e Expr, name: &str) -> Option<&'e Expr> {
 impl Structurer<'_> {
     /// The handlers an exception raised in `b` goes through, innermost first.
     pub(super) fn handler_chain(&self, b: BlockId) -> Vec<BlockId> {
-        let mut out = Vec::new();
+        let mut buf = [BlockId(0); 65];
+        let n = self.handler_chain_in(b, &mut buf);
+        buf[..n].to_vec()
+    }
+
+    /// [`Self::handler_chain`] written into `buf` (its length returned): no
+    /// allocation for the frequent questions about it.
+    fn handler_chain_in(&self, b: BlockId, buf: &mut [BlockId; 65]) -> usize {
+        let mut n = 0;
         let mut cur = self.cfg.blocks[b.index()].handler;
         while let Some(h) = cur {
-            if out.contains(&h.target) || out.len() > 64 {
+            if buf[..n].contains(&h.target) || n > 64 {
                 break;
             }
-            out.push(h.target);
+            buf[n] = h.target;
+            n += 1;
             cur = self.cfg.blocks[h.target.index()].handler;
         }
-        out
+        n
     }
 
     fn first_ops(&self, h: BlockId, n: usize) -> Vec<&Op> {
@@ -67,12 +76,19 @@ impl Structurer<'_> {
         self.ir[blk.start..blk.end].iter().map(|i| &i.op).filter(|o| !matches!(o, Op::Nop)).take(n).collect()
     }
 
+    /// The ops of block `h` other than `NOP`s ([`Self::first_ops`] without collecting them).
+    fn real_ops(&self, h: BlockId) -> impl Iterator<Item = &Op> {
+        let blk = &self.cfg.blocks[h.index()];
+        self.ir[blk.start..blk.end].iter().map(|i| &i.op).filter(|o| !matches!(o, Op::Nop))
+    }
+
     fn is_exc_entry(&self, h: BlockId) -> bool {
-        matches!(self.first_ops(h, 1).as_slice(), [Op::PushExcInfo])
+        matches!(self.real_ops(h).next(), Some(Op::PushExcInfo))
     }
 
     fn is_with_handler(&self, h: BlockId) -> bool {
-        matches!(self.first_ops(h, 2).as_slice(), [Op::PushExcInfo, Op::WithExceptStart])
+        let mut ops = self.real_ops(h);
+        matches!((ops.next(), ops.next()), (Some(Op::PushExcInfo), Some(Op::WithExceptStart)))
     }
 
     /// Where an `except*` clause's test (`cond`, `__eg_match__(T) is not None`, whose
@@ -99,11 +115,15 @@ impl Structurer<'_> {
 
     /// The outermost `try`/`with` handler protecting `b` that is not open yet.
     pub(super) fn try_start(&self, b: BlockId) -> Option<BlockId> {
-        self.handler_chain(b).into_iter().rev().filter(|h| self.is_exc_entry(*h)).find(|h| !self.opened.contains(h))
+        let mut buf = [BlockId(0); 65];
+        let n = self.handler_chain_in(b, &mut buf);
+        buf[..n].iter().copied().rev().filter(|h| self.is_exc_entry(*h)).find(|h| !self.opened.contains(h))
     }
 
     pub(super) fn protected_by(&self, x: BlockId, h: BlockId) -> bool {
-        self.handler_chain(x).contains(&h)
+        let mut buf = [BlockId(0); 65];
+        let n = self.handler_chain_in(x, &mut buf);
+        buf[..n].contains(&h)
     }
 
     /// Blocks of the current loop's header and follow: flow to them is
