@@ -592,7 +592,6 @@ impl<'a> Structurer<'a> {
                 Terminator::Branch { jump, fall } => {
                     let test_fall = fall;
                     let cond = code.fall_condition.clone().ok_or_else(|| err("a loop branch outside its loop header"))?;
-                    let own_test = cond.clone();
                     // An `except*` test is never part of an `and`/`or` chain.
                     let (cond, fall, jump, merge) = match self.star_test_follow(&cond, jump) {
                         Some(m) => (cond, fall, jump, Some(m)),
@@ -649,7 +648,7 @@ impl<'a> Structurer<'a> {
                     // the pass were folded into the condition: `if a: pass elif b: X`.)
                     // (On CPython 3.8-3.9 that block, a jump on a line of its own, may
                     // go to where the enclosing region stops: an `elif c: pass` arm.)
-                    if then_body.is_empty() && !else_body.is_empty() && cond == own_test && merge.or(stop.filter(|_| self.dead_jumps_kept && self.own_line_jump(test_fall))).is_some_and(|m| (fall == m || fall == test_fall) && self.pass_arm(test_fall, m)) {
+                    if then_body.is_empty() && !else_body.is_empty() && Some(&cond) == self.rec.blocks[b.index()].fall_condition.as_ref() && merge.or(stop.filter(|_| self.dead_jumps_kept && self.own_line_jump(test_fall))).is_some_and(|m| (fall == m || fall == test_fall) && self.pass_arm(test_fall, m)) {
                         then_body.push(Stmt::Pass);
                     }
                     // `if c: A` + `continue` (or `break`), CPython 3.8-3.9: the test's
