@@ -1336,7 +1336,9 @@ fn percent_spec(spec: &str) -> Option<String> {
 
 /// Binds definitions, reads annotated assignments (when the body ran
 /// `SETUP_ANNOTATIONS`), tidies building shapes, and fails on any marker left.
-pub(crate) fn bind(body: &mut Vec<Stmt>) -> Result<(), String> {
+/// `seen` is shown every expression of the scope as the body ends up (the
+/// expressions that [`Stmt::walk_scope_exprs`] visits), for checks of the caller's.
+pub(crate) fn bind(body: &mut Vec<Stmt>, seen: &mut dyn FnMut(&Expr)) -> Result<(), String> {
     drop_classdict(body);
     class_annotations(body);
     module_annotations(body);
@@ -1365,19 +1367,22 @@ pub(crate) fn bind(body: &mut Vec<Stmt>) -> Result<(), String> {
     // Bodies of nested `def`s were checked when they were recovered.
     let mut left = None;
     for s in body.iter() {
-        s.walk_scope_exprs(&mut |e| match e {
-            Expr::Def(d) => {
-                let what = match &**d {
-                    Stmt::ClassDef(n, ..) => format!("class {n}"),
-                    Stmt::FunctionDef(n, ..) => format!("function {n}"),
-                    _ => "definition".into(),
-                };
-                left.get_or_insert(format!("a {what} that is not bound by a def/class statement"));
+        s.walk_scope_exprs(&mut |e| {
+            seen(e);
+            match e {
+                Expr::Def(d) => {
+                    let what = match &**d {
+                        Stmt::ClassDef(n, ..) => format!("class {n}"),
+                        Stmt::FunctionDef(n, ..) => format!("function {n}"),
+                        _ => "definition".into(),
+                    };
+                    left.get_or_insert(format!("a {what} that is not bound by a def/class statement"));
+                }
+                Expr::Name(n) if n.starts_with('<') || n == ".0" => {
+                    left.get_or_insert(format!("`{n}` in a shape that is not recognized"));
+                }
+                _ => {}
             }
-            Expr::Name(n) if n.starts_with('<') || n == ".0" => {
-                left.get_or_insert(format!("`{n}` in a shape that is not recognized"));
-            }
-            _ => {}
         });
     }
     left.map_or(Ok(()), Err)
@@ -1435,10 +1440,10 @@ mod tests {
         let def = Stmt::FunctionDef("f".into(), Default::default(), vec![]);
         let v = Expr::Call(Box::new(Expr::name("d")), vec![Expr::Def(std::sync::Arc::new(def.clone()))], vec![]);
         let mut body = vec![Stmt::Assign(vec![Expr::name("f")], v)];
-        bind(&mut body).unwrap();
+        bind(&mut body, &mut |_| {}).unwrap();
         assert_eq!(body, vec![Stmt::Decorated(vec![Expr::name("d")], Box::new(def.clone()))]);
         let mut body = vec![Stmt::Assign(vec![Expr::name("g")], Expr::Def(std::sync::Arc::new(def)))];
-        assert!(bind(&mut body).is_err());
+        assert!(bind(&mut body, &mut |_| {}).is_err());
     }
 }
 

@@ -194,6 +194,13 @@ fn unspellable_names(code: &CodeObject) -> Result<(), DecompileError> {
     Ok(())
 }
 
+/// Whether `n` is one of the names that [`leftover_marker`] looks for.
+fn is_marker(n: &str) -> bool {
+    n.starts_with('<')
+        || matches!(n, "__exc__" | "__exc_match__" | "__pop_except__" | "__pop_except_held__" | "__reraise__" | "__with_enter__" | "__with_exit__" | "__with_suppress__" | patterns::MATCH_MARK | depyf_source::ASYNC_MARK)
+        || matches!(n, "__typevar__" | "__typevartuple__" | "__paramspec__" | "__type_alias__" | "__set_type_params__" | "__generic__" | ".defaults" | ".kwdefaults")
+}
+
 /// The names recovery uses for what has no source form yet; any left in the output
 /// means a shape was not understood, and the output would not run as the original.
 /// An `__async__` mark is in place (not a leftover) as the iterable of a `for` or of a
@@ -201,18 +208,13 @@ fn unspellable_names(code: &CodeObject) -> Result<(), DecompileError> {
 /// The bodies of nested `def`s are left out: each was checked when it was recovered
 /// (`recover_body_with`; a stub when it failed), and checking them again at every
 /// level of nesting made the check quadratic in the depth.
-fn leftover_marker(body: &[Stmt]) -> Option<String> {
-    fn is_marker(n: &str) -> bool {
-        n.starts_with('<')
-            || matches!(n, "__exc__" | "__exc_match__" | "__pop_except__" | "__pop_except_held__" | "__reraise__" | "__with_enter__" | "__with_exit__" | "__with_suppress__" | patterns::MATCH_MARK | depyf_source::ASYNC_MARK)
-            || matches!(n, "__typevar__" | "__typevartuple__" | "__paramspec__" | "__type_alias__" | "__set_type_params__" | "__generic__" | ".defaults" | ".kwdefaults")
-    }
-    // Almost every body has no marker at all: one walk tells, and only a body with
-    // one pays for finding which marks are in place (issue #7, speed).
-    let mut any = false;
-    for s in body {
-        s.walk_scope_exprs(&mut |e| any |= matches!(e, Expr::Name(n) if is_marker(n)));
-    }
+///
+/// `any`: whether the body may hold a marker at all (a name that [`is_marker`]
+/// accepts, in this scope): almost every body has none, and only a body with one
+/// pays for finding which marks are in place (issue #7, speed). The caller tells it
+/// from the walk that ends `definitions::bind`, since the rewrites after that one
+/// move, drop and regroup the expressions of the body but make no name.
+fn leftover_marker(body: &[Stmt], any: bool) -> Option<String> {
     if !any {
         return None;
     }
@@ -464,7 +466,10 @@ pub(crate) fn recover_body_with(
     }
     idioms::asserts(&mut body);
     idioms::kept_test_returns(&mut body);
-    definitions::bind(&mut body).map_err(|m| at(&m))?;
+    // (Whether a marker name is left, told by the last walk of `bind`; see
+    // `leftover_marker`.)
+    let mut any_marker = false;
+    definitions::bind(&mut body, &mut |e| any_marker |= matches!(e, Expr::Name(n) if is_marker(n))).map_err(|m| at(&m))?;
     definitions::fold_negated_tests(code, &mut body);
     definitions::future_annotations(code, &mut body);
     // Idioms: the implicit `return None` at the end of a function body.
@@ -487,7 +492,7 @@ pub(crate) fn recover_body_with(
             return Err(at("a loop exit of a module or class body that leads to its end (for/else with break) is not supported yet"));
         }
     }
-    if let Some(m) = leftover_marker(&body) {
+    if let Some(m) = leftover_marker(&body, any_marker) {
         return Err(at(&format!("a construct that recovery could not shape (`{m}` left in the output)")));
     }
     // A generator whose yields the compiler dropped as dead code (`return; yield`,
