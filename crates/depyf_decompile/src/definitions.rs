@@ -1240,6 +1240,11 @@ pub(crate) fn fold_negated_tests(code: &CodeObject, body: &mut [Stmt]) {
     if code.version >= depyf_bytecode::PythonVersion::PY314 {
         return;
     }
+    // Whether a negated `is`/`in` comparison (what the second rewrite folds) is met.
+    // The first rewrite makes none (its new `not` holds an `and`/`or`) and leaves
+    // each it moves as it was: without one here, the second walk changes nothing.
+    let foldable = |e: &Expr| matches!(e, Expr::UnaryOp("not", inner) if matches!(&**inner, Expr::Compare(_, ops) if matches!(ops.as_slice(), [("is" | "is not" | "in" | "not in", _)])));
+    let mut any_foldable = false;
     // First `not a or not b` (each operand negated by the jumps of a short-circuit
     // test) back to `not (a and b)` where an operand is an `is`/`in` comparison: its
     // negation would be folded into the other op below, which the source cannot have
@@ -1247,10 +1252,10 @@ pub(crate) fn fold_negated_tests(code: &CodeObject, body: &mut [Stmt]) {
     // compiles each comparison as it is and flips the jumps (`Python/compile.c`
     // `compiler_jump_if` on a `not`). Both are bools of the same truth.
     let mut un_de_morgan = |e: &mut Expr| {
+        any_foldable |= foldable(e);
         let Expr::BoolOp(is_and, items) = e else { return };
         let negated = |x: &Expr| matches!(x, Expr::UnaryOp("not", _));
-        let folding = |x: &Expr| matches!(x, Expr::UnaryOp("not", inner) if matches!(&**inner, Expr::Compare(_, ops) if matches!(ops.as_slice(), [("is" | "is not" | "in" | "not in", _)])));
-        if items.len() < 2 || !items.iter().all(negated) || !items.iter().any(folding) {
+        if items.len() < 2 || !items.iter().all(negated) || !items.iter().any(foldable) {
             return;
         }
         let inners = std::mem::take(items).into_iter().map(|x| match x {
@@ -1261,6 +1266,9 @@ pub(crate) fn fold_negated_tests(code: &CodeObject, body: &mut [Stmt]) {
     };
     for s in body.iter_mut() {
         stmt_exprs_mut(s, &mut un_de_morgan);
+    }
+    if !any_foldable {
+        return;
     }
     let mut fold = |e: &mut Expr| {
         let Expr::UnaryOp("not", inner) = e else { return };
