@@ -816,22 +816,22 @@ impl Structurer<'_> {
         // 3.10 reads a clause's copy of the code after the loop as `break` first: its
         // plain reading as the clause's own `return` never fails (no clean-up ranges).
         let first_break = match (&breaks, self.small_exits_extended) {
-            (Some(hs), true) => self.handlers_and_after(hs.clone(), fins.as_deref(), e1, after, stop, true, err).ok(),
+            (Some(hs), true) => self.handlers_and_after(hs, fins.as_deref(), e1, after, stop, true, err).ok(),
             _ => None,
         };
         let mut attempt = match first_break {
             Some(x) => Ok(x),
-            None => self.handlers_and_after(hstmts.clone(), fins.as_deref(), e1, after, stop, false, err),
+            None => self.handlers_and_after(&hstmts, fins.as_deref(), e1, after, stop, false, err),
         };
         if attempt.is_err() {
             if let Some(hs) = breaks {
-                if let Ok(x) = self.handlers_and_after(hs, fins.as_deref(), e1, after, stop, true, err) {
+                if let Ok(x) = self.handlers_and_after(&hs, fins.as_deref(), e1, after, stop, true, err) {
                     attempt = Ok(x);
                 }
             }
         }
         if attempt.is_err() {
-            if let Ok(x) = self.handlers_and_after(hstmts, fins.as_deref(), e1, after, stop, true, err) {
+            if let Ok(x) = self.handlers_and_after(&hstmts, fins.as_deref(), e1, after, stop, true, err) {
                 attempt = Ok(x);
             }
         }
@@ -933,11 +933,12 @@ impl Structurer<'_> {
     ///
     /// Copies of one `return <const>` at the ends of a clause's last `if` are read
     /// first as the code after the `try` (see [`split_after_pop`]), then, if that
-    /// reading fails, as the clause's own `return`.
+    /// reading fails, as the clause's own `return`. (Each reading takes a copy of
+    /// `hstmts`: the caller's own stays for its other readings.)
     #[allow(clippy::type_complexity)]
     fn handlers_and_after(
         &mut self,
-        hstmts: Vec<Stmt>,
+        hstmts: &[Stmt],
         fins: Option<&[Vec<Stmt>]>,
         e1: Option<BlockId>,
         after: Option<BlockId>,
@@ -947,7 +948,7 @@ impl Structurer<'_> {
     ) -> Result<(Vec<ExceptHandler>, Option<(Vec<Stmt>, Vec<Stmt>)>), DecompileError> {
         if fins.is_some() {
             let copies = if e1.is_none() && self.small_exits_inlined { ConstExits::All } else { ConstExits::Copies };
-            if let Ok(x) = self.handlers_and_after_read(hstmts.clone(), fins, e1, after, stop, else_leaves, copies, err) {
+            if let Ok(x) = self.handlers_and_after_read(hstmts.to_vec(), fins, e1, after, stop, else_leaves, copies, err) {
                 return Ok(x);
             }
         } else if self.small_exits_extended {
@@ -955,12 +956,12 @@ impl Structurer<'_> {
             // except E: pass else: return g(x)` then `return y`): that reading comes
             // before the clause's own `return`, which any layout allows.
             for leaves in [else_leaves, true] {
-                if let Ok(x) = self.handlers_and_after_read(hstmts.clone(), fins, e1, after, stop, leaves, ConstExits::LoadedAfterPop, err) {
+                if let Ok(x) = self.handlers_and_after_read(hstmts.to_vec(), fins, e1, after, stop, leaves, ConstExits::LoadedAfterPop, err) {
                     return Ok(x);
                 }
             }
         }
-        self.handlers_and_after_read(hstmts, fins, e1, after, stop, else_leaves, ConstExits::Keep, err)
+        self.handlers_and_after_read(hstmts.to_vec(), fins, e1, after, stop, else_leaves, ConstExits::Keep, err)
     }
 
     /// [`Structurer::handlers_and_after`] with copies of a constant's `return` at
