@@ -1342,10 +1342,26 @@ fn percent_spec(spec: &str) -> Option<String> {
     Some(format!("{flag}{w}{}", p.map(|p| format!(".{p}")).unwrap_or_default()))
 }
 
+/// Whether a `class` statement is among the statements of `body`, at any depth
+/// outside `def` bodies (where [`Stmt::walk_scope_exprs`] goes).
+fn holds_class(body: &[Stmt]) -> bool {
+    body.iter().any(|s| match s {
+        Stmt::ClassDef(..) => true,
+        Stmt::Decorated(_, d) => holds_class(std::slice::from_ref(&**d)),
+        Stmt::If(_, a, b) | Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => holds_class(a) || holds_class(b),
+        Stmt::Try(b, hs, e, f) => holds_class(b) || hs.iter().any(|h| holds_class(&h.body)) || holds_class(e) || holds_class(f),
+        Stmt::With(_, b) => holds_class(b),
+        Stmt::Match(_, cases) => cases.iter().any(|c| holds_class(&c.body)),
+        _ => false,
+    })
+}
+
 /// Binds definitions, reads annotated assignments (when the body ran
 /// `SETUP_ANNOTATIONS`), tidies building shapes, and fails on any marker left.
 /// `seen` is shown every expression of the scope as the body ends up (the
-/// expressions that [`Stmt::walk_scope_exprs`] visits), for checks of the caller's.
+/// expressions that [`Stmt::walk_scope_exprs`] visits), some of them more than once
+/// and some also as they were before a rewrite moved or copied them: for the
+/// caller's checks of which names may be left.
 pub(crate) fn bind(body: &mut Vec<Stmt>, seen: &mut dyn FnMut(&Expr)) -> Result<(), String> {
     drop_classdict(body);
     class_annotations(body);
@@ -1360,6 +1376,13 @@ pub(crate) fn bind(body: &mut Vec<Stmt>, seen: &mut dyn FnMut(&Expr)) -> Result<
     // one): the same result as two whole walks, since neither rewrite looks at what
     // the other makes (`tidy` reads dicts, starred and constant children; the other
     // only f-strings).
+    //
+    // The same walk tells whether the check below can find anything: it visits the
+    // expressions that check does but those of class bodies and of lambdas'
+    // annotations, and the rewrites move, copy and make constants, never a
+    // definition or a name. Without a class statement, a lambda, a definition or
+    // such a name, the check is left out.
+    let mut suspect = false;
     for s in body.iter_mut() {
         stmt_exprs_mut(s, &mut |e| {
             tidy(e);
@@ -1370,7 +1393,12 @@ pub(crate) fn bind(body: &mut Vec<Stmt>, seen: &mut dyn FnMut(&Expr)) -> Result<
                     }
                 }
             }
+            seen(e);
+            suspect |= matches!(e, Expr::Def(_) | Expr::Lambda(..)) || matches!(e, Expr::Name(n) if n.starts_with('<') || n == ".0");
         });
+    }
+    if !suspect && !holds_class(body) {
+        return Ok(());
     }
     // Bodies of nested `def`s were checked when they were recovered.
     let mut left = None;

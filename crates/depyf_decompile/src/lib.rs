@@ -212,8 +212,8 @@ fn is_marker(n: &str) -> bool {
 /// `any`: whether the body may hold a marker at all (a name that [`is_marker`]
 /// accepts, in this scope): almost every body has none, and only a body with one
 /// pays for finding which marks are in place (issue #7, speed). The caller tells it
-/// from the walk that ends `definitions::bind`, since the rewrites after that one
-/// move, drop and regroup the expressions of the body but make no name.
+/// from the expressions that `definitions::bind` shows it last, since the rewrites
+/// after those move, drop and regroup the expressions of the body but make no name.
 fn leftover_marker(body: &[Stmt], any: bool) -> Option<String> {
     if !any {
         return None;
@@ -466,7 +466,7 @@ pub(crate) fn recover_body_with(
     }
     idioms::asserts(&mut body);
     idioms::kept_test_returns(&mut body);
-    // (Whether a marker name is left, told by the last walk of `bind`; see
+    // (Whether a marker name may be left, told by the walks of `bind`; see
     // `leftover_marker`.)
     let mut any_marker = false;
     definitions::bind(&mut body, &mut |e| any_marker |= matches!(e, Expr::Name(n) if is_marker(n))).map_err(|m| at(&m))?;
