@@ -1231,6 +1231,13 @@ pub(crate) fn future_annotations(code: &CodeObject, body: &mut [Stmt]) -> bool {
     changed
 }
 
+/// Whether `e` is a negated `is`/`in` comparison, which [`fold_negated_tests`]
+/// rewrites (and without which, anywhere in the body, it changes nothing: it makes
+/// none itself).
+pub(crate) fn negated_test(e: &Expr) -> bool {
+    matches!(e, Expr::UnaryOp("not", inner) if matches!(&**inner, Expr::Compare(_, ops) if matches!(ops.as_slice(), [("is" | "is not" | "in" | "not in", _)])))
+}
+
 /// CPython 3.8-3.13 compile `not (a is b)` / `not (a in b)` as `a is not b` /
 /// `a not in b` (`Python/ast_opt.c`, `fold_unaryop`, inner operands first): the
 /// negated comparisons that [`recover::negate`] leaves in `body` (nested
@@ -1243,7 +1250,7 @@ pub(crate) fn fold_negated_tests(code: &CodeObject, body: &mut [Stmt]) {
     // Whether a negated `is`/`in` comparison (what the second rewrite folds) is met.
     // The first rewrite makes none (its new `not` holds an `and`/`or`) and leaves
     // each it moves as it was: without one here, the second walk changes nothing.
-    let foldable = |e: &Expr| matches!(e, Expr::UnaryOp("not", inner) if matches!(&**inner, Expr::Compare(_, ops) if matches!(ops.as_slice(), [("is" | "is not" | "in" | "not in", _)])));
+    let foldable = negated_test;
     let mut any_foldable = false;
     // First `not a or not b` (each operand negated by the jumps of a short-circuit
     // test) back to `not (a and b)` where an operand is an `is`/`in` comparison: its

@@ -467,10 +467,18 @@ pub(crate) fn recover_body_with(
     idioms::asserts(&mut body);
     idioms::kept_test_returns(&mut body);
     // (Whether a marker name may be left, told by the walks of `bind`; see
-    // `leftover_marker`.)
+    // `leftover_marker`. Likewise whether a negated test is there to fold: the walks
+    // of `fold_negated_tests` change nothing without one.)
     let mut any_marker = false;
-    definitions::bind(&mut body, &mut |e| any_marker |= matches!(e, Expr::Name(n) if is_marker(n))).map_err(|m| at(&m))?;
-    definitions::fold_negated_tests(code, &mut body);
+    let mut any_negated = false;
+    definitions::bind(&mut body, &mut |e| {
+        any_marker |= matches!(e, Expr::Name(n) if is_marker(n));
+        any_negated |= definitions::negated_test(e);
+    })
+    .map_err(|m| at(&m))?;
+    if any_negated {
+        definitions::fold_negated_tests(code, &mut body);
+    }
     definitions::future_annotations(code, &mut body);
     // Idioms: the implicit `return None` at the end of a function body.
     idioms::merge_tails(&mut body);
