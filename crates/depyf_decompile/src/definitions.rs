@@ -1369,7 +1369,7 @@ fn holds_class(body: &[Stmt]) -> bool {
 /// expressions that [`Stmt::walk_scope_exprs`] visits), some of them more than once
 /// and some also as they were before a rewrite moved or copied them: for the
 /// caller's checks of which names may be left.
-pub(crate) fn bind(body: &mut Vec<Stmt>, seen: &mut dyn FnMut(&Expr)) -> Result<(), String> {
+pub(crate) fn bind<F: FnMut(&Expr)>(body: &mut Vec<Stmt>, seen: &mut F) -> Result<(), String> {
     drop_classdict(body);
     class_annotations(body);
     module_annotations(body);
