@@ -59,6 +59,9 @@ KNOWN_FAILURES = {
         '3.10': 'a break out of an except clause nested in another try or with body of a while loop',
         '3.8 3.9 3.11 3.12 3.13 3.14 3.15': 'a loop left by except clauses of its own for code outside the try around it',
     },
+    's13_fresh.return_finally_rebinds_then_may_raise': {
+        'all': 'a try or with body with several exits',
+    },
     's6_async_with38.coro_async_with_break_continue': {
         '3.12 3.13 3.14 3.15': 'a with statement whose handler goes on elsewhere than its normal exit',
     },
@@ -102,9 +105,6 @@ KNOWN_FAILURES = {
     },
     's7_audB.loop_return_name_in_try_finally_changed': {
         'all': 'the normal exit of a try/finally does not run the finally body',
-    },
-    's7_audB.loop_returns_in_try_finally': {
-        'all': 'a try or with body with several exits',
     },
     's7_audB.with_body_for_else_return_break': {
         'all': 'a construct that recovery could not shape (`__with_exit__` left in the output)',

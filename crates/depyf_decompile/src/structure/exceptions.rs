@@ -1419,7 +1419,16 @@ impl Structurer<'_> {
                     }
                     _ => None,
                 };
+                // `return v` whose copy of the `finally` body rebinds `v`: the value
+                // waits on the stack from the body and recovery names it before the
+                // copy runs (see `spilled_return`).
+                let spilled = spilled_return(&r, &prologue).filter(|_| !plain_try && self.returns_loaded_value(x));
                 match (exit, named) {
+                    _ if spilled.is_some() => {
+                        r = prologue.clone();
+                        r.extend(spilled);
+                        copied_return = true;
+                    }
                     (Some(t), _) if n > 0 && r.len() == n + 1 && is_copy_before(&r[..n], std::slice::from_ref(&t), &prologue) => {
                         r = prologue.clone();
                         r.push(t);
@@ -2739,6 +2748,32 @@ fn is_copy_before_return(copy: &[Stmt], ret: &Stmt, fbody: &[Stmt]) -> bool {
     let mut c = init.to_vec();
     c.push(last);
     print_body(&c, 0) == print_body(fbody, 0)
+}
+
+/// `return v` for `copy`, the statements of an exit of a `try` body, when they
+/// are the `finally` body `fbody` with `__temp = v` (`v` a name) put between two
+/// of its statements (or first), then `return __temp`: the exit of a `return v` in
+/// the body whose `finally` body rebinds `v` (`try: return self finally: self =
+/// None`). CPython evaluates the value first, then runs the copy of the `finally`
+/// body, then returns the value (3.11+ `Python/compile.c` `compiler_return` and
+/// `compiler_unwind_fblock_stack`; 3.8-3.10 `compiler_unwind_fblock` with
+/// `preserve_tos`), so the value waits on the stack across the copy and recovery
+/// names it before the store that rebinds `v`. Between two statements of the copy
+/// the stack holds what it held when the copy began, so the value named is the
+/// one loaded in the body, which `return v` there loads again. The caller checks
+/// that the value was loaded before the exit (see
+/// `Structurer::returns_loaded_value`).
+fn spilled_return(copy: &[Stmt], fbody: &[Stmt]) -> Option<Stmt> {
+    let (Stmt::Return(Some(Expr::Name(t))), init) = copy.split_last()? else { return None };
+    if !t.starts_with("__temp_") || fbody.is_empty() || init.len() != fbody.len() + 1 {
+        return None;
+    }
+    let k = init.iter().position(|s| matches!(s, Stmt::Assign(ts, Expr::Name(_)) if matches!(ts.as_slice(), [Expr::Name(n)] if n == t)))?;
+    let Stmt::Assign(_, v) = &init[k] else { return None };
+    let mut rest = init.to_vec();
+    rest.remove(k);
+    let text = print_body(&rest, 0);
+    (text == print_body(fbody, 0) && !text.contains(t.as_str())).then(|| Stmt::Return(Some(v.clone())))
 }
 
 /// The `return` that ends an arm of `s` through nested `if`s only, the first arm
