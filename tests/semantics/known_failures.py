@@ -59,6 +59,9 @@ KNOWN_FAILURES = {
         '3.10': 'a break out of an except clause nested in another try or with body of a while loop',
         '3.8 3.9 3.11 3.12 3.13 3.14 3.15': 'a loop left by except clauses of its own for code outside the try around it',
     },
+    's13_fresh.return_const_in_try_except_finally_then_attribute': {
+        '3.10': 'a copy of the finally body before code that leaves the try',
+    },
     's13_fresh.return_finally_rebinds_then_may_raise': {
         'all': 'a try or with body with several exits',
     },

@@ -60,3 +60,52 @@ def return_finally_rebinds_then_may_raise(c, d):
         if d:
             raise KeyError(d)
     return x
+
+
+class _Lock:
+    def __init__(self, owner, rc):
+        self.owner = owner
+        self.rc = rc
+
+    def release(self):
+        if self.rc is not None:
+            self.owner.rc = self.rc
+
+    def __repr__(self):
+        return '_Lock(%r)' % (self.rc,)
+
+
+class _Proc:
+    def __init__(self, rc, fail):
+        self.rc = rc
+        self.fail = fail
+
+    def wait(self):
+        if self.fail:
+            raise OSError(self.fail)
+        self.rc = 'waited'
+
+    def __repr__(self):
+        return '_Proc(%r, %r)' % (self.rc, self.fail)
+
+
+def _poll_args(rc, fail, lock_rc):
+    p = _Proc(rc, fail)
+    return p, _Lock(p, lock_rc)
+
+
+@case(_poll_args(None, 0, None), _poll_args(None, 1, None), _poll_args(3, 0, None),
+      _poll_args(None, 1, 7), _poll_args(3, 0, 7))
+def return_const_in_try_except_finally_then_attribute(self, lock):
+    # 3.10 copies `finally; return self.rc` (the code after the `try`) into the end
+    # of the clause, which was read as `return self.rc` in the clause: the value read
+    # before the copy, wrong when the `finally` body changes it.
+    try:
+        if self.rc is not None:
+            return 5
+        self.wait()
+    except OSError as e:
+        self.rc = 0
+    finally:
+        lock.release()
+    return self.rc

@@ -2996,7 +2996,7 @@ fn strip_finally_copies_in(stmts: &mut Vec<Stmt>, fbody: &[Stmt], in_loop: bool)
     }
     let mut i = 0;
     while i < stmts.len() {
-        let exits = matches!(stmts[i], Stmt::Return(_)) || !in_loop && matches!(stmts[i], Stmt::Break | Stmt::Continue);
+        let exits = matches!(&stmts[i], Stmt::Return(v) if v.as_ref().is_none_or(|v| same_after_copy(v, fbody))) || !in_loop && matches!(stmts[i], Stmt::Break | Stmt::Continue);
         // (CPython 3.12+ also copies the small `return` into the ends of the copy's
         // last `if`, see `is_copy_before_return`.)
         if exits && i >= fbody.len() && (stmts[i - fbody.len()..i] == *fbody || is_copy_before_return(&stmts[i - fbody.len()..i], &stmts[i], fbody)) {
@@ -3004,6 +3004,29 @@ fn strip_finally_copies_in(stmts: &mut Vec<Stmt>, fbody: &[Stmt], in_loop: bool)
             i -= fbody.len();
         }
         i += 1;
+    }
+}
+
+/// Whether value `v`, returned right after a copy of the `finally` body `fbody`, is
+/// the same evaluated before the copy: a constant, a temporary (named by recovery
+/// before the copy, see `spilled_return`) or a name that `fbody` does not mention,
+/// or a tuple of those. Recovery writes `fbody; return v` both for a `return v` of
+/// the `try` body (the value loaded before the copy, CPython 3.8-3.10
+/// `Python/compile.c` `compiler_unwind_fblock` with `preserve_tos`) and for a copy
+/// of the code after the `try` (3.10 copies `finally` body and `return v` into the
+/// end of an `except` clause, the value loaded after the copy): only such values
+/// read as `return v` in the `try` either way.
+fn same_after_copy(v: &Expr, fbody: &[Stmt]) -> bool {
+    match v {
+        Expr::Const(_) => true,
+        Expr::Name(n) if n.starts_with("__temp_") => true,
+        Expr::Name(n) => {
+            let text = print_body(fbody, 0);
+            let ident = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+            !text.match_indices(n.as_str()).any(|(k, _)| !ident(text[..k].chars().next_back()) && !ident(text[k + n.len()..].chars().next()))
+        }
+        Expr::Tuple(items) => items.iter().all(|i| same_after_copy(i, fbody)),
+        _ => false,
     }
 }
 
