@@ -59,6 +59,9 @@ KNOWN_FAILURES = {
         '3.10': 'a break out of an except clause nested in another try or with body of a while loop',
         '3.8 3.9 3.11 3.12 3.13 3.14 3.15': 'a loop left by except clauses of its own for code outside the try around it',
     },
+    's13_fresh.return_attribute_in_try_except_finally': {
+        '3.10': 'a copy of the finally body before code that leaves the try',
+    },
     's13_fresh.return_const_in_try_except_finally_then_attribute': {
         '3.10': 'a copy of the finally body before code that leaves the try',
     },
@@ -195,9 +198,6 @@ KNOWN_FAILURES = {
         '3.10': 'the normal exit of a try/finally does not run the finally body',
     },
     'try_else_layouts.if_in_finally_with_return_in_body': {
-        'all': 'a try or with body with several exits',
-    },
-    'try_else_layouts.return_in_finally_inside_loop': {
         'all': 'a try or with body with several exits',
     },
     'try_else_layouts.return_in_nested_with_and_finally': {

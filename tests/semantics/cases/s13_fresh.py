@@ -95,6 +95,23 @@ def _poll_args(rc, fail, lock_rc):
 
 
 @case(_poll_args(None, 0, None), _poll_args(None, 1, None), _poll_args(3, 0, None),
+      _poll_args(None, 1, 7), _poll_args(3, 0, 7), _poll_args(None, 0, 7))
+def return_attribute_in_try_except_finally(self, lock):
+    # subprocess Popen._internal_poll: `return self.returncode` in the body of a
+    # try/except/finally (refused everywhere: the copy's `return` of the value named
+    # in the body was not read as an exit of the inner try/except).
+    try:
+        if self.rc is not None:
+            return self.rc
+        self.wait()
+    except OSError as e:
+        self.rc = 0
+    finally:
+        lock.release()
+    return self.rc
+
+
+@case(_poll_args(None, 0, None), _poll_args(None, 1, None), _poll_args(3, 0, None),
       _poll_args(None, 1, 7), _poll_args(3, 0, 7))
 def return_const_in_try_except_finally_then_attribute(self, lock):
     # 3.10 copies `finally; return self.rc` (the code after the `try`) into the end

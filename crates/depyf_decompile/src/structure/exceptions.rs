@@ -1456,6 +1456,13 @@ impl Structurer<'_> {
             let tail = &r[lead..];
             let stub = match tail {
                 [Stmt::Break] | [Stmt::Continue] | [Stmt::Return(None | Some(Expr::Const(_)))] => Some(r[n..].to_vec()),
+                // `try`/`except`: a `return` of a temporary, a value computed in the
+                // body and named by recovery there (`return self.rc` in the body of a
+                // `try` that a `finally` encloses: the enclosing statement reads its
+                // copy as that `return`). Reading the name cannot raise (recovery
+                // binds it before every read), so, like a constant, it is the same
+                // statement inside or outside the protected range.
+                [Stmt::Return(Some(Expr::Name(t)))] if plain_try && t.starts_with("__temp_") => Some(r[n..].to_vec()),
                 _ if plain_try => None,
                 [Stmt::Return(Some(Expr::Name(_)))] if pops.is_empty() && (copied_return || self.returns_loaded_value(x)) => Some(tail.to_vec()),
                 _ if pops.is_empty() && !tail.is_empty() && after_loop.as_ref().is_some_and(|a| print_body(a, 0) == print_body(tail, 0)) => Some(vec![Stmt::Break]),
