@@ -2,8 +2,7 @@
 `_AssertRaisesBaseContext.handle` sets `self = None` there to break a reference cycle):
 the value is loaded in the body and returned after the copy of the `finally` body runs,
 so recovery names it before the copy's store. Every version refused it ("a try or with
-body with several exits"); a `finally` body that ends in an `if` still is (the copy's
-`return` lands in the `if`).
+body with several exits").
 """
 
 from _sem import case

@@ -1422,7 +1422,7 @@ impl Structurer<'_> {
                 // `return v` whose copy of the `finally` body rebinds `v`: the value
                 // waits on the stack from the body and recovery names it before the
                 // copy runs (see `spilled_return`).
-                let spilled = spilled_return(&r, &prologue).filter(|_| !plain_try && self.returns_loaded_value(x));
+                let spilled = spilled_return(&r, &prologue).filter(|_| !plain_try);
                 match (exit, named) {
                     _ if spilled.is_some() => {
                         r = prologue.clone();
@@ -2767,9 +2767,11 @@ fn is_copy_before_return(copy: &[Stmt], ret: &Stmt, fbody: &[Stmt]) -> bool {
 /// `preserve_tos`), so the value waits on the stack across the copy and recovery
 /// names it before the store that rebinds `v`. Between two statements of the copy
 /// the stack holds what it held when the copy began, so the value named is the
-/// one loaded in the body, which `return v` there loads again. The caller checks
-/// that the value was loaded before the exit (see
-/// `Structurer::returns_loaded_value`).
+/// one loaded before the copy began: in the body, since CPython loads a returned
+/// value before it pops the `try` block (`SETUP_FINALLY`/`POP_BLOCK`, the range
+/// that protects the load), and `return v` there loads it again. The copy may
+/// branch (a `finally` body that ends in `if d: raise E`) as long as the `return`
+/// follows it.
 fn spilled_return(copy: &[Stmt], fbody: &[Stmt]) -> Option<Stmt> {
     let (Stmt::Return(Some(Expr::Name(t))), init) = copy.split_last()? else { return None };
     if !t.starts_with("__temp_") || fbody.is_empty() || init.len() != fbody.len() + 1 {
