@@ -276,7 +276,7 @@ pub(crate) fn comprehension_of(code: &CodeObject, ir: &[IrInstr], kind: &str, op
     let naming = recover::Naming { const_prefix: &options.const_prefix, stub_failures: false, failures: &failures, class_annotate: false, inlined, iter_temps: false };
     let rec = recover::recover(code, ir, &cfg, &naming)?;
     let on_new_line = ifs_on_new_line(code, ir);
-    let mut st = structure::Structurer::new(&cfg, &rec, ir, code.version);
+    let mut st = structure::Structurer::new(&cfg, &rec, ir, code);
     let at = |m: &str| DecompileError::new(code, 0, "", m);
     let body = st.region(BlockId(0), None, &at).map_err(|e| st.locate(e))?;
     let shape = || err("a comprehension body of an unknown shape");

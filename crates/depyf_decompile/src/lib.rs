@@ -585,7 +585,7 @@ fn structured(
     }
     // (`as_machine` recovers nested functions again, listing their stubs anew.)
     let rec = recover::recover(code, &ir, &cfg, &naming)?;
-    let mut st = structure::Structurer::new(&cfg, &rec, &ir, code.version);
+    let mut st = structure::Structurer::new(&cfg, &rec, &ir, code);
     let mut body = match st.region(depyf_cfg::BlockId(0), None, &at) {
         Ok(body) => body,
         Err(e) => {

@@ -96,6 +96,8 @@ pub(crate) struct Structurer<'a> {
     /// depth ends the body when its `break` goes there.)
     try_exits: Vec<(BlockId, usize)>,
     pub rec: &'a Recovered,
+    /// The code object being structured.
+    code: &'a depyf_bytecode::CodeObject,
     /// Blocks emitted so far, to bound duplication.
     pub emitted: usize,
     pub limit: usize,
@@ -162,12 +164,36 @@ pub(crate) struct Structurer<'a> {
 }
 
 impl<'a> Structurer<'a> {
+    /// Whether `name` is a plain local variable of a function: a fast-locals slot
+    /// that is neither a cell nor a free variable (`co_localspluskinds`, CPython
+    /// 3.11+ `Include/internal/pycore_code.h`; `co_varnames` less `co_cellvars` and
+    /// `co_freevars` before). Only code that names it can change it; a global, a
+    /// cell or any name of a module or class body may change under a call.
+    pub(crate) fn is_plain_local(&self, name: &str) -> bool {
+        use depyf_bytecode::code::{co_flags, local_kind};
+        if self.code.co_flags & co_flags::OPTIMIZED == 0 {
+            return false;
+        }
+        let mut local = false;
+        for (n, &k) in self.code.co_localsplusnames.iter().zip(&self.code.co_localspluskinds) {
+            if &**n == name {
+                if k & (local_kind::CELL | local_kind::FREE) != 0 {
+                    return false;
+                }
+                local |= k & local_kind::LOCAL != 0;
+            }
+        }
+        local
+    }
+
     /// A structurer for the control-flow graph `cfg` of one code object compiled by
     /// CPython `version`, with its recovered blocks `rec` and IR `ir`. The layout
     /// facts that differ by version ([`Self::dead_jumps_kept`],
     /// [`Self::else_before_handlers`], [`Self::pop_block_exits`],
-    /// [`Self::small_exits_inlined`]) are decided here.
-    pub fn new(cfg: &'a Cfg, rec: &'a Recovered, ir: &'a [depyf_ir::IrInstr], version: depyf_bytecode::PythonVersion) -> Self {
+    /// [`Self::small_exits_inlined`]) are decided here from `code.version`; `code`'s
+    /// names and slot kinds answer [`Self::is_plain_local`].
+    pub fn new(cfg: &'a Cfg, rec: &'a Recovered, ir: &'a [depyf_ir::IrInstr], code: &'a depyf_bytecode::CodeObject) -> Self {
+        let version = code.version;
         let mut latches = vec![Vec::new(); cfg.blocks.len()];
         for &(from, to) in cfg.back_edges() {
             latches[to.index()].push(from);
@@ -255,6 +281,7 @@ impl<'a> Structurer<'a> {
             body_exits: Vec::new(),
             try_exits: Vec::new(),
             rec,
+            code,
             emitted: 0,
             limit: 16 * n + 64,
             depth: 0,

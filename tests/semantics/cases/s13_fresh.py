@@ -125,3 +125,29 @@ def return_const_in_try_except_finally_then_attribute(self, lock):
     finally:
         lock.release()
     return self.rc
+
+
+def _fail_if(x):
+    if x:
+        raise OSError(x)
+
+
+@case((0, 0), (0, 1), (1, 0), (1, 1))
+def return_cell_after_try_except_finally(a, b):
+    # 3.10 copies `finally; return n` (the code after the `try`) into the end of the
+    # clause; `n` is a cell the finally body's call changes, so the copy must not be
+    # read as `return n` in the clause (the value would be read before `bump()`).
+    n = 0
+
+    def bump():
+        nonlocal n
+        n += 1
+    try:
+        if a:
+            return 5
+        _fail_if(b)
+    except OSError:
+        pass
+    finally:
+        bump()
+    return n

@@ -754,7 +754,7 @@ impl Structurer<'_> {
             }
             // CPython copies the finally body before every return/break/continue
             // that leaves the try: drop those copies, the `finally` runs once.
-            strip_finally_copies(&mut body, &fbody);
+            strip_finally_copies(&mut body, &fbody, &|n| self.is_plain_local(n));
             if copy_before_leaving(&body, &fbody, false) || merged_try_copy(&body, &fbody) {
                 // e.g. 3.10 puts the rotated test of a `while` after the copy of a
                 // `continue` in an `except` clause: kept, the finally would run twice.
@@ -2973,39 +2973,41 @@ fn strip_tail_copy(stmts: &mut Vec<Stmt>, ret: &Stmt) {
 /// in `stmts` and the bodies nested in it (not in nested functions or classes), the
 /// statements that leave the `try`. Inside a loop of `stmts` only before a `return`:
 /// a `break` or `continue` there stays in the `try` and runs no copy.
-fn strip_finally_copies(stmts: &mut Vec<Stmt>, fbody: &[Stmt]) {
-    strip_finally_copies_in(stmts, fbody, false)
+/// `plain_local` tells the names that only code naming them can change (see
+/// [`Structurer::is_plain_local`]).
+fn strip_finally_copies(stmts: &mut Vec<Stmt>, fbody: &[Stmt], plain_local: &dyn Fn(&str) -> bool) {
+    strip_finally_copies_in(stmts, fbody, false, plain_local)
 }
 
-fn strip_finally_copies_in(stmts: &mut Vec<Stmt>, fbody: &[Stmt], in_loop: bool) {
+fn strip_finally_copies_in(stmts: &mut Vec<Stmt>, fbody: &[Stmt], in_loop: bool, plain_local: &dyn Fn(&str) -> bool) {
     if fbody.is_empty() {
         return;
     }
     for s in stmts.iter_mut() {
         match s {
             Stmt::If(_, a, b) => {
-                strip_finally_copies_in(a, fbody, in_loop);
-                strip_finally_copies_in(b, fbody, in_loop);
+                strip_finally_copies_in(a, fbody, in_loop, plain_local);
+                strip_finally_copies_in(b, fbody, in_loop, plain_local);
             }
             Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => {
-                strip_finally_copies_in(a, fbody, true);
-                strip_finally_copies_in(b, fbody, in_loop);
+                strip_finally_copies_in(a, fbody, true, plain_local);
+                strip_finally_copies_in(b, fbody, in_loop, plain_local);
             }
-            Stmt::With(_, b) => strip_finally_copies_in(b, fbody, in_loop),
+            Stmt::With(_, b) => strip_finally_copies_in(b, fbody, in_loop, plain_local),
             Stmt::Try(b, hs, e, f) => {
-                strip_finally_copies_in(b, fbody, in_loop);
+                strip_finally_copies_in(b, fbody, in_loop, plain_local);
                 for h in hs.iter_mut() {
-                    strip_finally_copies_in(&mut h.body, fbody, in_loop);
+                    strip_finally_copies_in(&mut h.body, fbody, in_loop, plain_local);
                 }
-                strip_finally_copies_in(e, fbody, in_loop);
-                strip_finally_copies_in(f, fbody, in_loop);
+                strip_finally_copies_in(e, fbody, in_loop, plain_local);
+                strip_finally_copies_in(f, fbody, in_loop, plain_local);
             }
             _ => {}
         }
     }
     let mut i = 0;
     while i < stmts.len() {
-        let exits = matches!(&stmts[i], Stmt::Return(v) if v.as_ref().is_none_or(|v| same_after_copy(v, fbody))) || !in_loop && matches!(stmts[i], Stmt::Break | Stmt::Continue);
+        let exits = matches!(&stmts[i], Stmt::Return(v) if v.as_ref().is_none_or(|v| same_after_copy(v, fbody, plain_local))) || !in_loop && matches!(stmts[i], Stmt::Break | Stmt::Continue);
         // (CPython 3.12+ also copies the small `return` into the ends of the copy's
         // last `if`, see `is_copy_before_return`.)
         if exits && i >= fbody.len() && (stmts[i - fbody.len()..i] == *fbody || is_copy_before_return(&stmts[i - fbody.len()..i], &stmts[i], fbody)) {
@@ -3018,23 +3020,24 @@ fn strip_finally_copies_in(stmts: &mut Vec<Stmt>, fbody: &[Stmt], in_loop: bool)
 
 /// Whether value `v`, returned right after a copy of the `finally` body `fbody`, is
 /// the same evaluated before the copy: a constant, a temporary (named by recovery
-/// before the copy, see `spilled_return`) or a name that `fbody` does not mention,
-/// or a tuple of those. Recovery writes `fbody; return v` both for a `return v` of
+/// before the copy, see `spilled_return`) or a plain local variable (`plain_local`)
+/// that `fbody` does not mention, or a tuple of those. (A global or a cell changes
+/// under any call of `fbody`.) Recovery writes `fbody; return v` both for a `return v` of
 /// the `try` body (the value loaded before the copy, CPython 3.8-3.10
 /// `Python/compile.c` `compiler_unwind_fblock` with `preserve_tos`) and for a copy
 /// of the code after the `try` (3.10 copies `finally` body and `return v` into the
 /// end of an `except` clause, the value loaded after the copy): only such values
 /// read as `return v` in the `try` either way.
-fn same_after_copy(v: &Expr, fbody: &[Stmt]) -> bool {
+fn same_after_copy(v: &Expr, fbody: &[Stmt], plain_local: &dyn Fn(&str) -> bool) -> bool {
     match v {
         Expr::Const(_) => true,
         Expr::Name(n) if n.starts_with("__temp_") => true,
-        Expr::Name(n) => {
+        Expr::Name(n) if plain_local(n) => {
             let text = print_body(fbody, 0);
             let ident = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
             !text.match_indices(n.as_str()).any(|(k, _)| !ident(text[..k].chars().next_back()) && !ident(text[k + n.len()..].chars().next()))
         }
-        Expr::Tuple(items) => items.iter().all(|i| same_after_copy(i, fbody)),
+        Expr::Tuple(items) => items.iter().all(|i| same_after_copy(i, fbody, plain_local)),
         _ => false,
     }
 }
