@@ -3197,13 +3197,22 @@ mod tests {
         // try: for i in it: f(); break / f(); continue / f(); return  finally: f()
         let inner = Stmt::For(Expr::name("i"), Expr::name("it"), vec![call("f"), Stmt::Break], Vec::new());
         let mut body = vec![inner.clone(), Stmt::If(Expr::name("c"), vec![call("f"), Stmt::Continue], Vec::new()), call("f"), Stmt::Return(None)];
-        strip_finally_copies(&mut body, &[call("f")]);
+        strip_finally_copies(&mut body, &[call("f")], &|_| false);
         // The inner loop's `break` leaves only that loop: its `f()` is the body's own.
         assert_eq!(body, vec![inner, Stmt::If(Expr::name("c"), vec![Stmt::Continue], Vec::new()), Stmt::Return(None)]);
         // A `return` inside an inner loop leaves the `try`: its copy goes.
         let mut body = vec![Stmt::For(Expr::name("i"), Expr::name("it"), vec![call("g"), call("f"), Stmt::Return(None)], Vec::new())];
-        strip_finally_copies(&mut body, &[call("f")]);
+        strip_finally_copies(&mut body, &[call("f")], &|_| false);
         assert_eq!(body, vec![Stmt::For(Expr::name("i"), Expr::name("it"), vec![call("g"), Stmt::Return(None)], Vec::new())]);
+        // `f(); return x`: the copy goes only when `x` is a plain local, which `f()`
+        // cannot change (a global or a cell it can: the copy then stays).
+        let ret_x = || vec![call("f"), Stmt::Return(Some(Expr::name("x")))];
+        let mut body = ret_x();
+        strip_finally_copies(&mut body, &[call("f")], &|n| n == "x");
+        assert_eq!(body, vec![Stmt::Return(Some(Expr::name("x")))]);
+        let mut body = ret_x();
+        strip_finally_copies(&mut body, &[call("f")], &|_| false);
+        assert_eq!(body, ret_x());
     }
 
     #[test]
