@@ -124,6 +124,9 @@ pub fn normalize_with_ranges(code: &CodeObject) -> Result<(Vec<IrInstr>, Vec<dep
     // 3.14+: the ops and the handlers' hidden slots come from one run.
     // 3.8-3.10: the block-stack facts serve both the ops and the ranges (one walk).
     let mut facts = None;
+    // 3.10: the ranges of the ops as normalized, when worked out on the way (valid
+    // while the rewrites below change no op).
+    let mut known = None;
     let ((mut ir, _), fix) = match (code.version.major, code.version.minor) {
         (3, 14) => py314::normalize_with_hidden_slots(code, &ins)?,
         (3, 15) => py315::normalize_with_hidden_slots(code, &ins)?,
@@ -132,17 +135,22 @@ pub fn normalize_with_ranges(code: &CodeObject) -> Result<(Vec<IrInstr>, Vec<dep
             let r = match m {
                 8 => py38::with_facts(code, &ins, false, f)?,
                 9 => py39::with_facts(code, &ins, false, f)?,
-                _ => py310::with_facts(code, &ins, false, f)?,
+                _ => {
+                    let (r, ranges) = py310::with_facts_and_ranges(code, &ins, false, f)?;
+                    known = ranges;
+                    r
+                }
             };
             (r, HashMap::default())
         }
         _ => (dispatch_version(code, &ins, false)?, HashMap::default()),
     };
-    unthread(code, &mut ir);
-    fuse_jump_or_pop(&mut ir);
-    let ranges = match &facts {
-        Some(f) => pre311_exc::protected_ranges_with(code, &ins, &ir, f)?,
-        None => protected_ranges_in(code, Some((&ins, &ir)), Some(&fix))?,
+    let unthreaded = unthread(code, &mut ir);
+    let fused = fuse_jump_or_pop(&mut ir);
+    let ranges = match (&facts, known) {
+        (Some(_), Some(r)) if !unthreaded && !fused => r,
+        (Some(f), _) => pre311_exc::protected_ranges_with(code, &ins, &ir, f)?,
+        (None, _) => protected_ranges_in(code, Some((&ins, &ir)), Some(&fix))?,
     };
     Ok((ir, ranges))
 }
@@ -173,11 +181,15 @@ fn dispatch(code: &CodeObject, lenient: bool) -> Result<(Vec<IrInstr>, Vec<IrErr
 /// (`a and b or c`), so that every version reads the chain as one shape: 3.8-3.11
 /// through [`unthread_pop_jumps`], 3.14+ through `post314::unthread_bool_jumps`
 /// (3.12 and 3.13 do not thread these jumps).
-fn unthread(code: &CodeObject, ir: &mut [IrInstr]) {
+/// Returns whether some op changed (3.8-3.11; `true` for 3.14+, not tracked).
+fn unthread(code: &CodeObject, ir: &mut [IrInstr]) -> bool {
     match (code.version.major, code.version.minor) {
         (3, 8..=11) => unthread_pop_jumps(ir),
-        (3, 14..) => post314::unthread_bool_jumps(ir),
-        _ => {}
+        (3, 14..) => {
+            post314::unthread_bool_jumps(ir);
+            true
+        }
+        _ => false,
     }
 }
 
@@ -205,9 +217,11 @@ pub(super) fn prev_real(ir: &[IrInstr], k: usize) -> Option<usize> {
 /// [`Op::JumpIfOrPop`] of sense X targeting that op, as in `(a and b) or c` before
 /// the optimization. Only jump targets and the value kept on the jump edge change:
 /// the value arriving at the second test falls through it, popped, to `L`.
-fn unthread_pop_jumps(ir: &mut [IrInstr]) {
+/// Returns whether some op changed.
+fn unthread_pop_jumps(ir: &mut [IrInstr]) -> bool {
+    let mut changed = false;
     if !ir.iter().any(|i| matches!(i.op, Op::JumpIfOrPop { .. })) {
-        return;
+        return changed;
     }
     let at = first_op_at_offset(ir);
     for j in 0..ir.len() {
@@ -216,15 +230,18 @@ fn unthread_pop_jumps(ir: &mut [IrInstr]) {
         let Some(j2) = prev_real(ir, k) else { continue };
         if j2 != j && matches!(ir[j2].op, Op::JumpIfOrPop { when: w2, .. } if w2 != when) {
             ir[j].op = Op::JumpIfOrPop { when, target: ir[j2].offset };
+            changed = true;
         }
     }
+    changed
 }
 
 /// `COPY 1; POP_JUMP_IF_X L; POP_TOP` keeps the tested value on the jump edge only:
 /// that is [`Op::JumpIfOrPop`], which CPython 3.12+ no longer has as one
 /// instruction (`a and b`, `a or b`, chained comparisons). Rewritten when nothing
-/// else jumps to the `POP_TOP`.
-fn fuse_jump_or_pop(ir: &mut [IrInstr]) {
+/// else jumps to the `POP_TOP`. Returns whether some op changed.
+fn fuse_jump_or_pop(ir: &mut [IrInstr]) -> bool {
+    let mut changed = false;
     // The jump targets, sorted, made when a first candidate needs them (most code has
     // none). The rewrites keep every target: `JumpIfOrPop` jumps where the `JumpIf` did.
     let mut targets: Option<Vec<u32>> = None;
@@ -245,6 +262,7 @@ fn fuse_jump_or_pop(ir: &mut [IrInstr]) {
                             ir[i].op = Op::Nop;
                             ir[j].op = Op::JumpIfOrPop { when, target };
                             ir[k].op = Op::Nop;
+                            changed = true;
                             i = k;
                         }
                     }
@@ -253,6 +271,7 @@ fn fuse_jump_or_pop(ir: &mut [IrInstr]) {
         }
         i += 1;
     }
+    changed
 }
 
 fn dispatch_version(code: &CodeObject, ins: &[depyf_bytecode::Instruction], lenient: bool) -> Result<(Vec<IrInstr>, Vec<IrError>), IrError> {

@@ -26,6 +26,14 @@ pub(super) fn normalize(code: &CodeObject, ins: &[Instruction], lenient: bool) -
 
 /// [`normalize`] given the block-stack facts of `ins` (`pre311_exc::Facts::scan`).
 pub(super) fn with_facts(code: &CodeObject, ins: &[Instruction], lenient: bool, facts: &pre311_exc::Facts) -> Result<Normalized, IrError> {
+    with_facts_and_ranges(code, ins, lenient, facts).map(|(n, _)| n)
+}
+
+/// [`with_facts`], and the protected ranges of the ops returned
+/// (`pre311_exc::protected_ranges_with` of them) where they were worked out on the
+/// way: when the copies of exit blocks were looked for and none was merged (the ops
+/// are then those the ranges were worked out for).
+pub(super) fn with_facts_and_ranges(code: &CodeObject, ins: &[Instruction], lenient: bool, facts: &pre311_exc::Facts) -> Result<(Normalized, Option<Vec<depyf_bytecode::ExceptionTableEntry>>), IrError> {
     let (ir, errors) = Cx::new(code, ins, lenient).run(|cx, k| {
         if pre311_exc::op(cx, k, facts)? || pattern_op(cx, k)? {
             Ok(())
@@ -34,9 +42,10 @@ pub(super) fn with_facts(code: &CodeObject, ins: &[Instruction], lenient: bool, 
         }
     })?;
     if !errors.is_empty() {
-        return Ok((ir, errors));
+        return Ok(((ir, errors), None));
     }
-    Ok((merge_copied_tails(code, ins, facts, ir), errors))
+    let (ir, ranges) = merge_copied_tails(code, ins, facts, ir);
+    Ok(((ir, errors), ranges))
 }
 
 /// Undoes 3.10's copies of small exit blocks: CPython 3.10 `Python/compile.c`
@@ -64,23 +73,25 @@ pub(super) fn with_facts(code: &CodeObject, ins: &[Instruction], lenient: bool, 
 /// (the same `if` in two copies of a `finally` body).
 /// The ops of a part after its new jump are left out (nothing reaches them). Returns `ir` unchanged when the depths cannot be walked, and for
 /// code with a `match` statement (read from 3.10's own layout).
-fn merge_copied_tails(code: &CodeObject, ins: &[Instruction], facts: &pre311_exc::Facts, mut ir: Vec<IrInstr>) -> Vec<IrInstr> {
+/// Also returns the protected ranges of `ir` when they were worked out and nothing
+/// was merged (`ir` returned as it came).
+fn merge_copied_tails(code: &CodeObject, ins: &[Instruction], facts: &pre311_exc::Facts, mut ir: Vec<IrInstr>) -> (Vec<IrInstr>, Option<Vec<depyf_bytecode::ExceptionTableEntry>>) {
     let ends: Vec<usize> = (0..ir.len()).filter(|&p| matches!(ir[p].op, Op::Return | Op::Raise(_) | Op::Reraise)).collect();
     // A `match` statement is read from 3.10's own layout (the copies of an or-pattern's
     // pops and of each case's tail); `ROT_N` moves an or-pattern's captures.
     let matches = ins.iter().any(|i| matches!(i.id, Opname::MATCH_CLASS | Opname::MATCH_KEYS | Opname::MATCH_SEQUENCE | Opname::MATCH_MAPPING | Opname::ROT_N));
     if matches || ends.len() < 2 || ends.len() > 400 {
-        return ir;
+        return (ir, None);
     }
     let ranges = if pre311_exc::uses_block_stack(ins) {
         match pre311_exc::protected_ranges_with(code, ins, &ir, facts) {
             Ok(r) => r,
-            Err(_) => return ir,
+            Err(_) => return (ir, None),
         }
     } else {
         Vec::new()
     };
-    let Some(depth) = ir_depths(&ir, &ranges) else { return ir };
+    let Some(depth) = ir_depths(&ir, &ranges) else { return (ir, Some(ranges)) };
     let prot = |off: u32| ranges.iter().find(|r| r.start <= off && off < r.end).map(|r| (r.target, r.depth));
     let mut labels: BTreeSet<u32> = ir.iter().filter_map(|i| i.op.jump_target()).chain(ranges.iter().map(|r| r.target)).collect();
     let first_at = |ir: &[IrInstr], p: usize| p == 0 || ir[p - 1].offset != ir[p].offset;
@@ -146,6 +157,7 @@ fn merge_copied_tails(code: &CodeObject, ins: &[Instruction], facts: &pre311_exc
         if crossed { n } else { 0 }
     };
     let mut long = vec![false; ir.len()];
+    let mut merged = false;
     for (n, &b_end) in ends.iter().enumerate() {
         for &a_end in &ends[..n] {
             if alike(&ir, &labels, a_end, b_end).len() > 4 || alike_through(&ir, a_end, b_end) > 4 {
@@ -187,6 +199,7 @@ fn merge_copied_tails(code: &CodeObject, ins: &[Instruction], facts: &pre311_exc
             }
         }
         let Some((_, mut a0, mut b0)) = best else { continue };
+        merged = true;
         // The `Nop`s before both (`POP_BLOCK`) go with them.
         let pop_block = |x: &IrInstr| x.op == Op::Nop && x.opname == "POP_BLOCK";
         while a0 > 0 && pop_block(&ir[a0 - 1]) && first_at(&ir, a0 - 1) {
@@ -212,9 +225,12 @@ fn merge_copied_tails(code: &CodeObject, ins: &[Instruction], facts: &pre311_exc
         }
         labels.insert(to);
     }
+    if !merged {
+        return (ir, Some(ranges));
+    }
     let mut keep = gone.iter().map(|g| !g);
     ir.retain(|_| keep.next().unwrap_or(true));
-    ir
+    (ir, None)
 }
 
 /// The IR stack depth before each op of `ir` (`None` where not reached), walked from
