@@ -151,3 +151,17 @@ def return_cell_after_try_except_finally(a, b):
     finally:
         bump()
     return n
+
+
+@case((1, 0, 5), (1, 2, 5), (0, 0, 5), (0, 2, 5), (0, 0, 'boom'), (0, 2, 'boom'))
+def return_finally_rebinds_in_one_arm(c, d, x):
+    # The `finally` body rebinds `x` only when `d > 1`: 3.10+ name the returned value
+    # before the store in that arm only and read it as `x` in the other.
+    try:
+        if c:
+            return x
+        x = x + 1
+    finally:
+        if d > 1:
+            x = 0
+    return x

@@ -1421,8 +1421,12 @@ impl Structurer<'_> {
                 };
                 // `return v` whose copy of the `finally` body rebinds `v`: the value
                 // waits on the stack from the body and recovery names it before the
-                // copy runs (see `spilled_return`).
-                let spilled = spilled_return(&r, &prologue).filter(|_| !plain_try);
+                // copy runs (see `spilled_return`), or, when the copy rebinds `v` in
+                // some arms of an `if` only, before the store in those arms (see
+                // `spilled_return_in_arms`).
+                let spilled = spilled_return(&r, &prologue)
+                    .or_else(|| spilled_return_in_arms(&r, &prologue, &|v| self.is_plain_local(v)))
+                    .filter(|_| !plain_try);
                 match (exit, named) {
                     _ if spilled.is_some() => {
                         r = prologue.clone();
@@ -2785,6 +2789,52 @@ fn spilled_return(copy: &[Stmt], fbody: &[Stmt]) -> Option<Stmt> {
     (text == print_body(fbody, 0) && !text.contains(t.as_str())).then(|| Stmt::Return(Some(v.clone())))
 }
 
+/// `return v` for `copy`, the statements of an exit of a `try` body, when the
+/// `finally` body `fbody` ends in an `if` that rebinds `v` (`v` a plain local, see
+/// [`Structurer::is_plain_local`]) in some arms only (`finally: if c > 1: x = 0`),
+/// the copy read the way CPython 3.10+ lays it out: the value of `return v` waits
+/// on the stack across the copy (see [`spilled_return`]), recovery names it
+/// `__temp = v` just before the store in an arm that rebinds `v`, which then ends
+/// in `return __temp` (3.12+ `Python/flowgraph.c` `inline_small_exit_blocks`,
+/// 3.10-3.11 `Python/compile.c` `optimize_cfg` copying the small `RETURN_VALUE`
+/// block), and reads it as `v` itself in an arm that does not, where no store came
+/// between the load in the body and the `return`. Each `__temp = v` removed and the
+/// `return __temp` that must follow it in the same arm read as `return v`, the copy must be `fbody` with `return v`
+/// ending arms of its last `if` and following it (see [`is_copy_before_return`]).
+/// A temporary bound from another temporary (3.8-3.9 merge the arms before one
+/// `return`) is not read.
+fn spilled_return_in_arms(copy: &[Stmt], fbody: &[Stmt], plain_local: &dyn Fn(&str) -> bool) -> Option<Stmt> {
+    let (ret @ Stmt::Return(Some(Expr::Name(v))), init) = copy.split_last()? else { return None };
+    if v.starts_with("__temp_") || !plain_local(v) || !matches!(fbody.last(), Some(Stmt::If(..))) {
+        return None;
+    }
+    fn unspill(stmts: &[Stmt], v: &str, ret: &Stmt) -> Option<Vec<Stmt>> {
+        let mut out = Vec::new();
+        let mut temps: Vec<&str> = Vec::new();
+        for s in stmts {
+            match s {
+                Stmt::Assign(ts, Expr::Name(src)) if matches!(ts.as_slice(), [Expr::Name(t)] if t.starts_with("__temp_")) => {
+                    let [Expr::Name(t)] = ts.as_slice() else { return None };
+                    if src != v {
+                        return None;
+                    }
+                    temps.push(t);
+                }
+                Stmt::Return(Some(Expr::Name(t))) if temps.last() == Some(&t.as_str()) => {
+                    temps.pop();
+                    out.push(ret.clone());
+                }
+                Stmt::If(c, a, b) => out.push(Stmt::If(c.clone(), unspill(a, v, ret)?, unspill(b, v, ret)?)),
+                s => out.push(s.clone()),
+            }
+        }
+        // Each temporary is returned in the arm that binds it.
+        temps.is_empty().then_some(out)
+    }
+    let init = unspill(init, v, ret)?;
+    (!print_body(&init, 0).contains("__temp_") && is_copy_before_return(&init, ret, fbody)).then(|| ret.clone())
+}
+
 /// The `return` that ends an arm of `s` through nested `if`s only, the first arm
 /// first (the other when the first ends otherwise, in a statement that never
 /// falls through, say).
@@ -3213,6 +3263,27 @@ mod tests {
         let mut body = ret_x();
         strip_finally_copies(&mut body, &[call("f")], &|_| false);
         assert_eq!(body, ret_x());
+    }
+
+    #[test]
+    fn return_spilled_in_one_arm_of_the_finally_copy() {
+        // try: return x  finally: if d: x = 0   (3.10+ layout of the copy)
+        let assign = |t: &str, v: Expr| Stmt::Assign(vec![Expr::name(t)], v);
+        let zero = Expr::Const(depyf_bytecode::Constant::Int(0));
+        let ret = |n: &str| Stmt::Return(Some(Expr::name(n)));
+        let fbody = vec![Stmt::If(Expr::name("d"), vec![assign("x", zero.clone())], Vec::new())];
+        let arm = vec![assign("__temp_0__", Expr::name("x")), assign("x", zero.clone()), ret("__temp_0__")];
+        let copy = vec![Stmt::If(Expr::name("d"), arm.clone(), Vec::new()), ret("x")];
+        assert_eq!(spilled_return_in_arms(&copy, &fbody, &|_| true), Some(ret("x")));
+        // Not a plain local: the copy's `return x` may not read the body's value.
+        assert_eq!(spilled_return_in_arms(&copy, &fbody, &|_| false), None);
+        // A temporary that no `return` of its arm reads.
+        let copy = vec![Stmt::If(Expr::name("d"), arm[..2].to_vec(), Vec::new()), ret("x")];
+        assert_eq!(spilled_return_in_arms(&copy, &fbody, &|_| true), None);
+        // A temporary of another name.
+        let arm = vec![assign("__temp_0__", Expr::name("y")), assign("x", zero), ret("__temp_0__")];
+        let copy = vec![Stmt::If(Expr::name("d"), arm, Vec::new()), ret("x")];
+        assert_eq!(spilled_return_in_arms(&copy, &fbody, &|_| true), None);
     }
 
     #[test]
