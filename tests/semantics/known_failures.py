@@ -68,8 +68,8 @@ KNOWN_FAILURES = {
     's13_fresh.return_const_in_try_except_finally_then_attribute': {
         '3.10': 'a copy of the finally body before code that leaves the try',
     },
-    's13_fresh.return_finally_rebinds_in_one_arm': {
-        '3.8 3.9': 'a try or with body with several exits',
+    's13_fresh.return_finally_rebinds_in_two_arms': {
+        'all': 'a try or with body with several exits',
     },
     's6_async_with38.coro_async_with_break_continue': {
         '3.12 3.13 3.14 3.15': 'a with statement whose handler goes on elsewhere than its normal exit',

@@ -165,3 +165,21 @@ def return_finally_rebinds_in_one_arm(c, d, x):
         if d > 1:
             x = 0
     return x
+
+
+@case((1, 0, 5), (1, 1, 5), (1, 2, 5), (0, 0, 5), (0, 1, 5), (0, 2, 5), (0, 1, 'boom'), (0, 2, 'boom'))
+def return_finally_rebinds_in_two_arms(c, d, x):
+    # Both arms of an `if`/`elif` rebind `x`, the fall-through does not: refused on
+    # every version (listed), also when the value returned is `x` alone.
+    log = []
+    try:
+        if c:
+            return x, log
+        x = x + 1
+    finally:
+        if d > 1:
+            x = 0
+        elif d:
+            log.append(x)
+            x = 1
+    return x, log

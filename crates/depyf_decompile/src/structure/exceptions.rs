@@ -1426,6 +1426,7 @@ impl Structurer<'_> {
                 // `spilled_return_in_arms`).
                 let spilled = spilled_return(&r, &prologue)
                     .or_else(|| spilled_return_in_arms(&r, &prologue, &|v| self.is_plain_local(v)))
+                    .or_else(|| spilled_return_merged(&r, &prologue, &|v| self.is_plain_local(v)))
                     .filter(|_| !plain_try);
                 match (exit, named) {
                     _ if spilled.is_some() => {
@@ -2801,8 +2802,7 @@ fn spilled_return(copy: &[Stmt], fbody: &[Stmt]) -> Option<Stmt> {
 /// between the load in the body and the `return`. Each `__temp = v` removed and the
 /// `return __temp` that must follow it in the same arm read as `return v`, the copy must be `fbody` with `return v`
 /// ending arms of its last `if` and following it (see [`is_copy_before_return`]).
-/// A temporary bound from another temporary (3.8-3.9 merge the arms before one
-/// `return`) is not read.
+/// 3.8-3.9 merge the arms before one `return`: see [`spilled_return_merged`].
 fn spilled_return_in_arms(copy: &[Stmt], fbody: &[Stmt], plain_local: &dyn Fn(&str) -> bool) -> Option<Stmt> {
     let (ret @ Stmt::Return(Some(Expr::Name(v))), init) = copy.split_last()? else { return None };
     if v.starts_with("__temp_") || !plain_local(v) || !matches!(fbody.last(), Some(Stmt::If(..))) {
@@ -2833,6 +2833,42 @@ fn spilled_return_in_arms(copy: &[Stmt], fbody: &[Stmt], plain_local: &dyn Fn(&s
     }
     let init = unspill(init, v, ret)?;
     (!print_body(&init, 0).contains("__temp_") && is_copy_before_return(&init, ret, fbody)).then(|| ret.clone())
+}
+
+/// `return v` for `copy` as CPython 3.8-3.9 lay out the exit of
+/// [`spilled_return_in_arms`]: the arms of the copy's `if` merge before one
+/// `return`, so recovery binds the waiting value to a temporary first
+/// (`__temp_1__ = v`), names it again before the store in an arm that rebinds `v`
+/// (`__temp_0__ = v`) and carries that over (`__temp_1__ = __temp_0__`) to the
+/// `return __temp_1__` after the `if`. Every temporary is then the value loaded
+/// before the copy, which `return v` in the body loads; with those assignments
+/// removed the copy must print as `fbody` (`v` a plain local).
+fn spilled_return_merged(copy: &[Stmt], fbody: &[Stmt], plain_local: &dyn Fn(&str) -> bool) -> Option<Stmt> {
+    let (Stmt::Return(Some(Expr::Name(t))), init) = copy.split_last()? else { return None };
+    let Some(Stmt::Assign(ts, Expr::Name(v))) = init.first() else { return None };
+    if !matches!(ts.as_slice(), [Expr::Name(n)] if n == t) || !t.starts_with("__temp_") || v.starts_with("__temp_") || !plain_local(v) {
+        return None;
+    }
+    fn unspill(stmts: &[Stmt], v: &str, temps: &mut Vec<String>) -> Option<Vec<Stmt>> {
+        let mut out = Vec::new();
+        for s in stmts {
+            match s {
+                Stmt::Assign(ts, Expr::Name(src)) if matches!(ts.as_slice(), [Expr::Name(t)] if t.starts_with("__temp_")) => {
+                    let [Expr::Name(t)] = ts.as_slice() else { return None };
+                    if src != v && !temps.iter().any(|x| x.as_str() == src.as_str()) {
+                        return None;
+                    }
+                    temps.push(t.to_string());
+                }
+                Stmt::If(c, a, b) => out.push(Stmt::If(c.clone(), unspill(a, v, temps)?, unspill(b, v, temps)?)),
+                s => out.push(s.clone()),
+            }
+        }
+        Some(out)
+    }
+    let rest = unspill(init, v, &mut Vec::new())?;
+    let text = print_body(&rest, 0);
+    (!text.contains("__temp_") && text == print_body(fbody, 0)).then(|| Stmt::Return(Some(Expr::name(v))))
 }
 
 /// The `return` that ends an arm of `s` through nested `if`s only, the first arm
@@ -3284,6 +3320,23 @@ mod tests {
         let arm = vec![assign("__temp_0__", Expr::name("y")), assign("x", zero), ret("__temp_0__")];
         let copy = vec![Stmt::If(Expr::name("d"), arm, Vec::new()), ret("x")];
         assert_eq!(spilled_return_in_arms(&copy, &fbody, &|_| true), None);
+    }
+
+    #[test]
+    fn return_spilled_through_merged_temporaries() {
+        // try: return x  finally: if d: x = 0   (3.8-3.9 layout of the copy)
+        let assign = |t: &str, v: Expr| Stmt::Assign(vec![Expr::name(t)], v);
+        let zero = Expr::Const(depyf_bytecode::Constant::Int(0));
+        let ret = |n: &str| Stmt::Return(Some(Expr::name(n)));
+        let fbody = vec![Stmt::If(Expr::name("d"), vec![assign("x", zero.clone())], Vec::new())];
+        let arm = vec![assign("__temp_0__", Expr::name("x")), assign("x", zero.clone()), assign("__temp_1__", Expr::name("__temp_0__"))];
+        let copy = vec![assign("__temp_1__", Expr::name("x")), Stmt::If(Expr::name("d"), arm.clone(), Vec::new()), ret("__temp_1__")];
+        assert_eq!(spilled_return_merged(&copy, &fbody, &|_| true), Some(ret("x")));
+        assert_eq!(spilled_return_merged(&copy, &fbody, &|_| false), None);
+        // A temporary carried over from something else than the value.
+        let arm = vec![assign("__temp_0__", Expr::name("x")), assign("x", zero), assign("__temp_1__", Expr::name("y"))];
+        let copy = vec![assign("__temp_1__", Expr::name("x")), Stmt::If(Expr::name("d"), arm, Vec::new()), ret("__temp_1__")];
+        assert_eq!(spilled_return_merged(&copy, &fbody, &|_| true), None);
     }
 
     #[test]
