@@ -1994,7 +1994,11 @@ fn handler_back_edges(cfg: &Cfg, rpo_index: &[usize]) -> Vec<(BlockId, BlockId)>
     out
 }
 
-fn mentions(body: &[Stmt], name: &str) -> bool {
+/// Whether `name` appears in the printed `body` not followed by an identifier
+/// character. Text, not names: a match inside a longer name, a keyword, a string or
+/// a number counts too, so it may say yes for a name `body` does not use, never no
+/// for one it uses (its callers only go on when it says no).
+pub(super) fn mentions(body: &[Stmt], name: &str) -> bool {
     let text = depyf_source::print_body(body, 0);
     text.match_indices(name).any(|(i, _)| {
         let after = text[i + name.len()..].chars().next();

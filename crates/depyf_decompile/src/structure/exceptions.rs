@@ -3118,11 +3118,7 @@ fn same_after_copy(v: &Expr, fbody: &[Stmt], plain_local: &dyn Fn(&str) -> bool)
     match v {
         Expr::Const(_) => true,
         Expr::Name(n) if n.starts_with("__temp_") => true,
-        Expr::Name(n) if plain_local(n) => {
-            let text = print_body(fbody, 0);
-            let ident = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
-            !text.match_indices(n.as_str()).any(|(k, _)| !ident(text[..k].chars().next_back()) && !ident(text[k + n.len()..].chars().next()))
-        }
+        Expr::Name(n) if plain_local(n) => !super::mentions(fbody, n),
         Expr::Tuple(items) => items.iter().all(|i| same_after_copy(i, fbody, plain_local)),
         _ => false,
     }
