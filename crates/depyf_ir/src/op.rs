@@ -160,6 +160,9 @@ impl CmpOp {
 /// A normalized operation. Operands index the code object's tables: `co_consts`
 /// (`Const`), `co_names` (`Name`) and `co_localsplusnames` (`Local`); jump targets are
 /// byte offsets in the original `co_code`.
+// `PartialEq` is written out below with the derived meaning (same variant, equal
+// fields), so the derived `Hash` agrees with it.
+#[allow(clippy::derived_hash_with_manual_eq)]
 #[derive(Clone, Debug, Eq, Hash)]
 pub enum Op {
     /// `( -- )` no effect (NOP, RESUME, PRECALL, CACHE, line markers).
@@ -496,7 +499,6 @@ pub enum Op {
 // Equality as `#[derive(PartialEq)]` would write it (same variant, equal fields), with
 // the variant test inlined at every `op == Op::Nop` of the decompiler (most compare
 // different variants and need no call); the fields are compared out of line.
-#[allow(clippy::derived_hash_with_manual_eq)]
 impl PartialEq for Op {
     #[inline]
     fn eq(&self, other: &Op) -> bool {
