@@ -7,8 +7,7 @@
 # any failure.
 set -euo pipefail
 START=$(date +%s)
-. "$(dirname "${BASH_SOURCE[0]}")/_setup.sh"
-
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 . "$ROOT/scripts/_torch_pythons.sh"
 # Every CPython 3.8-3.15 for the tests that run the interpreters themselves (the semantic
 # suite, `depyf dis` against `dis`, compiler-made functions): 3.14 and 3.15 are unpacked from
@@ -22,8 +21,25 @@ for version in 3.8 3.9 3.10 3.11 3.12 3.13 3.14 3.15; do
         missing="$missing $version"
     fi
 done
-[ -z "$missing" ] || { echo "error: no interpreter for CPython$missing" >&2; exit 1; }
+if [ -n "$missing" ]; then
+    tool="${DEPYF_PYTHON_FROM_DEBIAN:-$ROOT/../shared/tools/python-from-debian.sh}"
+    echo "error: no interpreter for CPython$missing" >&2
+    for version in $missing; do
+        echo "  $version: looked at \$PYTHON${version/./_}, \`pyenv prefix $version\`, python$version on PATH and $ROOT/target/python$version" >&2
+    done
+    if [ -f "$tool" ]; then
+        echo "  the Debian unpacker $tool ran and failed (its output is above)" >&2
+    else
+        echo "  the Debian unpacker is not at $tool (set DEPYF_PYTHON_FROM_DEBIAN to its path)" >&2
+    fi
+    echo "  or point PYTHON3_X (e.g. PYTHON3_14=/usr/bin/python3.14) at an interpreter" >&2
+    exit 1
+fi
 export DEPYF_REQUIRE_ALL_PYTHONS=1
+
+# The interpreters are looked for first, so that a missing one stops the run before the
+# set-up's minutes of installing and building.
+. "$ROOT/scripts/_setup.sh"
 
 echo "== cargo test --workspace"
 cargo test --workspace --quiet </dev/null
