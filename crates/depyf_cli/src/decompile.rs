@@ -134,32 +134,41 @@ pub fn unsupported_version(data: &[u8]) -> Option<String> {
 /// Errors: a path that does not exist or cannot be listed, or two inputs that would be
 /// written to the same output file.
 pub fn collect_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, UsageError> {
-    let mut found: Vec<(PathBuf, PathBuf)> = Vec::new(); // (path, path relative to its argument)
+    // (path, path relative to its argument, whether it lies directly in a `__pycache__`)
+    let mut found: Vec<(PathBuf, PathBuf, bool)> = Vec::new();
     for p in paths {
         let meta = std::fs::metadata(p).map_err(|e| UsageError(format!("{}: {e}", p.display())))?;
         if meta.is_dir() {
+            // The argument itself may be the `__pycache__` (`pkg/__pycache__`, or `.`
+            // inside one): its files are named as when its parent is given.
+            let arg_is_cache = is_pycache(p);
             let mut files = Vec::new();
             walk(p, &mut files).map_err(|e| UsageError(format!("{}: {e}", p.display())))?;
             for f in files {
                 let rel = f.strip_prefix(p).unwrap_or(&f).to_path_buf();
-                found.push((f, rel));
+                let in_cache = match rel.parent().and_then(Path::file_name) {
+                    Some(dir) => dir == "__pycache__",
+                    None => arg_is_cache,
+                };
+                found.push((f, rel, in_cache));
             }
         } else {
             let name = p.file_name().map(PathBuf::from).unwrap_or_else(|| p.clone());
-            found.push((p.clone(), name));
+            let in_cache = is_pycache(p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new(".")));
+            found.push((p.clone(), name, in_cache));
         }
     }
     // Short names (`m.py` for `__pycache__/m.cpython-312.pyc`) where they are unique;
     // the full stem (`m.cpython-312.py`) where several versions of a module meet.
-    let short: Vec<PathBuf> = found.iter().map(|(_, rel)| output_path(rel, true)).collect();
+    let short: Vec<PathBuf> = found.iter().map(|(_, rel, in_cache)| output_path(rel, *in_cache, true)).collect();
     let mut count: HashMap<&Path, usize> = HashMap::new();
     for s in &short {
         *count.entry(s.as_path()).or_default() += 1;
     }
     let mut seen: HashMap<PathBuf, PathBuf> = HashMap::new();
     let mut inputs = Vec::with_capacity(found.len());
-    for ((path, rel), s) in found.iter().zip(&short) {
-        let output = if count[s.as_path()] == 1 { s.clone() } else { output_path(rel, false) };
+    for ((path, rel, in_cache), s) in found.iter().zip(&short) {
+        let output = if count[s.as_path()] == 1 { s.clone() } else { output_path(rel, *in_cache, false) };
         if let Some(other) = seen.insert(output.clone(), path.clone()) {
             return Err(UsageError(format!(
                 "{} and {} would both be written to {}; give them in separate runs",
@@ -193,13 +202,20 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     Ok(())
 }
 
-/// The `.py` path mirroring `rel`: `__pycache__` dropped, `.pyc` made `.py`, and with
-/// `short` the cache tag too (`m.cpython-312.opt-1.pyc` -> `m.py`).
-fn output_path(rel: &Path, short: bool) -> PathBuf {
+/// Whether `dir` is a folder named `__pycache__` (resolved, so that `.` or `..` inside
+/// one counts; a path that cannot be resolved does not).
+fn is_pycache(dir: &Path) -> bool {
+    let name = |d: &Path| d.file_name().is_some_and(|n| n == "__pycache__");
+    name(dir) || std::fs::canonicalize(dir).is_ok_and(|d| name(&d))
+}
+
+/// The `.py` path mirroring `rel`, a `.pyc` that lies directly in a `__pycache__` folder
+/// when `in_cache`: that folder dropped, `.pyc` made `.py`, and with `short` (and
+/// `in_cache`) the cache tag too (`m.cpython-312.opt-1.pyc` -> `m.py`).
+fn output_path(rel: &Path, in_cache: bool, short: bool) -> PathBuf {
     let file = rel.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
     let mut parent = rel.parent().map(Path::to_path_buf).unwrap_or_default();
-    let in_cache = parent.file_name().is_some_and(|n| n == "__pycache__");
-    if in_cache {
+    if parent.file_name().is_some_and(|n| n == "__pycache__") {
         parent.pop();
     }
     let stem = file.strip_suffix(".pyc").unwrap_or(&file);
@@ -509,11 +525,13 @@ mod tests {
 
     #[test]
     fn output_paths_mirror_the_tree() {
-        assert_eq!(output_path(Path::new("a/__pycache__/m.cpython-312.pyc"), true), Path::new("a/m.py"));
-        assert_eq!(output_path(Path::new("a/__pycache__/m.cpython-312.pyc"), false), Path::new("a/m.cpython-312.py"));
-        assert_eq!(output_path(Path::new("__pycache__/m.cpython-38.opt-1.pyc"), true), Path::new("m.py"));
-        assert_eq!(output_path(Path::new("x/m.pyc"), true), Path::new("x/m.py"));
-        assert_eq!(output_path(Path::new("x/m.cpython-312.pyc"), true), Path::new("x/m.cpython-312.py"));
+        assert_eq!(output_path(Path::new("a/__pycache__/m.cpython-312.pyc"), true, true), Path::new("a/m.py"));
+        assert_eq!(output_path(Path::new("a/__pycache__/m.cpython-312.pyc"), true, false), Path::new("a/m.cpython-312.py"));
+        assert_eq!(output_path(Path::new("__pycache__/m.cpython-38.opt-1.pyc"), true, true), Path::new("m.py"));
+        assert_eq!(output_path(Path::new("x/m.pyc"), false, true), Path::new("x/m.py"));
+        assert_eq!(output_path(Path::new("x/m.cpython-312.pyc"), false, true), Path::new("x/m.cpython-312.py"));
+        // The `__pycache__` folder given itself (or the file in it): the same short name.
+        assert_eq!(output_path(Path::new("m.cpython-312.pyc"), true, true), Path::new("m.py"));
     }
 
     #[test]

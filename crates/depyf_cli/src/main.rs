@@ -47,7 +47,8 @@ enum Command {
         /// tag: `DIR/pkg/m.cpython-312.opt-1.py`; a .pyc outside `__pycache__` keeps
         /// its stem: `m.cpython-312.py`). Without it, the
         /// source goes to stdout (each file after a `# ==> path <==` line when there are
-        /// several).
+        /// several). With a single input file, a name ending in `.py` that is not an
+        /// existing directory is the file to write (`-o m.py`).
         #[arg(short, long, value_name = "DIR")]
         output: Option<PathBuf>,
         /// Print a JSON summary on stdout (per file: version, functions, failures with
@@ -97,7 +98,16 @@ fn run_decompile(paths: &[PathBuf], output: Option<&PathBuf>, json: bool, config
             return 2;
         }
     };
-    if let Some(dir) = output.filter(|d| d.exists() && !d.is_dir()) {
+    // `-o m.py`: one file's source into that file, not a folder named `m.py`.
+    let single = output.filter(|o| o.extension().is_some_and(|e| e == "py") && !o.is_dir());
+    if let Some(file) = single {
+        let folder = paths.iter().any(|p| p.is_dir());
+        if inputs.len() != 1 || folder {
+            let given = if folder { "a directory".to_string() } else { format!("{} files", inputs.len()) };
+            eprintln!("depyf: error: -o {}: a .py file takes exactly one input .pyc file ({given} given); name a directory to write several", file.display());
+            return 2;
+        }
+    } else if let Some(dir) = output.filter(|d| d.exists() && !d.is_dir()) {
         eprintln!("depyf: error: -o {}: not a directory", dir.display());
         return 2;
     }
@@ -128,7 +138,15 @@ fn run_decompile(paths: &[PathBuf], output: Option<&PathBuf>, json: bool, config
     bar.finish_and_clear();
 
     let mut io_error = false;
-    if let Some(dir) = output {
+    if let Some(file) = single {
+        if let Some(source) = out.files.first().and_then(|f| f.source.as_ref()) {
+            let parent = file.parent().filter(|p| !p.as_os_str().is_empty());
+            if let Err(e) = parent.map_or(Ok(()), std::fs::create_dir_all).and_then(|()| std::fs::write(file, source)) {
+                eprintln!("depyf: error: {}: cannot write: {e}", file.display());
+                io_error = true;
+            }
+        }
+    } else if let Some(dir) = output {
         // Inputs come sorted, so the files of one folder follow each other: each folder
         // is created once (a `mkdir` and a `stat` less per file).
         let mut made: Option<PathBuf> = None;
@@ -191,6 +209,25 @@ fn report(out: &BatchOutput) {
     if hidden > 0 {
         eprintln!("depyf: ... and {hidden} more stubs (--json lists them all)");
     }
+    // --verify: the functions that recompile differently and the files whose source
+    // does not compile, by name (the same cap; --json has them all with their details).
+    let mut shown = 0;
+    let mut hidden = 0;
+    for f in &out.files {
+        let Some(v) = f.verify.as_ref().filter(|v| v.interpreter.is_some()) else { continue };
+        let errors = v.error.iter().map(|e| format!("does not recompile: {e}"));
+        for line in errors.chain(v.different.iter().map(|(name, why)| format!("{name} differs after recompiling: {why}"))) {
+            if shown < SHOWN {
+                eprintln!("depyf: {}: {line}", f.input.display());
+                shown += 1;
+            } else {
+                hidden += 1;
+            }
+        }
+    }
+    if hidden > 0 {
+        eprintln!("depyf: ... and {hidden} more verify findings (--json lists them all)");
+    }
     for n in &out.notes {
         eprintln!("depyf: {n}");
     }
@@ -200,10 +237,16 @@ fn report(out: &BatchOutput) {
         1 => ", 1 module body failed".to_string(),
         n => format!(", {n} module bodies failed"),
     };
+    let files = match out.files.len() {
+        1 => "1 file".to_string(),
+        n => format!("{n} files"),
+    };
+    let functions = match out.functions() {
+        1 => "1 function".to_string(),
+        n => format!("{n} functions"),
+    };
     let mut line = format!(
-        "depyf: {} files, {} functions, {} failed{modules}, {} unreadable, in {:.2}s",
-        out.files.len(),
-        out.functions(),
+        "depyf: {files}, {functions}, {} failed{modules}, {} unreadable, in {:.2}s",
         out.failed(),
         errors,
         out.seconds

@@ -447,3 +447,58 @@ fn parameter_counts_past_the_names_make_a_stub_not_a_panic() {
         assert!(m.source.contains("def positional("), "{}", m.source);
     }
 }
+
+#[test]
+fn a_pycache_folder_given_itself_names_outputs_as_its_parent_does() {
+    let dir = tempfile::tempdir().unwrap();
+    copy(fixture("py312", "basics.pyc"), &dir.path().join("pkg/__pycache__/basics.cpython-312.pyc"));
+    let names = |p: PathBuf| collect_inputs(&[p]).unwrap().into_iter().map(|i| i.output.to_string_lossy().replace('\\', "/")).collect::<Vec<_>>();
+    assert_eq!(names(dir.path().join("pkg")), ["basics.py"]);
+    assert_eq!(names(dir.path().join("pkg/__pycache__")), ["basics.py"]);
+    assert_eq!(names(dir.path().join("pkg/__pycache__/basics.cpython-312.pyc")), ["basics.py"]);
+    // Outside a `__pycache__` the stem is kept (it may be all that tells two files apart).
+    copy(fixture("py312", "basics.pyc"), &dir.path().join("flat/basics.cpython-312.pyc"));
+    assert_eq!(names(dir.path().join("flat")), ["basics.cpython-312.py"]);
+}
+
+#[test]
+fn output_to_one_py_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("sub/basics.py");
+    let out = depyf().args(["decompile", "-o"]).arg(&target).arg(fixture("py312", "basics.pyc")).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(&target).unwrap();
+    assert!(text.starts_with("# depyf: decompiled from basics.pyc (CPython 3.12)\n"), "{text}");
+    assert!(out.stdout.is_empty());
+    // The totals line says "1 file", not "1 files".
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("depyf: 1 file, "), "{err}");
+    // Several inputs (or a folder) cannot go into one .py file: a usage error, nothing written.
+    let other = dir.path().join("two.py");
+    let out = depyf().args(["decompile", "-o"]).arg(&other).arg(fixture("py312", "basics.pyc")).arg(fixture("py38", "control.pyc")).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("takes exactly one input .pyc file (2 files given)"), "{:?}", out);
+    assert!(!other.exists());
+}
+
+/// `--verify` names each function that recompiles differently on stderr, not only in
+/// `--json`: here an interpreter run with `-O` drops the `assert` of `ternary`.
+#[cfg(unix)]
+#[test]
+fn verify_names_differing_functions_on_stderr() {
+    use std::os::unix::fs::PermissionsExt;
+    let Some(python) = python312() else {
+        eprintln!("skipped: no CPython 3.12 installed");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let wrapper = dir.path().join("python3.12-O");
+    std::fs::write(&wrapper, format!("#!/bin/sh\nexec '{}' -O \"$@\"\n", python.display())).unwrap();
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut arg = std::ffi::OsString::from("3.12=");
+    arg.push(&wrapper);
+    let out = depyf().args(["decompile", "--verify", "-o"]).arg(dir.path().join("out")).arg("--python").arg(arg).arg(fixture("py312", "control.pyc")).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("control.pyc: ternary differs after recompiling: "), "{err}");
+    assert_eq!(out.status.code(), Some(1), "{err}");
+}
