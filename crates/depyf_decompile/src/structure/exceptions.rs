@@ -2486,26 +2486,58 @@ fn split_loaded_return(stmts: &mut Vec<Stmt>, posts: &mut Vec<Vec<Stmt>>) {
 /// being handled: a bare `raise` there re-raises another one (CPython 3.9-3.10 copy
 /// the code after a `try` into its handlers, e.g. the bare `raise` of an enclosing
 /// handler), so the clause is refused (false) when one follows it.
+///
+/// A second pop right after the clause's own, followed by another name's
+/// `name = None; del name`, is the pop of an enclosing `except E as name` clause (a
+/// path of a nested clause that leaves both: `return`, `break`, or the end of both,
+/// which CPython 3.11+ reaches through a copy of the outer clause's exit): it is left
+/// with what follows for that clause's own `clean`, which knows the name to drop.
 fn clean(body: &mut Vec<Stmt>, name: Option<&str>) -> bool {
-    clean_in(body, name, false)
+    clean_in(body, name, false, true)
 }
 
 /// [`clean`] of `body`; `nested`: `body` lies in a `try` or `with` of the clause,
 /// where a pop may only come right before the `return` of a constant, `break` or
-/// `continue` that leaves it (see `split_exit_copies`), after more pops.
-fn clean_in(body: &mut Vec<Stmt>, name: Option<&str>, nested: bool) -> bool {
+/// `continue` that leaves it (see `split_exit_copies`), after more pops, or, at the
+/// end of a path that ends the clause's body (`tail`), right before the clause's own
+/// `name = None; del name` and nothing else (the end of a nested clause that goes on
+/// to the end of this one: the pop of an enclosing clause, left by [`clean`]).
+fn clean_in(body: &mut Vec<Stmt>, name: Option<&str>, nested: bool, tail: bool) -> bool {
+    let is_own_unbind = |body: &[Stmt], i: usize| {
+        name.is_some_and(|n| {
+            matches!(body.get(i), Some(Stmt::Assign(t, Expr::Const(depyf_bytecode::Constant::None))) if matches!(t.as_slice(), [Expr::Name(m)] if m == n))
+                && matches!(body.get(i + 1), Some(Stmt::Delete(t)) if matches!(t.as_slice(), [Expr::Name(m)] if m == n))
+        })
+    };
     let mut i = 0;
+    let mut popped = false;
     while i < body.len() {
         if is_marker(&body[i], markers::POP_EXCEPT) {
-            if nested && !pops_before_exit(&body[i..]) {
+            let leaves_clause = tail && body.len() == i + 3 && is_own_unbind(body, i + 1);
+            // The clause's own pop and unbind, left by a nested clause (see `clean`),
+            // before the `return` of a value computed before the pops.
+            let held_return = body.len() == i + 4 && is_own_unbind(body, i + 1) && matches!(&body[i + 3], Stmt::Return(Some(Expr::Name(t))) if t.starts_with("__temp_"));
+            if nested && !pops_before_exit(&body[i..]) && !held_return && !leaves_clause {
                 return false;
             }
+            // An enclosing clause's pop and unbind (see `clean`): left to it.
+            if popped && body.len() >= i + 3 && is_unbind(&body[i + 1], &body[i + 2]) && !is_own_unbind(body, i + 1) {
+                return true;
+            }
             body.remove(i);
-            if let Some(n) = name {
-                let unbind = matches!(body.get(i), Some(Stmt::Assign(t, Expr::Const(depyf_bytecode::Constant::None))) if matches!(t.as_slice(), [Expr::Name(m)] if m == n))
-                    && matches!(body.get(i + 1), Some(Stmt::Delete(t)) if matches!(t.as_slice(), [Expr::Name(m)] if m == n));
-                if unbind {
-                    body.drain(i..i + 2);
+            popped = true;
+            if is_own_unbind(body, i) {
+                body.drain(i..i + 2);
+            }
+            // `__temp = v; return __temp` around the pop: the value computed before the
+            // pop, as `return v` in the clause compiles it.
+            let fold = i > 0
+                && i + 1 == body.len()
+                && matches!((&body[i - 1], &body[i]), (Stmt::Assign(t, _), Stmt::Return(Some(Expr::Name(r)))) if r.starts_with("__temp_") && matches!(t.as_slice(), [Expr::Name(n)] if n == r));
+            if fold {
+                body.pop();
+                if let Some(Stmt::Assign(_, v)) = body.pop() {
+                    body.push(Stmt::Return(Some(v)));
                 }
             }
             let mut reraise = false;
@@ -2520,21 +2552,35 @@ fn clean_in(body: &mut Vec<Stmt>, name: Option<&str>, nested: bool) -> bool {
             }
             continue;
         }
+        popped = false;
+        // The statement ends the clause's body when only the clause's own pop (and
+        // unbind) follows it.
+        let last = tail
+            && match &body[i + 1..] {
+                [] => true,
+                [p, rest @ ..] => is_marker(p, markers::POP_EXCEPT) && (rest.is_empty() || (rest.len() == 2 && is_own_unbind(rest, 0))),
+            };
         match &mut body[i] {
-            Stmt::If(_, a, b) | Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => {
-                if !clean_in(a, name, nested) || !clean_in(b, name, nested) {
+            Stmt::If(_, a, b) => {
+                if !clean_in(a, name, nested, last) || !clean_in(b, name, nested, last) {
+                    return false;
+                }
+            }
+            Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => {
+                if !clean_in(a, name, nested, false) || !clean_in(b, name, nested, false) {
                     return false;
                 }
             }
             // A `return` (or `break`/`continue`) in a `try` or `with` of the clause
             // pops the clause's exception first.
             Stmt::With(_, b) => {
-                if !clean_in(b, name, true) {
+                if !clean_in(b, name, true, false) {
                     return false;
                 }
             }
             Stmt::Try(b, hs, e, f) => {
-                if !clean_in(b, name, true) || !hs.iter_mut().all(|h| clean_in(&mut h.body, name, true)) || !clean_in(e, name, true) || !clean_in(f, name, true) {
+                let last = last && f.is_empty();
+                if !clean_in(b, name, true, last) || !hs.iter_mut().all(|h| clean_in(&mut h.body, name, true, last)) || !clean_in(e, name, true, last) || !clean_in(f, name, true, false) {
                     return false;
                 }
             }
