@@ -225,6 +225,11 @@ struct Ctx<'a> {
     temp_counter: usize,
     globals_stored: BTreeSet<String>,
     nonlocals_stored: BTreeSet<String>,
+    /// An empty buffer, with [`stack_room`] once a block that left an empty stack
+    /// has been walked, that the next block's walk takes for its stack (see
+    /// [`recover_block`]): blocks that end at a statement boundary pass one buffer
+    /// on instead of allocating one each.
+    spare_stack: Vec<SVal>,
 }
 
 impl Ctx<'_> {
@@ -423,6 +428,21 @@ fn unary_symbol(op: UnaryOp) -> &'static str {
     }
 }
 
+/// The expression a stack value stands for as an operand: an iterator not stepped
+/// by `FOR_ITER` reads as `iter(e)`; `Err` with the message for a NULL marker and
+/// for an iterator named by [`Naming::iter_temps`] (whose variable holds a wrapper
+/// of the iterator, not the iterator itself).
+#[inline]
+fn sval_value(v: SVal) -> Result<Expr, &'static str> {
+    match v {
+        SVal::Expr(e) => Ok(e),
+        SVal::Iter(e) if matches!(&e, Expr::Name(n) if n.starts_with(ITER_PREFIX)) => Err("an iterator used other than by FOR_ITER, in a state machine"),
+        SVal::Iter(e) => Ok(iter_call(e)),
+        SVal::Mark(m) => Ok(m.expr()),
+        SVal::Null => Err("a NULL marker is used as a value"),
+    }
+}
+
 struct BlockState<'c, 'a> {
     ctx: &'c mut Ctx<'a>,
     stack: Vec<SVal>,
@@ -450,9 +470,7 @@ impl BlockState<'_, '_> {
     fn pop_expr(&mut self) -> Result<Expr, DecompileError> {
         match self.pop()? {
             SVal::Expr(e) => Ok(e),
-            SVal::Iter(e) => self.iter_value(e),
-            SVal::Mark(m) => Ok(m.expr()),
-            SVal::Null => Err(self.err("a NULL marker is used as a value")),
+            v => sval_value(v).map_err(|m| self.err(m)),
         }
     }
 
@@ -460,26 +478,29 @@ impl BlockState<'_, '_> {
     /// `iter(e)`; an error for one named by [`Naming::iter_temps`], whose variable
     /// holds a wrapper of the iterator, not the iterator itself.
     fn iter_value(&self, e: Expr) -> Result<Expr, DecompileError> {
-        if matches!(&e, Expr::Name(n) if n.starts_with(ITER_PREFIX)) {
-            return Err(self.err("an iterator used other than by FOR_ITER, in a state machine"));
-        }
-        Ok(iter_call(e))
+        sval_value(SVal::Iter(e)).map_err(|m| self.err(m))
     }
 
     fn pop_n(&mut self, n: usize) -> Result<Vec<Expr>, DecompileError> {
+        self.pop_n_with_room(n, 0)
+    }
+
+    /// [`Self::pop_n`] into a vector with room for `extra` more values (one
+    /// allocation for a caller that adds some; none for `n + extra == 0`).
+    fn pop_n_with_room(&mut self, n: usize, extra: usize) -> Result<Vec<Expr>, DecompileError> {
         if self.stack.len() < n {
             return Err(self.err("stack underflow"));
         }
-        let items = self.stack.split_off(self.stack.len() - n);
-        items
-            .into_iter()
-            .map(|v| match v {
-                SVal::Expr(e) => Ok(e),
-                SVal::Iter(e) => self.iter_value(e),
-                SVal::Mark(m) => Ok(m.expr()),
-                SVal::Null => Err(self.err("a NULL marker is used as a value")),
-            })
-            .collect()
+        let at = self.stack.len() - n;
+        let mut items = Vec::with_capacity(n + extra);
+        let (code, ins) = (self.ctx.code, self.ins);
+        for v in self.stack.drain(at..) {
+            items.push(match v {
+                SVal::Expr(e) => e,
+                v => sval_value(v).map_err(|m| DecompileError::new(code, ins.at, ins.opname, m))?,
+            });
+        }
+        Ok(items)
     }
 
     fn push(&mut self, e: Expr) {
@@ -956,7 +977,8 @@ impl BlockState<'_, '_> {
     }
 
     fn call(&mut self, argc: u32, kwnames: Option<usize>, layout: CallLayout) -> Result<(), DecompileError> {
-        let mut args = self.pop_n(argc as usize)?;
+        // (Room for a `self` argument that the layout may put first.)
+        let mut args = self.pop_n_with_room(argc as usize, usize::from(layout != CallLayout::NoNull))?;
         let func = if layout == CallLayout::NoNull {
             self.pop_expr()?
         } else {
@@ -989,8 +1011,8 @@ impl BlockState<'_, '_> {
             if names.len() > args.len() {
                 return Err(self.err("more keyword names than arguments"));
             }
-            let values = args.split_off(args.len() - names.len());
-            for (n, v) in names.iter().zip(values) {
+            let at = args.len() - names.len();
+            for (n, v) in names.iter().zip(args.drain(at..)) {
                 let Constant::Str(n) = n else { return Err(self.err("a keyword name is not a str")) };
                 if !crate::is_identifier(n) {
                     return Err(self.err(format!("keyword name `{}` is not a Python identifier, so no source can spell it (hand-made or obfuscated code)", n.escape_debug())));
@@ -1778,24 +1800,33 @@ fn entry_stack(
     let block = &cfg.blocks[b.index()];
     // Predecessors along back edges are not recovered yet: the loop header's entry is
     // decided by the others, and `check_back_edges` holds the back edges to it.
-    let preds: Vec<usize> = block.preds.iter().map(|p| p.index()).filter(|p| exits[*p].is_some()).collect();
-    if preds.is_empty() {
-        return Ok(Vec::new());
-    }
     // (Not across the edge of a protected range: what the range covers must be
     // evaluated inside it.)
     let same_range = |p: usize| cfg.blocks[p].handler == block.handler;
-    if let ([p], 1, true) = (preds.as_slice(), block.preds.len(), preds.first().is_some_and(|&p| same_range(p))) {
+    // (A block with one predecessor, the common case, is told without collecting
+    // its recovered predecessors.)
+    let one = match block.preds.as_slice() {
+        [p] => Some(p.index()).filter(|&p| exits[p].is_some()),
+        _ => None,
+    };
+    if let Some(p) = one.filter(|&p| same_range(p)) {
         // One way in: the values go on as they are. If they are delayed and cross a
         // branch, that branch must fold into an expression or name them first
         // (checked when recovery ends).
-        let stack = edge_stack(exits[*p].as_ref().expect("seen"), b);
-        if matches!(cfg.blocks[*p].term, Terminator::Branch { .. })
+        let stack = edge_stack(exits[p].as_ref().expect("seen"), b);
+        if matches!(cfg.blocks[p].term, Terminator::Branch { .. })
             && stack.iter().any(|v| matches!(v, SVal::Expr(e) if !is_atomic(ctx, e)))
         {
-            pending.insert(*p);
+            pending.insert(p);
         }
         return Ok(stack_copy(ctx, stack));
+    }
+    let preds: Vec<usize> = match one {
+        Some(p) => vec![p],
+        None => block.preds.iter().map(|p| p.index()).filter(|p| exits[*p].is_some()).collect(),
+    };
+    if preds.is_empty() {
+        return Ok(Vec::new());
     }
     let at = &ir[block.start];
     let err = |m: String| DecompileError::new(ctx.code, at.at, at.opname, m);
@@ -1864,10 +1895,13 @@ fn stack_room(ctx: &Ctx<'_>) -> usize {
     (ctx.code.co_stacksize as usize).min(64)
 }
 
-/// A copy of `stack` to enter a block with, made with [`stack_room`] at once (a
-/// copy of just its length would be grown again right away).
-fn stack_copy(ctx: &Ctx<'_>, stack: &[SVal]) -> Vec<SVal> {
-    let mut v = Vec::with_capacity(stack.len().max(stack_room(ctx)));
+/// A copy of `stack` to enter a block with, with room for [`stack_room`] values (a
+/// copy of just its length would be grown again right away): made in
+/// `ctx.spare_stack` when that buffer is there (no allocation), else allocated.
+fn stack_copy(ctx: &mut Ctx<'_>, stack: &[SVal]) -> Vec<SVal> {
+    let mut v = std::mem::take(&mut ctx.spare_stack);
+    v.clear();
+    v.reserve(stack.len().max(stack_room(ctx)));
     v.extend_from_slice(stack);
     v
 }
@@ -2057,7 +2091,7 @@ fn recover_once(
     } else {
         cfg.immediate_dominators().to_vec()
     };
-    let mut ctx = Ctx { code, naming, temp_counter: 0, globals_stored: BTreeSet::new(), nonlocals_stored: BTreeSet::new() };
+    let mut ctx = Ctx { code, naming, temp_counter: 0, globals_stored: BTreeSet::new(), nonlocals_stored: BTreeSet::new(), spare_stack: Vec::new() };
     // (Built, not cloned from one default: `vec![x; n]` clones `x` field by field.)
     let mut out: Vec<BlockCode> = (0..nblocks).map(|_| BlockCode::default()).collect();
     let mut exits: Vec<Option<Exit>> = (0..nblocks).map(|_| None).collect();
@@ -2179,11 +2213,17 @@ fn recover_block(
     let term = if matches!(block.term, Terminator::Branch { .. }) { &last.op } else { &Op::Nop };
     let start = tail.as_ref().map_or(block.start, |t| t.0);
     // Room for the deepest stack the compiler computed, at once (an empty entry
-    // stack has no buffer yet; growing it push by push reallocates several times).
+    // stack has no buffer yet; growing it push by push reallocates several times):
+    // the values move into the spare buffer, which has that room once a block has
+    // been walked.
     let mut stack = stack;
     let depth = stack_room(ctx);
     if stack.capacity() < depth {
-        stack.reserve(depth - stack.len());
+        let mut room = std::mem::take(&mut ctx.spare_stack);
+        room.clear();
+        room.reserve(depth.max(stack.len()));
+        room.append(&mut stack);
+        stack = room;
     }
     let mut st = BlockState { ctx, stack, stmts: Vec::new(), ins: &ir[start], prev_was_load: false, own_line: false, term };
     let mut i = start;
@@ -2256,7 +2296,15 @@ fn recover_block(
             }
         }
     }
-    exits[bi] = Some(Exit { stack: std::mem::take(&mut st.stack), jump, assigns: Vec::new() });
+    // An empty exit stack (the common case, at a statement boundary) needs no
+    // buffer: this one serves the next block.
+    let exit_stack = if st.stack.is_empty() {
+        st.ctx.spare_stack = std::mem::take(&mut st.stack);
+        Vec::new()
+    } else {
+        std::mem::take(&mut st.stack)
+    };
+    exits[bi] = Some(Exit { stack: exit_stack, jump, assigns: Vec::new() });
     out[bi] = BlockCode { stmts: st.stmts, fall_condition, for_loop, collapsed_to, error: None };
     Ok(())
 }
