@@ -216,8 +216,11 @@ impl<'a> Structurer<'a> {
         // normal flow too: an `except` clause that falls off its `try`, in a
         // `with` of the body): the clause's code is then the body's, never a way
         // out of the loop.
-        let normal = latches.clone();
-        for (from, to) in handler_back_edges(cfg, &rpo_index) {
+        // (Most code objects have none of those edges: the copy of the normal
+        // latches is made only for one that has.)
+        let handler_edges = handler_back_edges(cfg, &rpo_index);
+        let normal = if handler_edges.is_empty() { Vec::new() } else { latches.clone() };
+        for (from, to) in handler_edges {
             let blk = &cfg.blocks[to.index()];
             let into = match blk.term {
                 Terminator::FallThrough(h) if ir[blk.start..blk.end].iter().all(|i| i.op == depyf_ir::Op::Nop) => Some(h),
@@ -245,11 +248,19 @@ impl<'a> Structurer<'a> {
                 pre_headers[h.index()] = Some(p);
             }
         }
+        // (Marked when pushed: each block is pushed once, so `work` never outgrows
+        // its first allocation.)
         let mut live = vec![false; n];
-        let mut work = vec![BlockId(0)];
+        let mut work = Vec::with_capacity(n);
+        if n > 0 {
+            live[0] = true;
+            work.push(BlockId(0));
+        }
         while let Some(b) = work.pop() {
-            if n > 0 && !std::mem::replace(&mut live[b.index()], true) {
-                work.extend((0..).map_while(|i| cfg.blocks[b.index()].succ_at(i, true)));
+            for s in (0..).map_while(|i| cfg.blocks[b.index()].succ_at(i, true)) {
+                if !std::mem::replace(&mut live[s.index()], true) {
+                    work.push(s);
+                }
             }
         }
         let words = n.div_ceil(64);
@@ -378,9 +389,10 @@ impl<'a> Structurer<'a> {
     /// both arms, which no longer reads as a `finally`).
     fn handler_follow(&self, b: BlockId, fall: BlockId, jump: BlockId) -> Option<BlockId> {
         let n = self.cfg.blocks.len();
-        let walk = |roots: &[BlockId], avoid: Option<BlockId>| {
+        // (`work`: a buffer that the walks share, left empty by each.)
+        let mut work = Vec::new();
+        let mut walk = |roots: &[BlockId], avoid: Option<BlockId>| {
             let mut seen = vec![false; n];
-            let mut work = Vec::new();
             for &r in roots {
                 if Some(r) != avoid && !seen[r.index()] {
                     seen[r.index()] = true;
