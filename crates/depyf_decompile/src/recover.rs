@@ -1830,16 +1830,22 @@ fn entry_stack(
     }
     let at = &ir[block.start];
     let err = |m: String| DecompileError::new(ctx.code, at.at, at.opname, m);
-    let stacks: Vec<Vec<SVal>> = preds.iter().map(|&p| edge_stack(exits[p].as_ref().expect("seen"), b).clone()).collect();
-    let depth = stacks[0].len();
-    let mut entry = Vec::with_capacity(depth.max(stack_room(ctx)));
-    for (i, st) in stacks.iter().enumerate() {
-        if st.len() != depth {
-            return Err(err(format!("stack depth {} from bb{} but {depth} from bb{}", st.len(), preds[i], preds[0])));
+    // (The predecessors' stacks are read in place, slot by slot: what this function
+    // changes in their exits is the assignments, never a stack.)
+    let depth_of = |exits: &[Option<Exit>], p: usize| -> usize { edge_stack(exits[p].as_ref().expect("seen"), b).len() };
+    let depth = depth_of(exits, preds[0]);
+    for &p in &preds {
+        let len = depth_of(exits, p);
+        if len != depth {
+            return Err(err(format!("stack depth {len} from bb{p} but {depth} from bb{}", preds[0])));
         }
     }
+    // (Made in the spare buffer, as `stack_copy` makes a copy.)
+    let mut entry = std::mem::take(&mut ctx.spare_stack);
+    entry.clear();
+    entry.reserve(depth.max(stack_room(ctx)));
     for slot in 0..depth {
-        let values: Vec<SVal> = stacks.iter().map(|st| st[slot].clone()).collect();
+        let values: Vec<SVal> = preds.iter().map(|&p| edge_stack(exits[p].as_ref().expect("seen"), b)[slot].clone()).collect();
         let nulls = values.iter().filter(|v| **v == SVal::Null).count();
         if nulls == values.len() {
             entry.push(SVal::Null);
@@ -2120,8 +2126,10 @@ fn recover_once(
         } else {
             cfg.blocks.iter().enumerate().find_map(|(p, blk)| {
                 let h = blk.handler.filter(|h| h.target == b)?;
-                let mut st = entries[p].clone()?;
-                st.truncate(h.depth as usize);
+                let entry = entries[p].as_ref()?;
+                let kept = &entry[..entry.len().min(h.depth as usize)];
+                let mut st = Vec::with_capacity(kept.len() + 2);
+                st.extend_from_slice(kept);
                 if h.lasti {
                     st.push(SVal::Mark(Mark::Lasti));
                 }
@@ -2202,11 +2210,14 @@ fn recover_block(
             }
         }
     };
-    // Kept only where it is read again: the entry of a loop header (its back edges
-    // are checked against it, `check_back_edges`) and of a protected block (its
-    // handler is entered with it).
-    if block.handler.is_some() || cfg.back_edges().iter().any(|&(_, to)| to == b) {
+    // Kept only where it is read again: the whole entry of a loop header (its back
+    // edges are checked against it, `check_back_edges`), and of a protected block
+    // the values below the range's depth, all that its handler is entered with
+    // (`recover_once`, `handler_entry`).
+    if cfg.back_edges().iter().any(|&(_, to)| to == b) {
         entries[bi] = Some(stack.clone());
+    } else if let Some(h) = block.handler {
+        entries[bi] = Some(stack[..stack.len().min(h.depth as usize)].to_vec());
     }
     let last = &ir[block.end - 1];
     let body_end = if matches!(block.term, Terminator::Branch { .. } | Terminator::Jump(_)) { block.end - 1 } else { block.end };
