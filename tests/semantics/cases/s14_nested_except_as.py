@@ -88,3 +88,36 @@ def inner_clause_with_guard_clauses(a, b, log):
             raise
         except BaseException:
             log.append('logged')
+
+
+# A `try` body that never completes by itself (its inner `try` body always returns)
+# completes through the inner clause: the outer `else` body (pdb's `Pdb.do_help`) was
+# read as more of the body, so an exception it raised was caught by the outer clause
+# (3.8-3.15, wrong code).
+class _Help:
+    def __init__(self, fail):
+        self.fail = fail
+
+    def error(self, m):
+        if self.fail:
+            raise AttributeError('from error')
+        return m
+
+
+@case((_Help(False), 'ok', []), (_Help(False), 'e', []), (_Help(True), 'e', []), (_Help(True), 'f', []))
+def else_after_inner_try_whose_body_returns(self, arg, log):
+    try:
+        try:
+            return _raise(arg) + '!'
+        except TypeError:
+            command = arg
+        except (E, F):
+            command = arg * 2
+    except AttributeError:
+        log.append('caught')
+    else:
+        if command == 'ee':
+            log.append(self.error('missing'))
+            return log
+        log.append(command)
+    return log

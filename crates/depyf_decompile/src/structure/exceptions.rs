@@ -133,13 +133,32 @@ impl Structurer<'_> {
     }
 
     /// Normal-edge successors of the body of `h` starting at `b` that lie outside it.
+    ///
+    /// A body whose own flow never completes (an inner `try` whose body always
+    /// returns or raises) can still complete through the `except` clauses of the
+    /// inner statements: when the normal edges reach no exit, the walk goes on into
+    /// the handlers of the body's blocks that `h` protects too (the clauses' code),
+    /// and their exits are the body's. Without that, the code after the outer `try`
+    /// (its `else` body) would be read as more of the body, inside `h`'s protection.
     fn body_exits(&self, b: BlockId, h: BlockId) -> Vec<BlockId> {
+        let exits = self.body_exits_walk(b, h, false);
+        if exits.is_empty() {
+            return self.body_exits_walk(b, h, true);
+        }
+        exits
+    }
+
+    /// [`Self::body_exits`]'s walk; `inner`: through the handlers of inner
+    /// statements too.
+    fn body_exits_walk(&self, b: BlockId, h: BlockId, inner: bool) -> Vec<BlockId> {
         let mut seen = vec![false; self.cfg.blocks.len()];
         let mut work = vec![b];
         let mut exits = Vec::new();
         seen[b.index()] = true;
         while let Some(x) = work.pop() {
-            for s in self.cfg.blocks[x.index()].succs() {
+            let blk = &self.cfg.blocks[x.index()];
+            let handler = blk.handler.map(|e| e.target).filter(|&t| inner && t != h && self.protected_by(t, h));
+            for s in blk.succs().into_iter().chain(handler) {
                 if self.loop_edge(s) || self.handler_loop_break(s, h) {
                     continue;
                 }
