@@ -2,6 +2,8 @@
 //! entries, jump targets and argument resolution. Rules follow each version's
 //! `Lib/dis.py` (`_get_instructions_bytes`, `_get_jump_target`, `ArgResolver`).
 
+use std::sync::OnceLock;
+
 use crate::opcodes::{op_flags, table_for, OpcodeTable, Opname};
 use crate::{line_table, BytecodeError, BytecodeErrorKind, CodeObject, PythonVersion};
 
@@ -97,7 +99,7 @@ pub fn decode(code: &CodeObject) -> Result<Vec<Instruction>, BytecodeError> {
     let mut out = match instructions(code, table) {
         Ok(out) => out,
         Err(e) => {
-            line_table::for_each_run(code, |_, _, _| {})?;
+            line_table::for_each_range(code, |_, _, _| {})?;
             return Err(e);
         }
     };
@@ -107,45 +109,64 @@ pub fn decode(code: &CodeObject) -> Result<Vec<Instruction>, BytecodeError> {
 
 /// The instructions of `code.co_code` (even length), without their lines: every
 /// `line_number` is `None` and every `starts_line` false. Errors as [`decode`], but
-/// for the line table's.
+/// for the line table's: the first instruction's error, in offset order.
 fn instructions(code: &CodeObject, table: &'static OpcodeTable) -> Result<Vec<Instruction>, BytecodeError> {
-    let ids = table.ids();
+    let infos = op_infos(table);
+    let mut out = Vec::with_capacity(code.co_code.len() / 2);
+    // Two passes, each a loop with little state: the instructions, then their
+    // argvals. An instruction's argval error comes before the error of a later one
+    // that stopped the first pass.
+    let split = split(code, infos, table.extended_arg, &mut out);
+    resolve_all(code, table, infos, &mut out)?;
+    split?;
+    // Jumps must land on an instruction boundary.
+    for ins in &out {
+        if let Argval::Jump(t) = ins.argval {
+            if out.binary_search_by_key(&t, |x| x.offset).is_err() && t as usize != code.co_code.len() {
+                return Err(err(code, ins.offset as usize, BytecodeErrorKind::BadJumpTarget(i64::from(t))));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Appends the instructions of `code.co_code` (even length) to `out`, each with its
+/// `oparg` (after `EXTENDED_ARG`) but `Argval::Plain`, until the end or the first
+/// instruction that is an error (`UnknownOpcode`, `Truncated` caches, `EXTENDED_ARG`
+/// overflow). `ext_op` is the version's `EXTENDED_ARG`.
+#[inline(never)]
+fn split(code: &CodeObject, infos: &[OpInfo; 256], ext_op: u8, out: &mut Vec<Instruction>) -> Result<(), BytecodeError> {
     let bytes = &code.co_code[..];
-    let facts = Facts::of(code);
-    let mut out = Vec::with_capacity(bytes.len() / 2);
+    let len = bytes.len();
     let mut ext: u32 = 0;
     let mut start = 0usize;
     let mut i = 0usize;
-    while i + 1 < bytes.len() {
+    while i + 1 < len {
         let op = bytes[i];
-        let raw = u32::from(bytes[i + 1]);
-        let name = table.name(op).ok_or_else(|| err(code, i, BytecodeErrorKind::UnknownOpcode(op)))?;
-        let has_arg = table.has(op, op_flags::HAS_ARG);
-        let oparg = if has_arg { Some(ext | raw) } else { None };
-        let caches = table.cache_entries[op as usize];
+        let info = &infos[op as usize];
+        let Some(name) = info.name else {
+            return Err(err(code, i, BytecodeErrorKind::UnknownOpcode(op)));
+        };
+        let caches = info.caches;
         let next = i + 2 + 2 * caches as usize;
-        if next > bytes.len() {
+        if next > len {
             return Err(err(code, i, BytecodeErrorKind::Truncated));
         }
-        let argval = if op == table.extended_arg {
-            Argval::Plain
-        } else {
-            resolve(code, table, &facts, op, name, ids[op as usize], oparg, i as u32, caches)?
-        };
+        let arg = ext | u32::from(bytes[i + 1]);
         out.push(Instruction {
             offset: i as u32,
             start_offset: start as u32,
             opcode: op,
             opname: name,
-            id: ids[op as usize],
-            oparg,
-            argval,
+            id: info.id,
+            oparg: if info.rule == ArgRule::NoArg { None } else { Some(arg) },
+            argval: Argval::Plain,
             cache_units: caches,
             line_number: None,
             starts_line: false,
         });
-        if op == table.extended_arg {
-            ext = (ext | raw) << 8;
+        if op == ext_op {
+            ext = arg << 8;
             if ext > (1 << 30) {
                 return Err(err(code, i, BytecodeErrorKind::BadOparg("EXTENDED_ARG overflow".into())));
             }
@@ -155,63 +176,50 @@ fn instructions(code: &CodeObject, table: &'static OpcodeTable) -> Result<Vec<In
         }
         i = next;
     }
-    // Jumps must land on an instruction boundary.
-    for ins in &out {
-        if let Argval::Jump(t) = ins.argval {
-            if out.binary_search_by_key(&t, |x| x.offset).is_err() && t as usize != bytes.len() {
-                return Err(err(code, ins.offset as usize, BytecodeErrorKind::BadJumpTarget(i64::from(t))));
-            }
+    Ok(())
+}
+
+/// Gives the instructions `out` of `code` their argvals, by the rules of `infos`.
+/// Errors: the first instruction's `BadOparg` or `BadJumpTarget`.
+#[inline(never)]
+fn resolve_all(code: &CodeObject, table: &OpcodeTable, infos: &[OpInfo; 256], out: &mut [Instruction]) -> Result<(), BytecodeError> {
+    // Number of `LOCAL` slots, which free-variable opargs count past before 3.11.
+    let free_base = if code.version >= PythonVersion::PY311 { 0 } else { code.co_nlocals() };
+    for ins in out.iter_mut() {
+        let rule = infos[ins.opcode as usize].rule;
+        if let (Some(arg), false) = (ins.oparg, matches!(rule, ArgRule::NoArg | ArgRule::Plain)) {
+            ins.argval = resolve(code, table, rule, free_base, ins.opname, arg, ins.offset, ins.end_offset() as usize)?;
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Gives the instructions `out` of `code` (in offset order) their `line_number` and
-/// `starts_line`. Errors: `BadTable` for a malformed line table.
+/// `starts_line`. Errors: `BadTable` for a malformed line table. Not inlined, like
+/// [`instructions`].
+#[inline(never)]
 fn set_lines(code: &CodeObject, out: &mut [Instruction]) -> Result<(), BytecodeError> {
-    // 3.13+: every change of line starts one (a range without a line too, not
-    // kept). 3.10-3.12: a unit starts a line when its line differs from the last
-    // line before it that is not `None` (what `line_starts_in` compares each unit's
-    // line with).
-    let every_change = code.version >= PythonVersion::PY313;
-    // 3.10+ decide the starts from the runs as they come; before 3.10 they are
+    // 3.10+ decide the starts from the ranges as they come; before 3.10 they are
     // this version's `dis.findlinestarts`, walked along with the instructions below.
     let from_runs = code.version >= PythonVersion::PY310;
-    // The first instruction not given a line yet.
-    let mut p = 0usize;
-    // The line of the run before the current one (`None` before the first), and the
-    // line `before` that a run's first unit is compared with.
-    let mut prev: Option<Option<u32>> = None;
-    let mut before: Option<u32> = None;
-    line_table::for_each_run(code, |start, end, line| {
-        if let Some(l) = prev {
-            if every_change || l.is_some() {
-                before = l;
-            }
+    let mut lines = Lines {
+        out: &mut *out,
+        p: 0,
+        every_change: code.version >= PythonVersion::PY313,
+        from_runs,
+        before: None,
+    };
+    // The units up to `covered` have had their line; a stretch the table skips has none.
+    let mut covered = 0;
+    line_table::for_each_range(code, |start, end, line| {
+        if start >= end {
+            return;
         }
-        prev = Some(line);
-        // The units of a run have its line: only the first unit of a run can start
-        // one (when it begins an instruction rather than a cache entry).
-        if from_runs && line.is_some() && line != before {
-            if let Some(i) = out.get_mut(p) {
-                if i.offset as usize == 2 * start {
-                    i.starts_line = true;
-                }
-            }
+        if start > covered {
+            lines.range(covered, start, None);
         }
-        if line.is_some() {
-            while let Some(i) = out.get_mut(p) {
-                if i.offset as usize >= 2 * end {
-                    break;
-                }
-                i.line_number = line;
-                p += 1;
-            }
-        } else {
-            while out.get(p).is_some_and(|i| (i.offset as usize) < 2 * end) {
-                p += 1;
-            }
-        }
+        lines.range(start, end, line);
+        covered = end;
     })?;
     if !from_runs {
         // Line starts exactly as this version's `dis.findlinestarts` reports them,
@@ -235,44 +243,179 @@ fn set_lines(code: &CodeObject, out: &mut [Instruction]) -> Result<(), BytecodeE
     Ok(())
 }
 
-/// The version facts [`resolve`] needs, worked out once per code object.
-struct Facts {
-    /// 3.11+: relative jumps count code units after the inline caches.
-    post311: bool,
-    /// Before 3.11: jump opargs count bytes (3.8-3.9) or code units (3.10).
-    jump_scale: i64,
-    /// 3.11+ `LOAD_GLOBAL` keeps its NULL bit in the low bit.
-    global_shift: bool,
-    /// 3.12+ `LOAD_ATTR` keeps its method bit in the low bit.
-    attr_shift: bool,
-    /// 3.15+ `IMPORT_NAME` keeps its lazy/eager bits in the low two bits.
-    import_shift: bool,
-    /// 3.13+ superinstructions pack two locals into one oparg.
-    local_pairs: bool,
-    /// How far `COMPARE_OP`'s oparg is shifted (3.12: 4, 3.13+: 5).
-    compare_shift: u32,
-    /// Number of `LOCAL` slots, which free-variable opargs count past before 3.11.
-    free_base: usize,
+/// Gives instructions the lines of the line table's ranges of code units, which come
+/// in order, follow each other and are not empty.
+struct Lines<'a> {
+    /// The instructions, in offset order.
+    out: &'a mut [Instruction],
+    /// The first instruction not given a line yet.
+    p: usize,
+    /// 3.13+: every change of line starts one (a range without a line too, not kept).
+    /// 3.10-3.12: a unit starts a line when its line differs from the last line before
+    /// it that is not `None` (what `line_starts_in` compares each unit's line with).
+    every_change: bool,
+    /// Whether `starts_line` is decided here (3.10+).
+    from_runs: bool,
+    /// The line the next range's first unit is compared with (`None` at first).
+    before: Option<u32>,
 }
 
-impl Facts {
-    fn of(code: &CodeObject) -> Self {
-        let v = code.version;
-        Facts {
-            post311: v >= PythonVersion::PY311,
-            jump_scale: if v >= PythonVersion::PY310 { 2 } else { 1 },
-            global_shift: v >= PythonVersion::PY311,
-            attr_shift: v >= PythonVersion::PY312,
-            import_shift: v >= PythonVersion::PY315,
-            local_pairs: v >= PythonVersion::PY313,
-            compare_shift: match (v.major, v.minor) {
-                (3, 12) => 4,
-                (3, m) if m >= 13 => 5,
-                _ => 0,
-            },
-            free_base: if v >= PythonVersion::PY311 { 0 } else { code.co_nlocals() },
+impl Lines<'_> {
+    /// The code units `start..end` (not empty, right after the last range) have `line`.
+    #[inline]
+    fn range(&mut self, start: usize, end: usize, line: Option<u32>) {
+        let out = &mut *self.out;
+        let mut p = self.p;
+        if line.is_some() {
+            // All units of a range have its line: only its first unit can start one
+            // (when it begins an instruction rather than a cache entry). A range with
+            // the line of the one before starts none, as `before` is then that line.
+            if self.from_runs && line != self.before {
+                if let Some(i) = out.get_mut(p) {
+                    if i.offset as usize == 2 * start {
+                        i.starts_line = true;
+                    }
+                }
+            }
+            while let Some(i) = out.get_mut(p) {
+                if i.offset as usize >= 2 * end {
+                    break;
+                }
+                i.line_number = line;
+                p += 1;
+            }
+        } else {
+            while out.get(p).is_some_and(|i| (i.offset as usize) < 2 * end) {
+                p += 1;
+            }
+        }
+        self.p = p;
+        if self.every_change || line.is_some() {
+            self.before = line;
         }
     }
+}
+
+/// How the oparg of one opcode becomes its [`Argval`], with the rules of the table's
+/// version already applied (`dis` of that version: which table an oparg indexes, the
+/// flag bits below the index, jump units and direction). Worked out once per version
+/// ([`op_infos`]), so that decoding an instruction is one look-up and one `match`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ArgRule {
+    /// No oparg: `oparg` is `None`.
+    NoArg,
+    /// An oparg with no table behind it (counts, flags, `EXTENDED_ARG`).
+    Plain,
+    /// A jump forward from the end of the instruction (after its caches) by the oparg
+    /// times the factor (3.8-3.9 count bytes: 1; 3.10+ code units: 2).
+    Forward(u8),
+    /// A 3.11+ backward jump (`dis._is_backward_jump`): back from the end of the
+    /// instruction by the oparg in code units.
+    Backward,
+    /// A jump to the oparg times the factor (before 3.11: bytes, 1; 3.10: units, 2).
+    Absolute(u8),
+    /// Index into `co_consts`.
+    Const,
+    /// Index into `co_names`, shifted right by this many flag bits (3.11+
+    /// `LOAD_GLOBAL`, 3.12+ `LOAD_ATTR`, `LOAD_SUPER_ATTR`, 3.15+ `IMPORT_NAME`).
+    Name(u8),
+    /// Index into `co_localsplusnames`.
+    Local,
+    /// 3.13+ superinstructions: two local indexes, oparg nibbles high then low.
+    LocalPair,
+    /// Index into the cell and free variables (before 3.11 counted past the locals).
+    Free,
+    /// Index into `cmp_op`, shifted right by this many bits (3.12: 4, 3.13+: 5).
+    Compare(u8),
+}
+
+/// What the decoder needs to know of one opcode number of a version.
+#[derive(Clone, Copy, Debug)]
+struct OpInfo {
+    /// The opname, `None` for numbers the version does not define.
+    name: Option<&'static str>,
+    /// The same as an [`Opname`].
+    id: Opname,
+    /// Inline CACHE code units after the instruction.
+    caches: u8,
+    /// How the oparg is resolved.
+    rule: ArgRule,
+}
+
+/// The [`OpInfo`] of every opcode number of `table`'s version, computed on first use
+/// and kept for the process. The only place that turns the version's flags and `dis`
+/// rules into [`ArgRule`]s.
+fn op_infos(table: &'static OpcodeTable) -> &'static [OpInfo; 256] {
+    static INFOS: [OnceLock<[OpInfo; 256]>; 8] = [const { OnceLock::new() }; 8];
+    let slot = usize::from(table.version.minor.saturating_sub(8)).min(7);
+    INFOS[slot].get_or_init(|| {
+        let ids = table.ids();
+        std::array::from_fn(|op| {
+            let op = op as u8;
+            let id = ids[op as usize];
+            OpInfo { name: table.name(op), id, caches: table.cache_entries[op as usize], rule: arg_rule(table, op, id) }
+        })
+    })
+}
+
+/// The [`ArgRule`] of `op` (opname `id`) in `table`'s version. The first kind of table
+/// among jump, const, name, local, free and compare that the flags name decides.
+fn arg_rule(table: &OpcodeTable, op: u8, id: Opname) -> ArgRule {
+    let v = table.version;
+    let has = |flag: u16| table.has(op, flag);
+    if !has(op_flags::HAS_ARG) {
+        return ArgRule::NoArg;
+    }
+    if op == table.extended_arg {
+        return ArgRule::Plain;
+    }
+    // Before 3.11 jump opargs count bytes (3.8-3.9) or code units (3.10).
+    let scale = if v >= PythonVersion::PY310 { 2 } else { 1 };
+    if has(op_flags::HAS_JREL) || has(op_flags::HAS_JABS) {
+        return if v >= PythonVersion::PY311 {
+            // 3.11+: relative to the end of the instruction, in code units.
+            if has(op_flags::BACKWARD_JUMP) {
+                ArgRule::Backward
+            } else {
+                ArgRule::Forward(2)
+            }
+        } else if has(op_flags::HAS_JABS) {
+            ArgRule::Absolute(scale)
+        } else {
+            ArgRule::Forward(scale)
+        };
+    }
+    if has(op_flags::HAS_CONST) {
+        return ArgRule::Const;
+    }
+    if has(op_flags::HAS_NAME) {
+        return ArgRule::Name(match id {
+            Opname::LOAD_GLOBAL if v >= PythonVersion::PY311 => 1,
+            Opname::LOAD_ATTR if v >= PythonVersion::PY312 => 1,
+            Opname::LOAD_SUPER_ATTR => 2,
+            // 3.15 packs the lazy/eager import flags into the low two bits.
+            Opname::IMPORT_NAME if v >= PythonVersion::PY315 => 2,
+            _ => 0,
+        });
+    }
+    if has(op_flags::HAS_LOCAL) {
+        let pair = matches!(
+            id,
+            Opname::LOAD_FAST_LOAD_FAST | Opname::LOAD_FAST_BORROW_LOAD_FAST_BORROW | Opname::STORE_FAST_LOAD_FAST | Opname::STORE_FAST_STORE_FAST
+        );
+        return if v >= PythonVersion::PY313 && pair { ArgRule::LocalPair } else { ArgRule::Local };
+    }
+    if has(op_flags::HAS_FREE) {
+        return ArgRule::Free;
+    }
+    if has(op_flags::HAS_COMPARE) {
+        return ArgRule::Compare(match (v.major, v.minor) {
+            (3, 12) => 4,
+            (3, m) if m >= 13 => 5,
+            _ => 0,
+        });
+    }
+    ArgRule::Plain
 }
 
 /// `idx` when it is below `len`, else the `BadOparg` error naming the table.
@@ -298,73 +441,46 @@ fn bad_jump(code: &CodeObject, offset: u32, t: i64) -> BytecodeError {
     err(code, offset as usize, BytecodeErrorKind::BadJumpTarget(t))
 }
 
+/// The [`Argval`] of oparg `arg` under `rule` (neither `NoArg` nor `Plain`), for the
+/// instruction `name` at `offset` whose caches end at `end`; `free_base` is where
+/// free-variable indexes start. Errors: `BadJumpTarget`, `BadOparg`.
 #[allow(clippy::too_many_arguments)]
 #[inline]
 fn resolve(
     code: &CodeObject,
     table: &OpcodeTable,
-    facts: &Facts,
-    op: u8,
+    rule: ArgRule,
+    free_base: usize,
     name: &str,
-    id: Opname,
-    oparg: Option<u32>,
+    arg: u32,
     offset: u32,
-    caches: u8,
+    end: usize,
 ) -> Result<Argval, BytecodeError> {
-    let Some(arg) = oparg else { return Ok(Argval::Plain) };
     let a = arg as usize;
-    let flags = table.flags[op as usize];
-    let has = |flag: u16| flags & flag == flag;
-    if has(op_flags::HAS_JREL) || has(op_flags::HAS_JABS) {
-        let t: i64 = if facts.post311 {
-            let base = i64::from(offset) + 2 + 2 * i64::from(caches);
-            if has(op_flags::BACKWARD_JUMP) {
-                base - 2 * i64::from(arg)
-            } else {
-                base + 2 * i64::from(arg)
-            }
-        } else if has(op_flags::HAS_JABS) {
-            i64::from(arg) * facts.jump_scale
-        } else {
-            i64::from(offset) + 2 + i64::from(arg) * facts.jump_scale
-        };
+    let jump = |t: i64| {
         if t < 0 || t as usize > code.co_code.len() {
-            return Err(bad_jump(code, offset, t));
+            Err(bad_jump(code, offset, t))
+        } else {
+            Ok(Argval::Jump(t as u32))
         }
-        return Ok(Argval::Jump(t as u32));
-    }
-    if has(op_flags::HAS_CONST) {
-        return Ok(Argval::Const(check(code, offset, name, arg, a, code.co_consts.len(), "co_consts")?));
-    }
-    if has(op_flags::HAS_NAME) {
-        let idx = match id {
-            Opname::LOAD_GLOBAL if facts.global_shift => a >> 1,
-            Opname::LOAD_ATTR if facts.attr_shift => a >> 1,
-            Opname::LOAD_SUPER_ATTR => a >> 2,
-            // 3.15 packs the lazy/eager import flags into the low two bits.
-            Opname::IMPORT_NAME if facts.import_shift => a >> 2,
-            _ => a,
-        };
-        return Ok(Argval::Name(check(code, offset, name, arg, idx, code.co_names.len(), "co_names")?));
-    }
+    };
     let nlocalsplus = code.co_localsplusnames.len();
-    if has(op_flags::HAS_LOCAL) {
-        if facts.local_pairs && matches!(id, Opname::LOAD_FAST_LOAD_FAST | Opname::LOAD_FAST_BORROW_LOAD_FAST_BORROW | Opname::STORE_FAST_LOAD_FAST | Opname::STORE_FAST_STORE_FAST) {
+    match rule {
+        ArgRule::Forward(scale) => jump(end as i64 + i64::from(arg) * i64::from(scale)),
+        ArgRule::Backward => jump(end as i64 - 2 * i64::from(arg)),
+        ArgRule::Absolute(scale) => jump(i64::from(arg) * i64::from(scale)),
+        ArgRule::Const => Ok(Argval::Const(check(code, offset, name, arg, a, code.co_consts.len(), "co_consts")?)),
+        ArgRule::Name(shift) => Ok(Argval::Name(check(code, offset, name, arg, a >> shift, code.co_names.len(), "co_names")?)),
+        ArgRule::Local => Ok(Argval::Local(check(code, offset, name, arg, a, nlocalsplus, "co_localsplusnames")?)),
+        ArgRule::LocalPair => {
             let hi = check(code, offset, name, arg, a >> 4, nlocalsplus, "co_localsplusnames")?;
             let lo = check(code, offset, name, arg, a & 15, nlocalsplus, "co_localsplusnames")?;
-            return Ok(Argval::LocalPair(hi, lo));
+            Ok(Argval::LocalPair(hi, lo))
         }
-        return Ok(Argval::Local(check(code, offset, name, arg, a, nlocalsplus, "co_localsplusnames")?));
+        ArgRule::Free => Ok(Argval::Local(check(code, offset, name, arg, free_base + a, nlocalsplus, "cell and free variables")?)),
+        ArgRule::Compare(shift) => Ok(Argval::Compare(check(code, offset, name, arg, a >> shift, table.cmp_op.len(), "cmp_op")?)),
+        ArgRule::NoArg | ArgRule::Plain => Ok(Argval::Plain),
     }
-    if has(op_flags::HAS_FREE) {
-        let idx = facts.free_base + a;
-        return Ok(Argval::Local(check(code, offset, name, arg, idx, nlocalsplus, "cell and free variables")?));
-    }
-    if has(op_flags::HAS_COMPARE) {
-        let idx = a >> facts.compare_shift;
-        return Ok(Argval::Compare(check(code, offset, name, arg, idx, table.cmp_op.len(), "cmp_op")?));
-    }
-    Ok(Argval::Plain)
 }
 
 #[cfg(test)]

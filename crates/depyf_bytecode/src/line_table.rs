@@ -16,48 +16,13 @@ pub fn unit_lines(code: &CodeObject) -> Result<Vec<Option<u32>>, BytecodeError> 
     Ok(lines)
 }
 
-/// The lines of [`unit_lines`] as runs: calls `f(start, end, line)` for each run of
-/// code units `start..end` with one line, in order. The runs follow each other from
-/// unit 0 (a stretch the table gives no line is a run with `None`), none is empty and
-/// two adjacent runs have different lines; units after the last run have no line.
-/// Much shorter than one entry per code unit, and nothing is allocated: the decoder
-/// gives each run's line to its instructions as the runs come. Errors as
-/// [`unit_lines`], before any later run is reported.
-pub(crate) fn for_each_run(code: &CodeObject, mut f: impl FnMut(usize, usize, Option<u32>)) -> Result<(), BytecodeError> {
-    // The run being grown, reported once the next one has another line.
-    let mut pending: Option<(usize, usize, Option<u32>)> = None;
-    let mut push = |start: usize, end: usize, line: Option<u32>| match &mut pending {
-        Some(p) if p.2 == line => p.1 = end,
-        _ => {
-            if let Some((s, e, l)) = pending.replace((start, end, line)) {
-                f(s, e, l);
-            }
-        }
-    };
-    let mut covered = 0;
-    for_each_range(code, |start, end, line| {
-        // Every table's ranges follow each other from unit 0 (clipped to the code);
-        // a later range never overlaps an earlier one.
-        debug_assert!(start >= covered);
-        if start >= end {
-            return;
-        }
-        if start > covered {
-            push(covered, start, None);
-        }
-        push(start, end, line);
-        covered = end;
-    })?;
-    if let Some((s, e, l)) = pending {
-        f(s, e, l);
-    }
-    Ok(())
-}
-
 /// Calls `f(start, end, line)` for each range of code units `start..end` (already
 /// clipped to the units of `co_code`, possibly empty) that the line table gives one
-/// line, in table order. Errors as [`unit_lines`].
-fn for_each_range(code: &CodeObject, mut f: impl FnMut(usize, usize, Option<u32>)) -> Result<(), BytecodeError> {
+/// line, in table order. The ranges that are not empty follow each other (a later one
+/// starts at or after the end of the one before; a stretch between them has no line),
+/// and nothing is allocated: the decoder gives each range's line to its instructions as
+/// the ranges come. Errors as [`unit_lines`], before any later range is reported.
+pub(crate) fn for_each_range(code: &CodeObject, mut f: impl FnMut(usize, usize, Option<u32>)) -> Result<(), BytecodeError> {
     let units = code.co_code.len() / 2;
     // What filling the units `from..to` that exist sets (3.11+ tables count units;
     // the older ones count bytes and halve them).
@@ -164,6 +129,7 @@ fn clamp(line: i64) -> u32 {
     u32::try_from(line.max(0)).unwrap_or(u32::MAX)
 }
 
+#[inline(always)]
 fn read_varint(t: &[u8], pos: &mut usize) -> Option<u64> {
     let mut value = 0u64;
     let mut shift = 0;
@@ -181,6 +147,7 @@ fn read_varint(t: &[u8], pos: &mut usize) -> Option<u64> {
     }
 }
 
+#[inline(always)]
 fn read_svarint(t: &[u8], pos: &mut usize) -> Option<i64> {
     let v = read_varint(t, pos)?;
     let mag = (v >> 1) as i64;
@@ -205,24 +172,29 @@ pub(crate) fn read_exception_varint(t: &[u8], pos: &mut usize) -> Option<u32> {
 mod tests {
     use super::*;
 
-    /// `for_each_run` spelled out unit by unit is `unit_lines`, for every code object of
-    /// the fixture .pyc files of 3.8-3.15.
+    /// The ranges of `for_each_range` that are not empty follow each other in order,
+    /// and spelled out unit by unit are `unit_lines`, for every code object of the
+    /// fixture .pyc files of 3.8-3.15; the decoder gives every instruction the line of
+    /// its unit.
     #[test]
-    fn runs_are_the_unit_lines() {
+    fn ranges_are_the_unit_lines() {
         let mut n = 0;
         crate::for_each_fixture_code(&mut |code| {
-            let mut from_runs = Vec::new();
-            let mut last_line = None;
-            for_each_run(code, |start, end, line| {
-                assert_eq!(start, from_runs.len(), "{} {}: runs do not follow each other", code.version, code.co_qualname);
-                assert!(end > start, "{} {}: empty run", code.version, code.co_qualname);
-                assert!(from_runs.is_empty() || last_line != line, "{} {}: two runs of one line", code.version, code.co_qualname);
-                from_runs.resize(end, line);
-                last_line = line;
+            let mut from_ranges = Vec::new();
+            for_each_range(code, |start, end, line| {
+                if start < end {
+                    assert!(start >= from_ranges.len(), "{} {}: ranges overlap", code.version, code.co_qualname);
+                    from_ranges.resize(start, None);
+                    from_ranges.resize(end, line);
+                }
             })
             .unwrap();
-            from_runs.resize(code.co_code.len() / 2, None);
-            assert_eq!(from_runs, unit_lines(code).unwrap(), "{} {}", code.version, code.co_qualname);
+            from_ranges.resize(code.co_code.len() / 2, None);
+            let lines = unit_lines(code).unwrap();
+            assert_eq!(from_ranges, lines, "{} {}", code.version, code.co_qualname);
+            for i in crate::decode(code).unwrap() {
+                assert_eq!(i.line_number, lines[i.offset as usize / 2], "{} {} at {}", code.version, code.co_qualname, i.offset);
+            }
             n += 1;
         });
         assert!(n > 100, "only {n} code objects checked");
