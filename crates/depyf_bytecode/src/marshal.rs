@@ -115,8 +115,10 @@ struct Reader<'a> {
     data: &'a [u8],
     pos: usize,
     version: PythonVersion,
-    /// Stored objects with their size estimate; `None` while reserved but not yet read.
-    refs: Vec<Option<(Constant, u64)>>,
+    /// Stored objects; `None` while reserved but not yet read. Their size estimate
+    /// ([`cost`]) is worked out when a reference uses one (most are never used; the
+    /// estimate of a code object walks all its constants).
+    refs: Vec<Option<Constant>>,
     depth: usize,
     /// Size units that back references may still materialize.
     budget: u64,
@@ -301,22 +303,28 @@ impl Reader<'_> {
             b'r' => {
                 let idx_at = self.pos;
                 let idx = self.long("a reference index")? as u32;
-                let Some(Some((c, size))) = self.refs.get(idx as usize) else {
+                let Some(Some(c)) = self.refs.get(idx as usize) else {
                     return Err(self.err(idx_at, MarshalErrorKind::BadRef(idx)));
                 };
-                if *size > self.budget {
+                // The walk is no longer than the size it charges (and a charge over the
+                // budget ends the read), so it stays within the budget too.
+                let size = match c {
+                    // The commonest reference (an interned name), without a call.
+                    Constant::Str(s) => 1 + s.len() as u64 / 16,
+                    _ => cost(c),
+                };
+                if size > self.budget {
                     return Err(self.err(at, MarshalErrorKind::TooLarge));
                 }
-                self.budget -= *size;
+                self.budget -= size;
                 return Ok(c.clone());
             }
             other => return Err(self.err(at, MarshalErrorKind::UnknownType(other))),
         };
         if flag {
-            let size = cost(&c);
             match slot {
-                Some(i) => self.refs[i] = Some((c.clone(), size)),
-                None => self.refs.push(Some((c.clone(), size))),
+                Some(i) => self.refs[i] = Some(c.clone()),
+                None => self.refs.push(Some(c.clone())),
             }
         }
         Ok(c)
