@@ -117,15 +117,11 @@ fn instructions(code: &CodeObject, table: &'static OpcodeTable) -> Result<Vec<In
     // argvals. An instruction's argval error comes before the error of a later one
     // that stopped the first pass.
     let split = split(code, infos, table.extended_arg, &mut out);
-    resolve_all(code, table, infos, &mut out)?;
+    let off_boundary = resolve_all(code, table, infos, &mut out)?;
     split?;
     // Jumps must land on an instruction boundary.
-    for ins in &out {
-        if let Argval::Jump(t) = ins.argval {
-            if out.binary_search_by_key(&t, |x| x.offset).is_err() && t as usize != code.co_code.len() {
-                return Err(err(code, ins.offset as usize, BytecodeErrorKind::BadJumpTarget(i64::from(t))));
-            }
-        }
+    if let Some((offset, t)) = off_boundary {
+        return Err(err(code, offset as usize, BytecodeErrorKind::BadJumpTarget(i64::from(t))));
     }
     Ok(out)
 }
@@ -179,19 +175,29 @@ fn split(code: &CodeObject, infos: &[OpInfo; 256], ext_op: u8, out: &mut Vec<Ins
     Ok(())
 }
 
-/// Gives the instructions `out` of `code` their argvals, by the rules of `infos`.
-/// Errors: the first instruction's `BadOparg` or `BadJumpTarget`.
+/// Gives the instructions `out` of `code` their argvals, by the rules of `infos`, and
+/// returns the first jump whose target is not an instruction's offset (nor the end of
+/// the code): its offset and target. Errors: the first instruction's `BadOparg` or
+/// `BadJumpTarget` (a target outside the code).
 #[inline(never)]
-fn resolve_all(code: &CodeObject, table: &OpcodeTable, infos: &[OpInfo; 256], out: &mut [Instruction]) -> Result<(), BytecodeError> {
+fn resolve_all(code: &CodeObject, table: &OpcodeTable, infos: &[OpInfo; 256], out: &mut [Instruction]) -> Result<Option<(u32, u32)>, BytecodeError> {
     // Number of `LOCAL` slots, which free-variable opargs count past before 3.11.
     let free_base = if code.version >= PythonVersion::PY311 { 0 } else { code.co_nlocals() };
-    for ins in out.iter_mut() {
+    let mut off_boundary = None;
+    for k in 0..out.len() {
+        let ins = &out[k];
         let rule = infos[ins.opcode as usize].rule;
         if let (Some(arg), false) = (ins.oparg, matches!(rule, ArgRule::NoArg | ArgRule::Plain)) {
-            ins.argval = resolve(code, table, rule, free_base, ins.opname, arg, ins.offset, ins.end_offset() as usize)?;
+            let argval = resolve(code, table, rule, free_base, ins.opname, arg, ins.offset, ins.end_offset() as usize)?;
+            if let Argval::Jump(t) = argval {
+                if off_boundary.is_none() && out.binary_search_by_key(&t, |x| x.offset).is_err() && t as usize != code.co_code.len() {
+                    off_boundary = Some((out[k].offset, t));
+                }
+            }
+            out[k].argval = argval;
         }
     }
-    Ok(())
+    Ok(off_boundary)
 }
 
 /// Gives the instructions `out` of `code` (in offset order) their `line_number` and
