@@ -499,7 +499,8 @@ pub(crate) fn kept_test_returns(body: &mut Vec<Stmt>) {
 
 /// Folds `t = E; return t` into `return E`, also where `t = E` ends the body of a
 /// `with` or of a `try` that has only a `finally` (nested ones too) and `return t`
-/// follows that statement, for a temporary `t` that the function names nowhere else.
+/// follows that statement, for a temporary `t` that the function names nowhere else
+/// (or, for `t = E` right before the `return`, anywhere).
 /// Recovery reads so a `return E` whose value waits on the stack while the code
 /// that leaves a `try`/`with` runs: the `finally` body or `__exit__` call copied
 /// before the `RETURN_VALUE` (CPython 3.11+ `Python/compile.c`
@@ -527,7 +528,10 @@ fn fold_returned_temps(body: &mut Vec<Stmt>, reads: &std::collections::BTreeMap<
     let mut i = 0;
     while i + 1 < body.len() {
         let t = match &body[i + 1] {
-            Stmt::Return(Some(Expr::Name(t))) if t.starts_with("__temp_") && reads.get(t.as_str()) == Some(&2) => t.clone(),
+            // Right after its store the temporary holds nothing else whatever other
+            // copies of the code name it (CPython 3.12+ copies exit blocks, and each
+            // copy names the same temporary).
+            Stmt::Return(Some(Expr::Name(t))) if t.starts_with("__temp_") && (reads.get(t.as_str()) == Some(&2) || matches!(&body[i], Stmt::Assign(ts, _) if matches!(ts.as_slice(), [Expr::Name(n)] if n == t))) => t.clone(),
             _ => {
                 i += 1;
                 continue;

@@ -2522,11 +2522,9 @@ fn clean(body: &mut Vec<Stmt>, name: Option<&str>) -> bool {
 /// `name = None; del name` and nothing else (the end of a nested clause that goes on
 /// to the end of this one: the pop of an enclosing clause, left by [`clean`]).
 fn clean_in(body: &mut Vec<Stmt>, name: Option<&str>, nested: bool, tail: bool) -> bool {
-    let is_own_unbind = |body: &[Stmt], i: usize| {
-        name.is_some_and(|n| {
-            matches!(body.get(i), Some(Stmt::Assign(t, Expr::Const(depyf_bytecode::Constant::None))) if matches!(t.as_slice(), [Expr::Name(m)] if m == n))
-                && matches!(body.get(i + 1), Some(Stmt::Delete(t)) if matches!(t.as_slice(), [Expr::Name(m)] if m == n))
-        })
+    let is_own_unbind = |body: &[Stmt], i: usize| match (name, body.get(i..i + 2)) {
+        (Some(n), Some([a @ Stmt::Assign(t, _), d])) => is_unbind(a, d) && matches!(t.as_slice(), [Expr::Name(m)] if m == n),
+        _ => false,
     };
     let mut i = 0;
     let mut popped = false;
@@ -2547,17 +2545,6 @@ fn clean_in(body: &mut Vec<Stmt>, name: Option<&str>, nested: bool, tail: bool) 
             popped = true;
             if is_own_unbind(body, i) {
                 body.drain(i..i + 2);
-            }
-            // `__temp = v; return __temp` around the pop: the value computed before the
-            // pop, as `return v` in the clause compiles it.
-            let fold = i > 0
-                && i + 1 == body.len()
-                && matches!((&body[i - 1], &body[i]), (Stmt::Assign(t, _), Stmt::Return(Some(Expr::Name(r)))) if r.starts_with("__temp_") && matches!(t.as_slice(), [Expr::Name(n)] if n == r));
-            if fold {
-                body.pop();
-                if let Some(Stmt::Assign(_, v)) = body.pop() {
-                    body.push(Stmt::Return(Some(v)));
-                }
             }
             let mut reraise = false;
             for s in &body[i..] {
