@@ -189,64 +189,44 @@ fn run_decompile(paths: &[PathBuf], output: Option<&PathBuf>, json: bool, config
 
 /// Errors, failures and a totals line on stderr.
 fn report(out: &BatchOutput) {
-    const SHOWN: usize = 20;
-    let mut shown = 0;
-    let mut hidden = 0;
+    let mut stubs = Capped::default();
     for f in &out.files {
         if let Some(e) = &f.error {
             eprintln!("depyf: {}: {e}", f.input.display());
         }
         for x in &f.failures {
-            if shown < SHOWN {
+            stubs.line(|| {
                 let what = if x.qualname == MODULE_BODY { "module body not decompiled (functions and classes written one by one)".to_string() } else { format!("stub for {}", x.qualname) };
-                eprintln!("depyf: {}: {what}: {}", f.input.display(), x.reason);
-                shown += 1;
-            } else {
-                hidden += 1;
-            }
+                format!("depyf: {}: {what}: {}", f.input.display(), x.reason)
+            });
         }
     }
-    if hidden > 0 {
-        eprintln!("depyf: ... and {hidden} more stubs (--json lists them all)");
-    }
+    stubs.finish("stubs");
     // --verify: the functions that recompile differently and the files whose source
     // does not compile, by name (the same cap; --json has them all with their details).
-    let mut shown = 0;
-    let mut hidden = 0;
+    let mut findings = Capped::default();
     for f in &out.files {
         let Some(v) = f.verify.as_ref().filter(|v| v.interpreter.is_some()) else { continue };
-        let errors = v.error.iter().map(|e| format!("does not recompile: {e}"));
-        for line in errors.chain(v.different.iter().map(|(name, why)| format!("{name} differs after recompiling: {why}"))) {
-            if shown < SHOWN {
-                eprintln!("depyf: {}: {line}", f.input.display());
-                shown += 1;
-            } else {
-                hidden += 1;
-            }
+        if let Some(e) = &v.error {
+            findings.line(|| format!("depyf: {}: does not recompile: {e}", f.input.display()));
+        }
+        for (name, why) in &v.different {
+            findings.line(|| format!("depyf: {}: {name} differs after recompiling: {why}", f.input.display()));
         }
     }
-    if hidden > 0 {
-        eprintln!("depyf: ... and {hidden} more verify findings (--json lists them all)");
-    }
+    findings.finish("verify findings");
     for n in &out.notes {
         eprintln!("depyf: {n}");
     }
     let errors = out.files.iter().filter(|f| f.error.is_some()).count();
     let modules = match out.module_bodies_failed() {
         0 => String::new(),
-        1 => ", 1 module body failed".to_string(),
-        n => format!(", {n} module bodies failed"),
-    };
-    let files = match out.files.len() {
-        1 => "1 file".to_string(),
-        n => format!("{n} files"),
-    };
-    let functions = match out.functions() {
-        1 => "1 function".to_string(),
-        n => format!("{n} functions"),
+        n => format!(", {} failed", counted(n, "module body", "module bodies")),
     };
     let mut line = format!(
-        "depyf: {files}, {functions}, {} failed{modules}, {} unreadable, in {:.2}s",
+        "depyf: {}, {}, {} failed{modules}, {} unreadable, in {:.2}s",
+        counted(out.files.len(), "file", "files"),
+        counted(out.functions(), "function", "functions"),
         out.failed(),
         errors,
         out.seconds
@@ -263,4 +243,37 @@ fn report(out: &BatchOutput) {
         ));
     }
     eprintln!("{line}");
+}
+
+/// `n` and the noun in the number it takes: "1 file", "2 files".
+fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// Report lines on stderr up to a cap (the rest counted, and named at the end).
+#[derive(Default)]
+struct Capped {
+    shown: usize,
+    hidden: usize,
+}
+
+impl Capped {
+    const SHOWN: usize = 20;
+
+    /// Prints the line `text` makes, or counts it once the cap is reached.
+    fn line(&mut self, text: impl FnOnce() -> String) {
+        if self.shown < Self::SHOWN {
+            eprintln!("{}", text());
+            self.shown += 1;
+        } else {
+            self.hidden += 1;
+        }
+    }
+
+    /// "... and N more WHAT" when lines were left out.
+    fn finish(&self, what: &str) {
+        if self.hidden > 0 {
+            eprintln!("depyf: ... and {} more {what} (--json lists them all)", self.hidden);
+        }
+    }
 }
