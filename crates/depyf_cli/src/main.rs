@@ -75,9 +75,10 @@ fn main() -> ExitCode {
         Command::Dis { file } => match depyf_cli::dis_file(&file) {
             Ok(text) => {
                 let mut out = std::io::stdout().lock();
-                // A closed pipe (`depyf dis x.pyc | head`) is not an error worth reporting.
-                let _ = out.write_all(text.as_bytes());
-                ExitCode::SUCCESS
+                match stdout_written(out.write_all(text.as_bytes()).and_then(|()| out.flush())) {
+                    true => ExitCode::SUCCESS,
+                    false => ExitCode::from(2),
+                }
             }
             Err(e) => {
                 eprintln!("depyf: error: {e}");
@@ -165,25 +166,43 @@ fn run_decompile(paths: &[PathBuf], output: Option<&PathBuf>, json: bool, config
         }
     }
     let mut stdout = std::io::stdout().lock();
-    if json {
-        let text = serde_json::to_string_pretty(&out.to_json(output.is_none())).unwrap_or_default();
-        let _ = writeln!(stdout, "{text}");
-    } else if output.is_none() {
-        let many = out.files.len() > 1;
-        for f in &out.files {
-            let Some(source) = &f.source else { continue };
-            if many {
-                let _ = writeln!(stdout, "# ==> {} <==", f.input.display());
+    let printed = (|| {
+        if json {
+            let text = serde_json::to_string_pretty(&out.to_json(output.is_none())).unwrap_or_default();
+            writeln!(stdout, "{text}")?;
+        } else if output.is_none() {
+            let many = out.files.len() > 1;
+            for f in &out.files {
+                let Some(source) = &f.source else { continue };
+                if many {
+                    writeln!(stdout, "# ==> {} <==", f.input.display())?;
+                }
+                stdout.write_all(source.as_bytes())?;
             }
-            let _ = stdout.write_all(source.as_bytes());
         }
-    }
-    let _ = stdout.flush();
+        stdout.flush()
+    })();
+    io_error |= !stdout_written(printed);
     report(&out);
     if io_error {
         2
     } else {
         out.exit_code()
+    }
+}
+
+/// Whether what was written to standard output (`result`) got there. A write error
+/// (a full disk, `> /dev/full`) is reported on stderr and makes the exit code 2: the
+/// output is lost. A closed pipe (`depyf dis x.pyc | head`) is the reader's choice,
+/// not an error: true, and nothing is said.
+fn stdout_written(result: std::io::Result<()>) -> bool {
+    match result {
+        Ok(()) => true,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => true,
+        Err(e) => {
+            eprintln!("depyf: error: standard output: {e}");
+            false
+        }
     }
 }
 
