@@ -68,7 +68,7 @@ impl fmt::Display for MarshalError {
             MarshalErrorKind::UnknownType(t) => write!(f, "unknown marshal type byte 0x{t:02x}"),
             MarshalErrorKind::BadRef(i) => write!(f, "reference to unknown object #{i}"),
             MarshalErrorKind::BadLength(n) => write!(f, "length {n} is negative or exceeds the remaining input"),
-            MarshalErrorKind::TooDeep => write!(f, "objects nest deeper than {MAX_DEPTH} levels"),
+            MarshalErrorKind::TooDeep => write!(f, "objects nest deeper than {MAX_DEPTH} levels (depyf's limit, which keeps decompiling the nested code objects within its stack; CPython's reader allows 2000)"),
             MarshalErrorKind::TooLarge => write!(f, "back references expand beyond the size limit"),
             MarshalErrorKind::Unexpected(m) => write!(f, "{m}"),
             MarshalErrorKind::UnknownMagic(m) => write!(f, "unknown .pyc magic number {m}"),

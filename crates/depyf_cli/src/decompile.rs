@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use depyf_bytecode::{co_flags, pyc, CodeObject, Constant, PythonVersion};
+use depyf_bytecode::{co_flags, pyc, CodeObject, Constant, MarshalErrorKind, PythonVersion};
 use depyf_decompile::{decompile, stub_source, Failure, Options};
 use rayon::prelude::*;
 
@@ -129,15 +129,20 @@ pub fn unsupported_version(data: &[u8]) -> Option<String> {
     })
 }
 
-/// Finds the inputs: files as given, and every `*.pyc` under directories (sorted).
+/// Finds the inputs: files as given, and every `*.pyc` under directories (sorted; links
+/// to folders inside them are not followed, see `walk`).
 ///
-/// Errors: a path that does not exist or cannot be listed, or two inputs that would be
-/// written to the same output file.
+/// Errors: a path that does not exist, cannot be listed or is neither a regular file
+/// nor a directory (a FIFO, a device), or two inputs that would be written to the same
+/// output file.
 pub fn collect_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, UsageError> {
     // (path, path relative to its argument, whether it lies directly in a `__pycache__`)
     let mut found: Vec<(PathBuf, PathBuf, bool)> = Vec::new();
     for p in paths {
         let meta = std::fs::metadata(p).map_err(|e| UsageError(format!("{}: {e}", p.display())))?;
+        if !meta.is_dir() && !meta.is_file() {
+            return Err(UsageError(format!("{}: not a regular file or a directory", p.display())));
+        }
         if meta.is_dir() {
             // The argument itself may be the `__pycache__` (`pkg/__pycache__`, or `.`
             // inside one): its files are named as when its parent is given.
@@ -182,20 +187,20 @@ pub fn collect_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, UsageError> {
     Ok(inputs)
 }
 
+/// Every `*.pyc` under `dir`, into `out`, in sorted order. Symbolic links to folders
+/// are not followed (as `find` does not): a link back up the tree would loop, and a
+/// venv's `lib64 -> lib` would list each file twice. A link to a file is followed.
+/// Only regular files are taken: reading a FIFO named `x.pyc` would wait for ever.
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     // The entry's type from the directory listing itself where the filesystem gives it
-    // (no `stat` per entry); a symbolic link is followed as before.
-    let mut entries: Vec<(PathBuf, bool)> = std::fs::read_dir(dir)?
-        .map(|e| e.and_then(|e| Ok((e.path(), e.file_type()?))).map(|(p, t)| {
-            let is_dir = if t.is_symlink() { p.is_dir() } else { t.is_dir() };
-            (p, is_dir)
-        }))
-        .collect::<Result<_, _>>()?;
-    entries.sort();
-    for (p, is_dir) in entries {
-        if is_dir {
+    // (no `stat` per entry); a link's target is looked at only for a `.pyc` name.
+    let is_pyc = |p: &Path| p.extension().is_some_and(|e| e == "pyc");
+    let mut entries: Vec<(PathBuf, std::fs::FileType)> = std::fs::read_dir(dir)?.map(|e| e.and_then(|e| Ok((e.path(), e.file_type()?)))).collect::<Result<_, _>>()?;
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    for (p, t) in entries {
+        if t.is_dir() {
             walk(&p, out)?;
-        } else if p.extension().is_some_and(|e| e == "pyc") {
+        } else if is_pyc(&p) && (t.is_file() || (t.is_symlink() && p.metadata().is_ok_and(|m| m.is_file()))) {
             out.push(p);
         }
     }
@@ -342,6 +347,11 @@ pub fn decompile_bytes(data: &[u8], name: &str) -> FileReport {
         Ok(p) => p,
         Err(_) if looks_like_text(data) => {
             report.error = Some("not a .pyc file: the file is text (Python source?), not compiled bytecode; depyf decompiles .pyc files".into());
+            return report;
+        }
+        Err(e) if matches!(e.kind, MarshalErrorKind::TooDeep | MarshalErrorKind::TooLarge) => {
+            // Not necessarily corrupt: CPython's own reader allows more.
+            report.error = Some(format!("beyond depyf's limits: {e}"));
             return report;
         }
         Err(e) => {
