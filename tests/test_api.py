@@ -220,3 +220,42 @@ def test_structural_refusals_name_an_instruction():
     for case_id, e in errors:
         assert e.opname and e.offset > 0, (case_id, str(e))
         assert str(e).startswith(f"{e.opname}: "), (case_id, str(e))
+
+
+def test_deep_code_on_a_thread_with_a_small_stack():
+    # A long chained comparison nests one level per operand; on a thread of 256 KiB
+    # the decompiler used to overflow the stack and kill the interpreter. It now runs
+    # on a stack of its own size, whatever thread calls it.
+    import threading
+
+    ns = {}
+    exec(compile("def chain(a):\n    return " + " < ".join(["a"] * 500) + "\n", "<chain>", "exec"), ns)
+    results = []
+
+    def work():
+        results.append(depyf.decompile(ns["chain"]))
+
+    old = threading.stack_size(256 * 1024)
+    try:
+        t = threading.Thread(target=work)
+        t.start()
+        t.join()
+    finally:
+        threading.stack_size(old)
+    assert len(results) == 1
+    assert results[0].startswith("def chain(a):")
+
+
+def test_expressions_past_the_nesting_limit_are_refused():
+    ns = {}
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 100_000))
+    try:
+        code = compile("def total(a):\n    return " + "+".join(["a"] * 20_500) + "\n", "<total>", "exec")
+    except (RecursionError, MemoryError):
+        pytest.skip("this interpreter does not compile 20,500 nested operations")
+    finally:
+        sys.setrecursionlimit(limit)
+    exec(code, ns)
+    with pytest.raises(depyf.DecompilationError, match="beyond depyf's limit of 20000"):
+        depyf.decompile(ns["total"])

@@ -502,3 +502,74 @@ fn verify_names_differing_functions_on_stderr() {
     assert!(err.contains("control.pyc: ternary differs after recompiling: "), "{err}");
     assert_eq!(out.status.code(), Some(1), "{err}");
 }
+
+/// `only` of the 3.12 fixture rewritten to `return None + None + ...` with `terms`
+/// operands, one level of nesting each (`RESUME`, `LOAD_CONST`, `BINARY_OP` and its
+/// cache entry, `RETURN_VALUE`; CPython 3.12 `Lib/opcode.py`).
+fn deep_sum(terms: usize) -> depyf_bytecode::CodeObject {
+    renamed(&|m| {
+        for k in m.co_consts.iter_mut() {
+            if let depyf_bytecode::Constant::Code(c) = k {
+                if c.co_name == "only" {
+                    let c = std::sync::Arc::make_mut(c);
+                    let mut code = vec![151, 0, 100, 0];
+                    for _ in 1..terms {
+                        code.extend([100, 0, 122, 0, 0, 0]);
+                    }
+                    code.extend([83, 0]);
+                    c.co_code = code;
+                    c.co_consts = vec![depyf_bytecode::Constant::None];
+                    c.co_linetable = Vec::new();
+                    c.co_exceptiontable = Vec::new();
+                    c.co_stacksize = 2;
+                }
+            }
+        }
+    })
+}
+
+#[test]
+fn expressions_nested_past_the_limit_make_a_stub_not_a_crash() {
+    // Deep but within the limit: decompiled (on the calling test thread's stack too).
+    let within = std::thread::Builder::new().stack_size(64 << 20).spawn(|| decompile_module(&deep_sum(5_000), "functions.pyc")).unwrap().join().unwrap();
+    assert!(within.failures.is_empty(), "{:?}", within.failures);
+    assert!(within.source.contains("return None + None + None"), "{}", &within.source[..200]);
+    // Past it: refused with the reason (a stack overflow before).
+    let past = decompile_module(&deep_sum(300_000), "functions.pyc");
+    assert_eq!(past.failures.len(), 1, "{:?}", past.failures);
+    assert!(past.failures[0].reason.contains("expressions nest up to 300000 levels deep, beyond depyf's limit of 20000"), "{}", past.failures[0].reason);
+    assert!(past.source.contains("def positional("), "the other functions are written");
+}
+
+#[cfg(unix)]
+#[test]
+fn links_to_folders_are_not_followed_and_only_regular_files_are_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("tree");
+    copy(fixture("py312", "basics.pyc"), &root.join("pkg/__pycache__/basics.cpython-312.pyc"));
+    // A link back up the tree (read for ever if followed), a link to a sibling folder
+    // (read twice), and a link to a file (followed).
+    std::os::unix::fs::symlink("..", root.join("pkg/up")).unwrap();
+    std::os::unix::fs::symlink(root.join("pkg"), root.join("again")).unwrap();
+    std::os::unix::fs::symlink(root.join("pkg/__pycache__/basics.cpython-312.pyc"), root.join("linked.pyc")).unwrap();
+    let fifo = root.join("pkg/fifo.pyc");
+    let made_fifo = std::process::Command::new("mkfifo").arg(&fifo).status().is_ok_and(|s| s.success());
+    let inputs = collect_inputs(&[root.clone()]).unwrap();
+    let outputs: Vec<String> = inputs.iter().map(|i| i.output.display().to_string()).collect();
+    assert_eq!(outputs, ["linked.py", "pkg/basics.py"]);
+    if made_fifo {
+        // Named on the command line: a usage error, not a read that never returns.
+        let err = collect_inputs(&[fifo]).unwrap_err().to_string();
+        assert!(err.ends_with("fifo.pyc: not a regular file or a directory"), "{err}");
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn output_that_cannot_be_written_exits_2() {
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else { return };
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("depyf")).arg("decompile").arg(fixture("py312", "basics.pyc")).stdout(full).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("depyf: error: standard output: No space left on device"), "{err}");
+}

@@ -2066,8 +2066,48 @@ fn drop_dead_temps(blocks: &mut [BlockCode]) {
     }
 }
 
+/// The deepest nesting of expressions that recovery builds: deeper ones are refused
+/// ([`nesting_bound`]). Every later pass (the printer most) walks expressions
+/// recursively, a few hundred bytes of stack per level: 20,000 levels stay well within
+/// the 64 MiB stacks that the CLI and the Python extension decompile on. CPython's
+/// own compiler refuses such nesting under its default recursion limits; a `.pyc` with
+/// more comes from a raised limit or a hand-made file.
+pub(crate) const MAX_NESTING: usize = 20_000;
+
+/// A bound on how deeply the expressions built from `ir` nest: the values are followed
+/// through each op's stack effect in code order, a value pushed being one level deeper
+/// than the deepest it popped. (Code order, not control flow: the values of both arms
+/// of a branch are counted, which can only raise the bound.) Code of fewer ops than
+/// [`MAX_NESTING`] cannot nest deeper and is not looked at.
+fn nesting_bound(ir: &[IrInstr]) -> usize {
+    if ir.len() <= MAX_NESTING {
+        return ir.len();
+    }
+    let mut stack: Vec<u32> = Vec::new();
+    let mut deepest = 0u32;
+    for i in ir {
+        let (pops, pushes) = i.op.stack_effect();
+        let mut d = 0;
+        for _ in 0..pops {
+            d = d.max(stack.pop().unwrap_or(0));
+        }
+        if pushes > 0 {
+            stack.extend(std::iter::repeat_n(d + 1, pushes as usize));
+            deepest = deepest.max(d + 1);
+        }
+    }
+    deepest as usize
+}
+
 /// Recovers every block of `cfg` (which must have no back edges).
+///
+/// Errors: code whose expressions may nest deeper than [`MAX_NESTING`] levels, and
+/// whatever recovering a block refuses.
 pub(crate) fn recover(code: &CodeObject, ir: &[IrInstr], cfg: &Cfg, naming: &Naming<'_>) -> Result<Recovered, DecompileError> {
+    let nesting = nesting_bound(ir);
+    if nesting > MAX_NESTING {
+        return Err(DecompileError::new(code, 0, "", format!("expressions nest up to {nesting} levels deep, beyond depyf's limit of {MAX_NESTING} (CPython compiles such code only under a raised recursion limit)")));
+    }
     let mut spill_or_pop = BTreeSet::new();
     let stubs_before = naming.failures.borrow().len();
     loop {
