@@ -58,7 +58,8 @@ def _take_options(argv):
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
-    if argv and argv[0] in ("-h", "--help", "help"):
+    # `run --help` too, when the help comes before any script.
+    if argv and (argv[0] in ("-h", "--help", "help") or (argv[0] == "run" and argv[1:2] in (["-h"], ["--help"]))):
         print(USAGE + "\n\n" + __doc__.split("\n\n", 1)[1].strip())
         return 0
     if not argv or argv[0] != "run":

@@ -189,9 +189,10 @@ def test_python_m_depyf_run_unwritable_folder_and_help(tmp_path):
     assert "OUT" not in proc.stdout
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "cannot write the dump folder" in lines[0], proc.stderr
-    help_ = subprocess.run([sys.executable, "-m", "depyf", "--help"], capture_output=True, text=True, env=_env(), timeout=60)
-    assert help_.returncode == 0
-    assert help_.stdout.startswith("usage: python -m depyf run") and "--dump-dir" in help_.stdout.split("\n", 1)[1]
+    for args in (["--help"], ["run", "--help"], ["run", "-h"]):
+        help_ = subprocess.run([sys.executable, "-m", "depyf", *args], capture_output=True, text=True, env=_env(), timeout=60)
+        assert help_.returncode == 0, (args, help_.stderr)
+        assert help_.stdout.startswith("usage: python -m depyf run") and "--dump-dir" in help_.stdout.split("\n", 1)[1]
 
 
 RANKS = textwrap.dedent(
