@@ -584,43 +584,28 @@ fn structured(
         failures.borrow_mut().truncate(stubs_before);
     }
     // (`as_machine` recovers nested functions again, listing their stubs anew.)
-    let mut move_stmts = true;
-    let (rec, mut body) = loop {
-        let mut rec = recover::recover(code, &ir, &cfg, &naming)?;
-        let stmts = rec.take_stmts();
-        let mut st = structure::Structurer::new(&cfg, &rec, stmts, &ir, code);
-        st.move_stmts = move_stmts;
-        let result = st.region(depyf_cfg::BlockId(0), None, &at);
-        if st.moved_stmts_reread() {
-            // Statements moved into the output were read again (a block emitted
-            // twice, or looked at after it was emitted), so what was read is wrong:
-            // once more from statements recovered again, copied this time.
-            failures.borrow_mut().truncate(stubs_before);
-            move_stmts = false;
-            continue;
-        }
-        let e = match result {
-            Ok(body) => {
-                drop(st);
-                break (rec, body);
+    let rec = recover::recover(code, &ir, &cfg, &naming)?;
+    let mut st = structure::Structurer::new(&cfg, &rec, &ir, code);
+    let mut body = match st.region(depyf_cfg::BlockId(0), None, &at) {
+        Ok(body) => body,
+        Err(e) => {
+            let e = st.locate(e);
+            // The stubs of nested functions stay those of the first recovery when
+            // the state machine fails too.
+            let saved = failures.borrow().clone();
+            if !machine {
+                let mut e = e;
+                if cases.is_empty() && state_machine::refused_for_handlers(code, &cfg, class_annotate) {
+                    e.message = format!("{}; {}", e.message, state_machine::HANDLERS_NOTE);
+                }
+                return Err(e);
             }
-            Err(e) => st.locate(e),
-        };
-        // The stubs of nested functions stay those of the first recovery when
-        // the state machine fails too.
-        let saved = failures.borrow().clone();
-        if !machine {
-            let mut e = e;
-            if cases.is_empty() && state_machine::refused_for_handlers(code, &cfg, class_annotate) {
-                e.message = format!("{}; {}", e.message, state_machine::HANDLERS_NOTE);
-            }
-            return Err(e);
-        }
-        match as_machine() {
-            Ok((body, rec)) => return Ok((body, ir, rec)),
-            Err(m) => {
-                *failures.borrow_mut() = saved;
-                return Err(DecompileError { message: format!("{}; the state-machine fallback failed too: {m}", e.message), ..e });
+            match as_machine() {
+                Ok((body, rec)) => return Ok((body, ir, rec)),
+                Err(m) => {
+                    *failures.borrow_mut() = saved;
+                    return Err(DecompileError { message: format!("{}; the state-machine fallback failed too: {m}", e.message), ..e });
+                }
             }
         }
     };

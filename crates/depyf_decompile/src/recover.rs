@@ -195,15 +195,6 @@ pub(crate) struct Recovered {
     pub nonlocals_stored: BTreeSet<String>,
 }
 
-impl Recovered {
-    /// The statements of every block, in block order, moved out (each block's
-    /// `stmts` is left empty): for `structure::Structurer::new`, which moves them
-    /// into its output.
-    pub fn take_stmts(&mut self) -> Vec<Vec<Stmt>> {
-        self.blocks.iter_mut().map(|b| std::mem::take(&mut b.stmts)).collect()
-    }
-}
-
 /// Options that shape names the recovery invents.
 pub(crate) struct Naming<'a> {
     /// Prefix of names standing for constants without a literal form.

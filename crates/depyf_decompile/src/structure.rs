@@ -95,24 +95,7 @@ pub(crate) struct Structurer<'a> {
     /// (With the number of loops open when the `try` was: a `for` opened at that
     /// depth ends the body when its `break` goes there.)
     try_exits: Vec<(BlockId, usize)>,
-    /// What recovery learned about each block, less its statements (in `stmts`).
     pub rec: &'a Recovered,
-    /// The statements of each block, taken out of the recovery
-    /// ([`Recovered::take_stmts`]): emitting a block the first time moves them into
-    /// the output instead of copying them (see [`Self::stmts`]).
-    stmts: Vec<Vec<Stmt>>,
-    /// Per block: its statements were moved into the output.
-    moved: Vec<bool>,
-    /// Whether a moved block's statements were asked for again (emitted twice, or
-    /// read after emitting): what was read then is wrong, so the structuring that
-    /// did it is redone with copies ([`Self::moved_stmts_reread`]).
-    reread: std::cell::Cell<bool>,
-    /// Whether emitting a block moves its statements (the default) or copies them.
-    pub move_stmts: bool,
-    /// How many readings being tried are open (a region built to be compared, or
-    /// one of several readings of which a failed one is dropped): blocks emitted
-    /// inside one are copied, as a later reading will emit them again.
-    trial: u32,
     /// The code object being structured.
     code: &'a depyf_bytecode::CodeObject,
     /// Blocks emitted so far, to bound duplication.
@@ -208,9 +191,8 @@ impl<'a> Structurer<'a> {
     /// facts that differ by version ([`Self::dead_jumps_kept`],
     /// [`Self::else_before_handlers`], [`Self::pop_block_exits`],
     /// [`Self::small_exits_inlined`]) are decided here from `code.version`; `code`'s
-    /// names and slot kinds answer [`Self::is_plain_local`]. `stmts`: the statements
-    /// of the blocks, taken out of `rec` ([`Recovered::take_stmts`]).
-    pub fn new(cfg: &'a Cfg, rec: &'a Recovered, stmts: Vec<Vec<Stmt>>, ir: &'a [depyf_ir::IrInstr], code: &'a depyf_bytecode::CodeObject) -> Self {
+    /// names and slot kinds answer [`Self::is_plain_local`].
+    pub fn new(cfg: &'a Cfg, rec: &'a Recovered, ir: &'a [depyf_ir::IrInstr], code: &'a depyf_bytecode::CodeObject) -> Self {
         let version = code.version;
         let mut latches = vec![Vec::new(); cfg.blocks.len()];
         for &(from, to) in cfg.back_edges() {
@@ -260,7 +242,7 @@ impl<'a> Structurer<'a> {
         let mut pre_headers = vec![None; n];
         for p in 0..n {
             let p = BlockId(p as u32);
-            if let Some(h) = pre_header_of(cfg, rec, &stmts, ir, &latches, idom, &rpo_index, p) {
+            if let Some(h) = pre_header_of(cfg, rec, ir, &latches, idom, &rpo_index, p) {
                 let moved = std::mem::take(&mut latches[p.index()]);
                 latches[h.index()].extend(moved);
                 pre_headers[h.index()] = Some(p);
@@ -310,11 +292,6 @@ impl<'a> Structurer<'a> {
             body_exits: Vec::new(),
             try_exits: Vec::new(),
             rec,
-            moved: vec![false; stmts.len()],
-            stmts,
-            reread: std::cell::Cell::new(false),
-            move_stmts: true,
-            trial: 0,
             code,
             emitted: 0,
             limit: 16 * n + 64,
@@ -335,60 +312,6 @@ impl<'a> Structurer<'a> {
             small_exits_inlined: version >= depyf_bytecode::PythonVersion::PY312,
             small_exits_extended: version == depyf_bytecode::PythonVersion::PY310,
         }
-    }
-
-    /// The statements of block `b`. Asked for after emitting moved them out, they
-    /// are gone: [`Self::moved_stmts_reread`] says so afterwards (and the empty
-    /// slice returned then is not read for a result that stands).
-    pub(crate) fn stmts(&self, b: BlockId) -> &[Stmt] {
-        if self.moved[b.index()] {
-            self.reread.set(true);
-        }
-        &self.stmts[b.index()]
-    }
-
-    /// Whether block `b` has statements (true also once they were moved out: only a
-    /// block with statements has any to move).
-    pub(crate) fn has_stmts(&self, b: BlockId) -> bool {
-        self.moved[b.index()] || !self.stmts[b.index()].is_empty()
-    }
-
-    /// Appends the statements of block `b` to `out`: moved the first time when
-    /// [`Self::move_stmts`] is set, copied otherwise.
-    fn emit_stmts(&mut self, out: &mut Vec<Stmt>, b: BlockId) {
-        if self.move_stmts && self.trial == 0 && !self.moved[b.index()] && !self.is_duplicable(b) {
-            let s = &mut self.stmts[b.index()];
-            if !s.is_empty() {
-                out.append(s);
-                self.moved[b.index()] = true;
-            }
-        } else {
-            out.extend(self.stmts(b).iter().cloned());
-        }
-    }
-
-    /// Whether block `b` may be written more than once: several edges enter it and
-    /// it ends the function (a `return` or `raise` that structuring copies into
-    /// each path reaching it).
-    fn is_duplicable(&self, b: BlockId) -> bool {
-        let blk = &self.cfg.blocks[b.index()];
-        blk.preds.len() > 1 && matches!(blk.term, Terminator::Return | Terminator::Raise)
-    }
-
-    /// `f` on `self` as a reading being tried (see `trial`).
-    pub(crate) fn trying<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
-        self.trial += 1;
-        let r = f(self);
-        self.trial -= 1;
-        r
-    }
-
-    /// Whether statements moved into the output were asked for again (a block
-    /// emitted twice, or looked at after it was emitted): the result is wrong then,
-    /// and structuring must be done again with [`Self::move_stmts`] off, from
-    /// statements recovered again.
-    pub fn moved_stmts_reread(&self) -> bool {
-        self.reread.get()
     }
 
     fn reaches(&self, from: BlockId, to: BlockId) -> bool {
@@ -685,10 +608,8 @@ impl<'a> Structurer<'a> {
             if let Some(e) = &code.error {
                 return Err(e.clone());
             }
-            // (Asked before the statements move out.)
-            let implicit = self.implicit_return(b);
-            self.emit_stmts(out, b);
-            if implicit {
+            out.extend(code.stmts.iter().cloned());
+            if self.implicit_return(b) {
                 // Marked as the compiler's own `return None` (see `implicit_return`).
                 if let Some(last) = out.last_mut() {
                     *last = Stmt::Return(None);
@@ -936,7 +857,7 @@ impl<'a> Structurer<'a> {
                 return true;
             }
             let code = &self.rec.blocks[b.index()];
-            if self.has_stmts(b) || code.collapsed_to.is_some() || code.error.is_some() || !self.latches[b.index()].is_empty() {
+            if !code.stmts.is_empty() || code.collapsed_to.is_some() || code.error.is_some() || !self.latches[b.index()].is_empty() {
                 return false;
             }
             match self.cfg.blocks[b.index()].term {
@@ -952,7 +873,7 @@ impl<'a> Structurer<'a> {
     /// handler would catch, short of an unbound local).
     fn returns_name_only(&self, b: BlockId) -> bool {
         let code = &self.rec.blocks[b.index()];
-        matches!(self.cfg.blocks[b.index()].term, Terminator::Return) && code.collapsed_to.is_none() && code.error.is_none() && matches!(self.stmts(b), [Stmt::Return(None | Some(Expr::Const(_) | Expr::Name(_)))])
+        matches!(self.cfg.blocks[b.index()].term, Terminator::Return) && code.collapsed_to.is_none() && code.error.is_none() && matches!(code.stmts.as_slice(), [Stmt::Return(None | Some(Expr::Const(_) | Expr::Name(_)))])
     }
 
     /// Whether block `fall`, where an `if`'s test goes on when true, is the body of a
@@ -960,7 +881,7 @@ impl<'a> Structurer<'a> {
     /// to `merge`, where the `else` branch meets it. (Either reading runs the same.)
     fn pass_arm(&self, fall: BlockId, merge: BlockId) -> bool {
         let block = &self.cfg.blocks[fall.index()];
-        fall != merge && block.preds.len() == 1 && !self.has_stmts(fall) && self.rec.blocks[fall.index()].collapsed_to.is_none() && matches!(block.term, Terminator::Jump(s) if s == merge)
+        fall != merge && block.preds.len() == 1 && self.rec.blocks[fall.index()].stmts.is_empty() && self.rec.blocks[fall.index()].collapsed_to.is_none() && matches!(block.term, Terminator::Jump(s) if s == merge)
     }
 
     /// Whether the source wrote an `else:` (or `elif`) before the block `jump` that
@@ -1081,7 +1002,7 @@ impl<'a> Structurer<'a> {
         // such as the `NOT_TAKEN` of CPython 3.14+, is part of it.)
         let in_chain = |p: &BlockId| {
             let pb = &self.cfg.blocks[p.index()];
-            chain.contains(p) || (!self.has_stmts(*p) && self.rec.blocks[p.index()].collapsed_to.is_none() && matches!(pb.term, Terminator::FallThrough(_) | Terminator::Jump(_)) && matches!(pb.preds.as_slice(), [q] if chain.contains(q)))
+            chain.contains(p) || (self.rec.blocks[p.index()].stmts.is_empty() && self.rec.blocks[p.index()].collapsed_to.is_none() && matches!(pb.term, Terminator::FallThrough(_) | Terminator::Jump(_)) && matches!(pb.preds.as_slice(), [q] if chain.contains(q)))
         };
         // (Nor a test on a line before its predecessors': the bottom test of a
         // rotated `while` after `if a and b: break`, a statement of its own.)
@@ -1091,7 +1012,7 @@ impl<'a> Structurer<'a> {
         };
         let in_order = |p: &BlockId| !matches!((line(*p), line(b)), (Some(x), Some(y)) if x > y);
         let entered = block.preds.len() == 1 || (!block.preds.is_empty() && block.preds.iter().all(|p| in_chain(p) && in_order(p)));
-        if !entered || self.has_stmts(b) || !self.latches[b.index()].is_empty() || code.for_loop.is_some() || code.collapsed_to.is_some() {
+        if !entered || !code.stmts.is_empty() || !self.latches[b.index()].is_empty() || code.for_loop.is_some() || code.collapsed_to.is_some() {
             return None;
         }
         if block.preds.iter().any(|p| block.handler != self.cfg.blocks[p.index()].handler) {
@@ -1127,7 +1048,7 @@ impl<'a> Structurer<'a> {
                 let ops = &self.ir[block.start..block.end];
                 ops.iter().any(|i| i.op == depyf_ir::Op::PopTop) && ops.iter().all(|i| matches!(i.op, depyf_ir::Op::PopTop | depyf_ir::Op::Nop | depyf_ir::Op::Jump(_)))
             };
-            if (block.preds.len() != 1 && !pops_only()) || self.has_stmts(b) || !self.latches[b.index()].is_empty() || code.collapsed_to.is_some() || self.body_exits.contains(&b) {
+            if (block.preds.len() != 1 && !pops_only()) || !code.stmts.is_empty() || !self.latches[b.index()].is_empty() || code.collapsed_to.is_some() || self.body_exits.contains(&b) {
                 break;
             }
             // CPython 3.8-3.9: a lone jump forward on a line of its own, not to
@@ -1159,7 +1080,7 @@ impl<'a> Structurer<'a> {
             return true;
         }
         let terminal = |x: BlockId| matches!(self.cfg.blocks[x.index()].term, Terminator::Return | Terminator::Raise);
-        terminal(a) && terminal(b) && self.stmts(a) == self.stmts(b) && self.same_lines(a, b) && self.same_pred_lines(a, b)
+        terminal(a) && terminal(b) && self.rec.blocks[a.index()].stmts == self.rec.blocks[b.index()].stmts && self.same_lines(a, b) && self.same_pred_lines(a, b)
     }
 
     /// Whether the blocks that lead to `a` and to `b` end on one line (or either
@@ -1207,7 +1128,7 @@ impl<'a> Structurer<'a> {
         if blk.handler.is_some() || (!self.implicit_returns_in_handled_code && self.cfg.blocks.iter().any(|x| x.handler.is_some())) {
             return false;
         }
-        if !matches!(self.stmts(b).last(), Some(Stmt::Return(Some(Expr::Const(depyf_bytecode::Constant::None))))) {
+        if !matches!(self.rec.blocks[b.index()].stmts.last(), Some(Stmt::Return(Some(Expr::Const(depyf_bytecode::Constant::None))))) {
             return false;
         }
         let ops = &self.ir[blk.start..blk.end];
@@ -1479,7 +1400,7 @@ impl<'a> Structurer<'a> {
             }
             copies.push(other);
             // Earlier parts only when `p` holds nothing but the test.
-            if p != h && !self.has_stmts(p) {
+            if p != h && self.rec.blocks[p.index()].stmts.is_empty() {
                 chain.push(p);
             }
         }
@@ -1495,7 +1416,7 @@ impl<'a> Structurer<'a> {
             // Nor past the `POP_BLOCK` that ends a `try`/`with` body being written
             // (`pop_block_exits`): the code after it is after the statement (CPython
             // 3.8-3.9 `while c:` last in a `try` body leaves there).
-            if block.preds.len() != 1 || self.has_stmts(b) || !self.latches[b.index()].is_empty() || code.collapsed_to.is_some() || code.error.is_some() || (self.pop_block_exits && self.body_exits.contains(&b)) {
+            if block.preds.len() != 1 || !code.stmts.is_empty() || !self.latches[b.index()].is_empty() || code.collapsed_to.is_some() || code.error.is_some() || (self.pop_block_exits && self.body_exits.contains(&b)) {
                 break;
             }
             match block.term {
@@ -1518,7 +1439,7 @@ impl<'a> Structurer<'a> {
             return None;
         }
         let code = &self.rec.blocks[t.index()];
-        if self.has_stmts(t) || code.for_loop.is_some() || code.collapsed_to.is_some() || code.error.is_some() {
+        if !code.stmts.is_empty() || code.for_loop.is_some() || code.collapsed_to.is_some() || code.error.is_some() {
             return None;
         }
         let cond = code.fall_condition.clone()?;
@@ -1640,7 +1561,8 @@ impl<'a> Structurer<'a> {
         let code = &self.rec.blocks[h.index()];
         if let (Some((iter, item)), Terminator::Branch { jump, fall }) = (&code.for_loop, self.cfg.blocks[h.index()].term) {
             let (iter, item) = (iter.clone(), item.clone());
-            self.emit_stmts(out, h);
+            let pre = code.stmts.clone();
+            out.extend(pre);
             let mut after = self.for_else_follow(jump, &body_set);
             // A `break` in an `except` clause, which `for_else_follow` does not see
             // (handler code): the block that the clause's exit (popping the exception
@@ -1746,7 +1668,7 @@ impl<'a> Structurer<'a> {
         // the code after the loop, which the compiler places there.
         let bare_return = |x: &BlockId| {
             matches!(self.cfg.blocks[x.index()].term, Terminator::Return)
-                && matches!(self.stmts(*x), [Stmt::Return(None | Some(Expr::Const(_)))])
+                && matches!(self.rec.blocks[x.index()].stmts.as_slice(), [Stmt::Return(None | Some(Expr::Const(_)))])
         };
         if follow.is_some_and(|f| bare_return(&f)) {
             let after_body = body_set.iter().map(|b| self.cfg.blocks[b.index()].end).max();
@@ -1761,7 +1683,7 @@ impl<'a> Structurer<'a> {
         // exit is the block after the loop; other exits (a `return` in the body) are
         // written in place.
         if let Terminator::Branch { jump, fall } = self.cfg.blocks[h.index()].term {
-            if !self.has_stmts(h) && self.rec.blocks[h.index()].for_loop.is_none() && body_set.contains(&fall) && !body_set.contains(&jump) {
+            if self.rec.blocks[h.index()].stmts.is_empty() && self.rec.blocks[h.index()].for_loop.is_none() && body_set.contains(&fall) && !body_set.contains(&jump) {
                 let j = self.skip_empty(jump);
                 if exits.contains(&j) {
                     follow = Some(j);
@@ -1816,7 +1738,7 @@ impl<'a> Structurer<'a> {
         // so the body reads `if c: ...; continue` then `E; break`, which
         // `idioms::rotated_while` folds into `while c: ... else: E`.
         if let (Terminator::Branch { jump, .. }, [_, _, ..]) = (self.cfg.blocks[h.index()].term, exits.as_slice()) {
-            if !body_set.contains(&jump) && !self.has_stmts(h) {
+            if !body_set.contains(&jump) && self.rec.blocks[h.index()].stmts.is_empty() {
                 if let Some(a) = self.for_else_follow(jump, &body_set) {
                     follow = Some(a);
                 }
@@ -1887,7 +1809,7 @@ impl Structurer<'_> {
         let blk = &self.cfg.blocks[x.index()];
         let code = &self.rec.blocks[x.index()];
         let Terminator::Jump(y) = blk.term else { return self.break_region_target(x, body) };
-        if !self.has_stmts(x) || code.error.is_some() || code.collapsed_to.is_some() || code.for_loop.is_some() || body.contains(&y) || !self.latches[x.index()].is_empty() {
+        if code.stmts.is_empty() || code.error.is_some() || code.collapsed_to.is_some() || code.for_loop.is_some() || body.contains(&y) || !self.latches[x.index()].is_empty() {
             return None;
         }
         if self.rpo_index[x.index()] == usize::MAX || self.rpo_index[y.index()] == usize::MAX || self.rpo_index[y.index()] <= self.rpo_index[x.index()] || y.0 <= x.0 {
@@ -1972,11 +1894,11 @@ impl Structurer<'_> {
 /// `p` (they are in `h`'s loop), every back edge to `h` jumps from the line of `p`
 /// and nothing but `p` and `h`'s back edges enters `h`: then going to `p` runs
 /// exactly what going to `h` runs.
-fn pre_header_of(cfg: &Cfg, rec: &Recovered, stmts: &[Vec<Stmt>], ir: &[depyf_ir::IrInstr], latches: &[Vec<BlockId>], idom: &[Option<BlockId>], rpo_index: &[usize], p: BlockId) -> Option<BlockId> {
+fn pre_header_of(cfg: &Cfg, rec: &Recovered, ir: &[depyf_ir::IrInstr], latches: &[Vec<BlockId>], idom: &[Option<BlockId>], rpo_index: &[usize], p: BlockId) -> Option<BlockId> {
     let blk = &cfg.blocks[p.index()];
     let Terminator::FallThrough(h) = blk.term else { return None };
     let code = &rec.blocks[p.index()];
-    if h == p || latches[p.index()].is_empty() || latches[h.index()].is_empty() || !stmts[p.index()].is_empty() || code.for_loop.is_some() || code.collapsed_to.is_some() || code.error.is_some() {
+    if h == p || latches[p.index()].is_empty() || latches[h.index()].is_empty() || !code.stmts.is_empty() || code.for_loop.is_some() || code.collapsed_to.is_some() || code.error.is_some() {
         return None;
     }
     if !ir[blk.start..blk.end].iter().all(|i| i.op == depyf_ir::Op::Nop) || rpo_index[p.index()] == usize::MAX || rpo_index[h.index()] == usize::MAX {

@@ -104,7 +104,7 @@ impl Structurer<'_> {
             return None;
         }
         let code = &self.rec.blocks[jump.index()];
-        if self.has_stmts(jump) || code.collapsed_to.is_some() || code.error.is_some() {
+        if !code.stmts.is_empty() || code.collapsed_to.is_some() || code.error.is_some() {
             return None;
         }
         match self.cfg.blocks[jump.index()].term {
@@ -358,7 +358,7 @@ impl Structurer<'_> {
                     continue;
                 }
                 let code = &self.rec.blocks[s.index()];
-                if code.collapsed_to.is_some() || code.error.is_some() || !only_pops_exception(self.stmts(s)) {
+                if code.collapsed_to.is_some() || code.error.is_some() || !only_pops_exception(&code.stmts) {
                     continue;
                 }
                 if let Terminator::Jump(t) | Terminator::FallThrough(t) = self.cfg.blocks[s.index()].term {
@@ -456,7 +456,7 @@ impl Structurer<'_> {
     /// ([`Structurer::copy_starts_with_try`]).
     fn runs_final_first(&self, t: BlockId) -> bool {
         let Some(f) = self.finals.last().filter(|f| !f.is_empty()) else { return false };
-        let stmts = self.stmts(t);
+        let stmts = &self.rec.blocks[t.index()].stmts;
         (stmts.len() >= f.len() && print_body(&stmts[..f.len()], 0) == print_body(f, 0)) || self.copy_starts_with_try(t, &f[0])
     }
 
@@ -473,7 +473,7 @@ impl Structurer<'_> {
         let Stmt::Try(tb, hs, _, fb) = first else { return false };
         for _ in 0..8 {
             let code = &self.rec.blocks[t.index()];
-            if self.has_stmts(t) || code.collapsed_to.is_some() || code.error.is_some() || self.cfg.blocks[t.index()].handler.is_some() {
+            if !code.stmts.is_empty() || code.collapsed_to.is_some() || code.error.is_some() || self.cfg.blocks[t.index()].handler.is_some() {
                 break;
             }
             match self.cfg.blocks[t.index()].term {
@@ -481,7 +481,7 @@ impl Structurer<'_> {
                 _ => return false,
             }
         }
-        let stmts = self.stmts(t);
+        let stmts = &self.rec.blocks[t.index()].stmts;
         let k = stmts.len().min(tb.len());
         let const_return = |s: &Stmt| matches!(s, Stmt::Return(None | Some(Expr::Const(_))));
         !hs.is_empty()
@@ -497,7 +497,7 @@ impl Structurer<'_> {
     fn pops_next(&self, mut t: BlockId) -> bool {
         for _ in 0..8 {
             let code = &self.rec.blocks[t.index()];
-            if let Some(s) = self.stmts(t).first() {
+            if let Some(s) = code.stmts.first() {
                 return is_marker(s, markers::POP_EXCEPT);
             }
             match self.cfg.blocks[t.index()].term {
@@ -825,7 +825,7 @@ impl Structurer<'_> {
         // `e1`; else with the copies of the code after the current loop that end
         // clauses read as `break` (see `clauses_break`); else with an `else` that
         // always leaves (see `handlers_and_after`).
-        let breaks = match (fins.is_some() || self.small_exits_extended, self.trying(|s| s.after_loop_code(err))) {
+        let breaks = match (fins.is_some() || self.small_exits_extended, self.after_loop_code(err)) {
             (true, Some(a)) => {
                 let mut hs = hstmts.clone();
                 clauses_break(&mut hs, &print_body(&a, 0)).then_some(hs)
@@ -835,22 +835,22 @@ impl Structurer<'_> {
         // 3.10 reads a clause's copy of the code after the loop as `break` first: its
         // plain reading as the clause's own `return` never fails (no clean-up ranges).
         let first_break = match (&breaks, self.small_exits_extended) {
-            (Some(hs), true) => self.trying(|s| s.handlers_and_after(hs, fins.as_deref(), e1, after, stop, true, err)).ok(),
+            (Some(hs), true) => self.handlers_and_after(hs, fins.as_deref(), e1, after, stop, true, err).ok(),
             _ => None,
         };
         let mut attempt = match first_break {
             Some(x) => Ok(x),
-            None => self.trying(|s| s.handlers_and_after(&hstmts, fins.as_deref(), e1, after, stop, false, err)),
+            None => self.handlers_and_after(&hstmts, fins.as_deref(), e1, after, stop, false, err),
         };
         if attempt.is_err() {
             if let Some(hs) = breaks {
-                if let Ok(x) = self.trying(|s| s.handlers_and_after(&hs, fins.as_deref(), e1, after, stop, true, err)) {
+                if let Ok(x) = self.handlers_and_after(&hs, fins.as_deref(), e1, after, stop, true, err) {
                     attempt = Ok(x);
                 }
             }
         }
         if attempt.is_err() {
-            if let Ok(x) = self.trying(|s| s.handlers_and_after(&hstmts, fins.as_deref(), e1, after, stop, true, err)) {
+            if let Ok(x) = self.handlers_and_after(&hstmts, fins.as_deref(), e1, after, stop, true, err) {
                 attempt = Ok(x);
             }
         }
@@ -1066,7 +1066,7 @@ impl Structurer<'_> {
         // of an enclosing `with`) is read where the code after the `try` is.
         let (mut enters, mut exits) = (false, false);
         while let Some(x) = work.pop() {
-            let text = print_body(self.stmts(x), 0);
+            let text = print_body(&self.rec.blocks[x.index()].stmts, 0);
             if text.contains(markers::POP_EXCEPT) || text.contains(markers::POP_EXCEPT_HELD) {
                 return None;
             }
@@ -1133,7 +1133,7 @@ impl Structurer<'_> {
                 }
                 seen[s.index()] = true;
                 let code = &self.rec.blocks[s.index()];
-                if code.collapsed_to.is_none() && code.error.is_none() && only_pops_exception(self.stmts(s)) {
+                if code.collapsed_to.is_none() && code.error.is_none() && only_pops_exception(&code.stmts) {
                     if let Terminator::Jump(t) | Terminator::FallThrough(t) = self.cfg.blocks[s.index()].term {
                         // (Through a block of its own that only jumps on: CPython
                         // 3.12+ leaves the `JUMP_FORWARD` of a `break` in a clause of
@@ -1350,9 +1350,7 @@ impl Structurer<'_> {
             }
         };
         self.handler_loops.push(self.loops.len());
-        // (Copied, not moved: the clauses are read again, and the code after them
-        // may be that after the `try`, written again there.)
-        let r = self.trying(|s| s.region(h, after.or(stop), err));
+        let r = self.region(h, after.or(stop), err);
         self.handler_loops.pop();
         Ok((after, r?))
     }
@@ -1415,7 +1413,7 @@ impl Structurer<'_> {
         let text = print_body(&prologue, 0);
         let n = prologue.len();
         // The code after the current loop, which a `break` runs.
-        let after_loop = self.trying(|s| s.after_loop_code(err));
+        let after_loop = self.after_loop_code(err);
         let mut normal = Vec::new();
         let mut stubs: Vec<ExitStub> = Vec::new();
         for &x in exits {
@@ -1542,7 +1540,7 @@ impl Structurer<'_> {
         // Only compared, never written: the code from `stop` on may be the code
         // after an enclosing `try` body being written (`Structurer::try_exits`).
         let exits = std::mem::take(&mut self.try_exits);
-        let after = self.trying(|st| st.region(s, None, err));
+        let after = self.region(s, None, err);
         self.try_exits = exits;
         match after {
             Ok(after) => print_body(&after, 0) == print_body(&long[short.len()..], 0),
@@ -1653,7 +1651,7 @@ impl Structurer<'_> {
             // code after an enclosing `try` body, `Structurer::try_exits`.)
             let exits = std::mem::take(&mut self.try_exits);
             self.handler_loops.push(self.loops.len());
-            let suppressed = self.trying(|s| s.region(h, stop, err));
+            let suppressed = self.region(h, stop, err);
             self.handler_loops.pop();
             self.try_exits = exits;
             let suppressed = suppressed_path(suppressed?).ok_or_else(|| err("a with handler of an unknown shape"))?;
