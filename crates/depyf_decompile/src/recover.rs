@@ -2608,7 +2608,14 @@ fn collapse_merge(ctx: &Ctx<'_>, cfg: &Cfg, idom: &[Option<BlockId>], b: BlockId
         return None;
     }
     let differing: Vec<usize> = (0..depth).filter(|&i| stacks.iter().any(|s| s[i] != stacks[0][i])).collect();
-    let [slot] = differing[..] else { return None };
+    // Values that read the same but are computed on each way in (`a < a < a`: the
+    // first comparison on the jump edge, the second on the other) fold as well.
+    let same_top = || matches!(&stacks[0][depth - 1], SVal::Expr(e) if !is_atomic(ctx, e)).then_some(depth - 1);
+    let slot = match differing[..] {
+        [slot] => slot,
+        [] => same_top()?,
+        _ => return None,
+    };
     let root = idom[b.index()]?;
     if !matches!(cfg.blocks[root.index()].term, Terminator::Branch { .. }) || out[root.index()].for_loop.is_some() {
         return None;
@@ -2874,33 +2881,56 @@ pub(crate) fn bool_op(is_and: bool, a: Expr, b: Expr) -> Expr {
             }
         }
     }
-    if is_and {
-        if let (Expr::Compare(l1, r1), Expr::Compare(l2, r2)) = (&a, &b) {
-            // `a < (t := m) and t < c`: the chain with a kept middle operand that
-            // recovery named (see `BlockState::chain_middle`).
-            if let Some((op, Expr::NamedExpr(t, m))) = r1.last() {
-                if t.starts_with("__temp_") && l2.is_name(t) {
-                    let mut ops = r1[..r1.len() - 1].to_vec();
-                    ops.push((op, (**m).clone()));
-                    ops.extend(r2.iter().cloned());
-                    return Expr::Compare(l1.clone(), ops);
-                }
-            }
-            if let Some((_, last)) = r1.last() {
-                if **l2 == *last && matches!(last, Expr::Name(_) | Expr::Const(_)) {
-                    let mut ops = r1.clone();
-                    ops.extend(r2.iter().cloned());
-                    return Expr::Compare(l1.clone(), ops);
-                }
-            }
-        }
-    }
-    let mut items = Vec::new();
+    let mut items: Vec<Expr> = Vec::new();
     for part in [a, b] {
         match part {
-            Expr::BoolOp(k, inner) if k == is_and => items.extend(inner),
-            other => items.push(other),
+            Expr::BoolOp(k, inner) if k == is_and => {
+                for e in inner {
+                    push_and_item(is_and, &mut items, e);
+                }
+            }
+            other => push_and_item(is_and, &mut items, other),
         }
     }
+    if items.len() == 1 {
+        return items.pop().expect("one item");
+    }
     Expr::BoolOp(is_and, items)
+}
+
+/// `a < b and b < c` as the chain `a < b < c`: `b` a name or constant, or the
+/// kept middle operand that recovery named (`a < (t := m) and t < c`, see
+/// `BlockState::chain_middle`). `None` for other pairs.
+fn join_chain(a: &Expr, b: &Expr) -> Option<Expr> {
+    let (Expr::Compare(l1, r1), Expr::Compare(l2, r2)) = (a, b) else { return None };
+    if let Some((op, Expr::NamedExpr(t, m))) = r1.last() {
+        if t.starts_with("__temp_") && l2.is_name(t) {
+            let mut ops = r1[..r1.len() - 1].to_vec();
+            ops.push((op, (**m).clone()));
+            ops.extend(r2.iter().cloned());
+            return Some(Expr::Compare(l1.clone(), ops));
+        }
+    }
+    if let Some((_, last)) = r1.last() {
+        if **l2 == *last && matches!(last, Expr::Name(_) | Expr::Const(_)) {
+            let mut ops = r1.clone();
+            ops.extend(r2.iter().cloned());
+            return Some(Expr::Compare(l1.clone(), ops));
+        }
+    }
+    None
+}
+
+/// Appends `e` to the items of an `and` (`is_and`) or `or`, joining it with the
+/// last item when the two are the links of one chained comparison (see
+/// [`bool_op`]): a chain of 4 or more operands folds as `c0 and c1 and .. and cn`
+/// (see `chain_cleanup_entry`), whose neighbours join pair by pair.
+fn push_and_item(is_and: bool, items: &mut Vec<Expr>, e: Expr) {
+    if is_and {
+        if let Some(joined) = items.last().and_then(|last| join_chain(last, &e)) {
+            *items.last_mut().expect("checked") = joined;
+            return;
+        }
+    }
+    items.push(e);
 }
