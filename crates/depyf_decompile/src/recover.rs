@@ -2240,13 +2240,22 @@ fn recover_block(
             // name that value before testing it. A block with one way in is no
             // meeting: the kept value goes on as it is (a chained comparison's
             // clean-up), and `pending` asks for the name if no merge folds it.
-            if cfg.blocks[bi].preds.len() < 2 {
-            } else if let Some(p) = or_pop_root(cfg, ir, b, exits, spill_or_pop) {
-                requests.insert(p);
-            }
-            match handler_entry {
-                Some(h) => h,
-                None => entry_stack(ctx, cfg, ir, b, exits, spill_or_pop, pending, requests)?,
+            let cleanup = if handler_entry.is_none() { chain_cleanup_entry(ctx, cfg, ir, b, exits, spill_or_pop) } else { None };
+            if let Some((stack, links)) = cleanup {
+                // The links' kept values are delayed into the chain: unless the
+                // merge after the clean-up folds them (`collapse_merge`), they are
+                // named before their tests after all (a retry, as for any branch).
+                pending.extend(links);
+                stack
+            } else {
+                if cfg.blocks[bi].preds.len() < 2 {
+                } else if let Some(p) = or_pop_root(cfg, ir, b, exits, spill_or_pop) {
+                    requests.insert(p);
+                }
+                match handler_entry {
+                    Some(h) => h,
+                    None => entry_stack(ctx, cfg, ir, b, exits, spill_or_pop, pending, requests)?,
+                }
             }
         }
     };
@@ -2322,6 +2331,17 @@ fn recover_block(
                 }
                 let mut kept = st.stack.clone();
                 kept.push(SVal::Expr(v.clone()));
+                if !spill_or_pop.contains(&bi) {
+                    if let Some((value, clean, at)) = chain_exit_fold(st.ctx, cfg, ir, b, &kept, &v) {
+                        // (As for a `tail_fold`: the links are never emitted.)
+                        if tails[clean.index()].is_none() {
+                            let mut stack = kept[..kept.len() - 2].to_vec();
+                            stack.push(SVal::Expr(value));
+                            tails[clean.index()] = Some((at, stack));
+                        }
+                        collapsed_to = Some(clean);
+                    }
+                }
                 jump = Some((target, kept));
                 fall_condition = Some(if when { Expr::UnaryOp("not", Box::new(v)) } else { v });
             }
@@ -2552,8 +2572,22 @@ fn branch_condition(op: &Op, v: Expr) -> Expr {
 /// there). A scratch recovery: nested functions made there are recovered again where
 /// the ops are used for real, so their stubs are not listed twice.
 fn pure_value(ctx: &mut Ctx<'_>, ops: &[IrInstr], below: &[SVal]) -> Option<Expr> {
+    let stack = pure_stack(ctx, ops, below, &Op::Nop)?;
+    if stack.len() != below.len() + 1 || stack[..below.len()] != *below {
+        return None;
+    }
+    match stack.into_iter().last() {
+        Some(SVal::Expr(e)) => Some(e),
+        _ => None,
+    }
+}
+
+/// The stack that the ops `ops` (not empty), followed by the terminator `term`,
+/// leave from `below` when they run no statement; `None` otherwise (see
+/// [`pure_value`]).
+fn pure_stack(ctx: &mut Ctx<'_>, ops: &[IrInstr], below: &[SVal], term: &Op) -> Option<Vec<SVal>> {
     let stubs = ctx.naming.failures.borrow().len();
-    let mut st = BlockState { ctx, stack: below.to_vec(), stmts: Vec::new(), ins: ops.first()?, prev_was_load: false, own_line: false, term: &Op::Nop };
+    let mut st = BlockState { ctx, stack: below.to_vec(), stmts: Vec::new(), ins: ops.first()?, prev_was_load: false, own_line: false, term };
     let mut i = 0;
     let to = ops.len();
     let mut ok = true;
@@ -2571,13 +2605,165 @@ fn pure_value(ctx: &mut Ctx<'_>, ops: &[IrInstr], below: &[SVal]) -> Option<Expr
     }
     let BlockState { stack, stmts, .. } = st;
     ctx.naming.failures.borrow_mut().truncate(stubs);
-    if !ok || i != to || !stmts.is_empty() || stack.len() != below.len() + 1 || stack[..below.len()] != *below {
+    if !ok || i != to || !stmts.is_empty() {
         return None;
     }
-    match stack.into_iter().last() {
-        Some(SVal::Expr(e)) => Some(e),
-        _ => None,
+    Some(stack)
+}
+
+/// A chained comparison of 4 or more operands whose value goes to exit code that
+/// CPython copies into both of its ends (a `return` and the code before it: small
+/// exit blocks are copied into the jumps to them, 3.12+ `Python/flowgraph.c`,
+/// before `Python/compile.c`/`peephole.c`): `b`, the first link, tests `c0` (its
+/// result, `kept` the stack it jumps with) with `JUMP_IF_FALSE_OR_POP` (3.12+
+/// `COPY 1; POP_JUMP_IF_FALSE`) to a clean-up block that drops the kept middle
+/// operand (`SWAP 2; POP_TOP`, before 3.11 `ROT_TWO; POP_TOP`) and runs the exit
+/// code (or goes on to it); each next link falls in from the one before and jumps
+/// there too, and the last one computes its comparison and runs the same exit code
+/// (CPython `Python/compile.c`/`codegen.c` `compiler_compare`). Returns the whole
+/// chain, the clean-up block and where its exit code starts: like a [`tail_fold`],
+/// structuring goes from `b` straight to that exit code with the chain on the
+/// stack. `None` for other shapes (a chain of 3 operands folds as
+/// `a < (t := b) and t < c`).
+fn chain_exit_fold(ctx: &mut Ctx<'_>, cfg: &Cfg, ir: &[IrInstr], b: BlockId, kept: &[SVal], c0: &Expr) -> Option<(Expr, BlockId, usize)> {
+    let block = &cfg.blocks[b.index()];
+    let Terminator::Branch { jump: clean, fall } = block.term else { return None };
+    let cb = &cfg.blocks[clean.index()];
+    if cb.preds.len() < 2 || cb.handler != block.handler || cb.end < cb.start + 2 {
+        return None;
     }
+    if !matches!((&ir[cb.start].op, &ir[cb.start + 1].op), (Op::Swap(2), Op::PopTop)) || !matches!(c0, Expr::Compare(..)) {
+        return None;
+    }
+    // The exit code: the rest of the clean-up, or the block it goes on to (which
+    // other code reaches too: `e or a < b < c < d`).
+    let exit_code: Vec<&Op> = match cb.term {
+        Terminator::Return => ir[cb.start + 2..cb.end].iter().map(|i| &i.op).collect(),
+        Terminator::FallThrough(n) | Terminator::Jump(n) => {
+            let nb = &cfg.blocks[n.index()];
+            let own = if matches!(cb.term, Terminator::Jump(_)) { cb.end - 1 } else { cb.end };
+            if own < cb.start + 2 || nb.handler != block.handler || !matches!(nb.term, Terminator::Return) {
+                return None;
+            }
+            ir[cb.start + 2..own].iter().chain(&ir[nb.start..nb.end]).map(|i| &i.op).collect()
+        }
+        _ => return None,
+    };
+    // A link after the first is no root of its own.
+    if let [p] = block.preds.as_slice() {
+        if matches!(cfg.blocks[p.index()].term, Terminator::Branch { jump, .. } if jump == clean) {
+            return None;
+        }
+    }
+    let [below @ .., SVal::Expr(_), SVal::Expr(_)] = kept else { return None };
+    let mut tests = vec![c0.clone()];
+    let mut links = vec![b];
+    let mut stack: Vec<SVal> = kept[..kept.len() - 1].to_vec();
+    let (mut prev, mut cur) = (b, fall);
+    loop {
+        let blk = &cfg.blocks[cur.index()];
+        if blk.preds != [prev] || blk.handler != block.handler || links.len() > 4096 {
+            return None;
+        }
+        match blk.term {
+            Terminator::Branch { jump, fall } if jump == clean => {
+                let term = &ir[blk.end - 1].op;
+                if !matches!(term, Op::JumpIfOrPop { when: false, .. }) || blk.end - 1 == blk.start {
+                    return None;
+                }
+                let after = pure_stack(ctx, &ir[blk.start..blk.end - 1], &stack, term)?;
+                let [rest @ .., m @ SVal::Expr(_), SVal::Expr(c @ Expr::Compare(..))] = after.as_slice() else { return None };
+                if rest != below {
+                    return None;
+                }
+                tests.push(c.clone());
+                stack = below.to_vec();
+                stack.push(m.clone());
+                links.push(cur);
+                (prev, cur) = (cur, fall);
+            }
+            Terminator::Return => {
+                let n = exit_code.len();
+                if blk.end < blk.start + n + 1 || ir[blk.end - n..blk.end].iter().map(|i| &i.op).ne(exit_code.iter().copied()) {
+                    return None;
+                }
+                let after = pure_stack(ctx, &ir[blk.start..blk.end - n], &stack, &Op::Nop)?;
+                let [rest @ .., SVal::Expr(last)] = after.as_slice() else { return None };
+                if rest != below {
+                    return None;
+                }
+                tests.push(last.clone());
+                break;
+            }
+            _ => return None,
+        }
+    }
+    // Every way into the clean-up is a link.
+    if links.len() < 2 || cb.preds.iter().any(|p| !links.contains(p)) || links.len() != cb.preds.len() {
+        return None;
+    }
+    let chain = tests.into_iter().reduce(|a, c| bool_op(true, a, c))?;
+    matches!(chain, Expr::Compare(..)).then_some((chain, clean, cb.start + 2))
+}
+
+/// The entry of the clean-up block of a chained comparison of 4 or more operands
+/// in a value: every link but the last tests its comparison with
+/// `JUMP_IF_FALSE_OR_POP` (3.12+ `COPY 1; POP_JUMP_IF_FALSE`) to one block that drops
+/// the kept middle operand under the failed result (`SWAP 2; POP_TOP`, before 3.11
+/// `ROT_TWO; POP_TOP`; CPython `Python/compile.c`/`codegen.c` `compiler_compare`).
+/// Each link brings a different kept operand and result. The result is the first
+/// false one of the links' comparisons `c0, c1, ..`, which is the value of
+/// `c0 and c1 and ..` when the chain goes no further: the entry holds that `and`
+/// (the form `fold_shared_arms` gives the tests that lead here, so that the merge
+/// after the clean-up folds into `c0 and c1 and .. and last`, which `bool_op` reads
+/// as the chain) over the first link's kept operand, which the block drops at once.
+/// Returns the entry and the links (whose results are delayed in it). `None` for
+/// other shapes, and when a link already names its value (`spill_or_pop`).
+fn chain_cleanup_entry(ctx: &Ctx<'_>, cfg: &Cfg, ir: &[IrInstr], b: BlockId, exits: &[Option<Exit>], spill_or_pop: &BTreeSet<usize>) -> Option<(Vec<SVal>, Vec<usize>)> {
+    let block = &cfg.blocks[b.index()];
+    if block.preds.len() < 2 || block.end < block.start + 2 {
+        return None;
+    }
+    if !matches!((&ir[block.start].op, &ir[block.start + 1].op), (Op::Swap(2), Op::PopTop)) {
+        return None;
+    }
+    let mut links: Vec<usize> = block.preds.iter().map(|p| p.index()).collect();
+    links.sort_by_key(|&p| cfg.blocks[p].start);
+    let mut below: Option<&[SVal]> = None;
+    let mut tests = Vec::with_capacity(links.len());
+    let mut kept = None;
+    for &p in &links {
+        let blk = &cfg.blocks[p];
+        if spill_or_pop.contains(&p) || blk.handler != block.handler || !matches!(blk.term, Terminator::Branch { jump, .. } if jump == b) {
+            return None;
+        }
+        if !matches!(ir[blk.end - 1].op, Op::JumpIfOrPop { when: false, .. }) {
+            return None;
+        }
+        let stack = edge_stack(exits[p].as_ref()?, b);
+        let [rest @ .., SVal::Expr(m), SVal::Expr(c @ Expr::Compare(..))] = stack.as_slice() else { return None };
+        if below.is_some_and(|x| x != rest) {
+            return None;
+        }
+        below = Some(rest);
+        kept.get_or_insert_with(|| m.clone());
+        tests.push(c.clone());
+    }
+    // The dropped operand: a plain name or constant (a named middle operand is read
+    // through its temporary), which `POP_TOP` drops without a statement.
+    let kept = kept?;
+    if !matches!(&kept, Expr::Name(n) if n.starts_with("__temp_")) && !matches!(kept, Expr::Const(_)) && !is_atomic(ctx, &kept) {
+        return None;
+    }
+    // Only where the links' results read as one chain.
+    let chain = tests.iter().cloned().reduce(|a, c| bool_op(true, a, c))?;
+    if !matches!(chain, Expr::Compare(..)) {
+        return None;
+    }
+    let mut entry = below?.to_vec();
+    entry.push(SVal::Expr(kept));
+    entry.push(SVal::Expr(Expr::BoolOp(true, tests)));
+    Some((entry, links))
 }
 
 /// A block that a predecessor of `b` reaches through the jump edge of a
@@ -2623,6 +2809,9 @@ fn collapse_merge(ctx: &Ctx<'_>, cfg: &Cfg, idom: &[Option<BlockId>], b: BlockId
     let mut used = Vec::new();
     let mut value = tree_value(ctx, cfg, root, b, slot, exits, out, &mut used, Entry::Root)?;
     let marker = |u: BlockId| format!("{SHARED_ARM}{}>", u.index());
+    // The values of shared arms that may be a chained comparison's clean-up (see
+    // `chain_cleanup_entry`).
+    let mut chain_arms: Vec<Expr> = Vec::new();
     let shared: Vec<BlockId> = used
         .iter()
         .copied()
@@ -2698,6 +2887,9 @@ fn collapse_merge(ctx: &Ctx<'_>, cfg: &Cfg, idom: &[Option<BlockId>], b: BlockId
                 SVal::Expr(e) if uses == 1 => e.clone(),
                 _ => return None,
             };
+            if matches!(&arm, Expr::BoolOp(true, items) if items.len() > 1 && items.iter().all(|i| matches!(i, Expr::Compare(..)))) {
+                chain_arms.push(arm.clone());
+            }
             let mut arm = Some(arm);
             value.walk_mut(&mut |e| {
                 if e.is_name(&marker) {
@@ -2710,8 +2902,19 @@ fn collapse_merge(ctx: &Ctx<'_>, cfg: &Cfg, idom: &[Option<BlockId>], b: BlockId
     if preds.iter().any(|p| !used.contains(p)) {
         return None;
     }
+    let value = simplify(value);
+    // Such a value stands for the comparisons that the tests leading there already
+    // made: it must be gone into the chain (`c0 and c1` as the test of the arm
+    // whose value it is), never left to run them again.
+    if !chain_arms.is_empty() {
+        let mut left = false;
+        value.walk(&mut |e| left |= chain_arms.contains(e));
+        if left {
+            return None;
+        }
+    }
     let mut stack = stacks[0].clone();
-    stack[slot] = SVal::Expr(simplify(value));
+    stack[slot] = SVal::Expr(value);
     Some((root, stack, used))
 }
 
