@@ -194,13 +194,12 @@ pub fn collect_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, UsageError> {
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     // The entry's type from the directory listing itself where the filesystem gives it
     // (no `stat` per entry); a link's target is looked at only for a `.pyc` name.
-    let is_pyc = |p: &Path| p.extension().is_some_and(|e| e == "pyc");
     let mut entries: Vec<(PathBuf, std::fs::FileType)> = std::fs::read_dir(dir)?.map(|e| e.and_then(|e| Ok((e.path(), e.file_type()?)))).collect::<Result<_, _>>()?;
     entries.sort_by(|a, b| a.0.cmp(&b.0));
     for (p, t) in entries {
         if t.is_dir() {
             walk(&p, out)?;
-        } else if is_pyc(&p) && (t.is_file() || (t.is_symlink() && p.metadata().is_ok_and(|m| m.is_file()))) {
+        } else if p.extension().is_some_and(|e| e == "pyc") && (t.is_file() || (t.is_symlink() && p.metadata().is_ok_and(|m| m.is_file()))) {
             out.push(p);
         }
     }
@@ -420,10 +419,10 @@ pub fn decompile_inputs(inputs: &[Input], config: &DecompileConfig, on_done: &(d
             })
             .collect()
     };
-    // Worker stacks of 64 MiB (reserved, touched only as used): decompiling nests as
-    // deeply as the input's control flow, bounded but deeper than rayon's default 2 MiB
-    // allows in a debug build. `jobs == 0` is rayon's default, one thread per core.
-    let files = match rayon::ThreadPoolBuilder::new().num_threads(worker_threads(config.jobs, inputs.len())).stack_size(64 << 20).build() {
+    // Worker stacks of `depyf_decompile::STACK_BYTES`, which its nesting limits are
+    // sized for (rayon's default is 2 MiB). `jobs == 0` is rayon's default, one thread
+    // per core.
+    let files = match rayon::ThreadPoolBuilder::new().num_threads(worker_threads(config.jobs, inputs.len())).stack_size(depyf_decompile::STACK_BYTES).build() {
         Ok(pool) => pool.install(run),
         Err(_) => run(),
     };

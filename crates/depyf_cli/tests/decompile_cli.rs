@@ -530,8 +530,8 @@ fn deep_sum(terms: usize) -> depyf_bytecode::CodeObject {
 
 #[test]
 fn expressions_nested_past_the_limit_make_a_stub_not_a_crash() {
-    // Deep but within the limit: decompiled (on the calling test thread's stack too).
-    let within = std::thread::Builder::new().stack_size(64 << 20).spawn(|| decompile_module(&deep_sum(5_000), "functions.pyc")).unwrap().join().unwrap();
+    // Deep but within the limit: decompiled, on a stack of the size the limits are for.
+    let within = std::thread::Builder::new().stack_size(depyf_decompile::STACK_BYTES).spawn(|| decompile_module(&deep_sum(5_000), "functions.pyc")).unwrap().join().unwrap();
     assert!(within.failures.is_empty(), "{:?}", within.failures);
     assert!(within.source.contains("return None + None + None"), "{}", &within.source[..200]);
     // Past it: refused with the reason (a stack overflow before).

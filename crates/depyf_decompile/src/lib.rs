@@ -46,6 +46,14 @@ use depyf_ir::{normalize, Op};
 use depyf_source::{print_body, Arguments, Expr, Stmt};
 
 pub use error::DecompileError;
+
+/// Stack, in bytes, that decompiling one code object is sized for: the nesting it
+/// follows is bounded (expressions by `recover::MAX_NESTING`, regions by the
+/// structurer's depth limit, code objects by the `.pyc` reader's), and the CLI's worker
+/// threads and the Python extension run it on this much. Reserved, touched only as
+/// used. On a smaller stack (Rust's 2 MiB spawned threads) code near those limits may
+/// overflow it.
+pub const STACK_BYTES: usize = 64 << 20;
 pub use state_machine::FORCE_ENV as FORCE_STATE_MACHINE_ENV;
 
 /// What the caller can choose.

@@ -2060,7 +2060,7 @@ fn drop_dead_temps(blocks: &mut [BlockCode]) {
 /// The deepest nesting of expressions that recovery builds: deeper ones are refused
 /// ([`nesting_bound`]). Every later pass (the printer most) walks expressions
 /// recursively, a few hundred bytes of stack per level: 20,000 levels stay well within
-/// the 64 MiB stacks that the CLI and the Python extension decompile on. CPython's
+/// [`crate::STACK_BYTES`], which the CLI and the Python extension decompile on. CPython's
 /// own compiler refuses such nesting under its default recursion limits; a `.pyc` with
 /// more comes from a raised limit or a hand-made file.
 pub(crate) const MAX_NESTING: usize = 20_000;
@@ -2611,6 +2611,16 @@ fn pure_stack(ctx: &mut Ctx<'_>, ops: &[IrInstr], below: &[SVal], term: &Op) -> 
     Some(stack)
 }
 
+/// Whether block `b` starts as the clean-up of a chained comparison of 4 or more
+/// operands: several ways in (one per link but the last), then the kept middle
+/// operand dropped under the failed result (`SWAP 2; POP_TOP`, normalized from
+/// `ROT_TWO; POP_TOP` before 3.11; CPython `Python/compile.c`/`codegen.c`
+/// `compiler_compare`).
+fn is_chain_cleanup(cfg: &Cfg, ir: &[IrInstr], b: BlockId) -> bool {
+    let block = &cfg.blocks[b.index()];
+    block.preds.len() >= 2 && block.end >= block.start + 2 && matches!((&ir[block.start].op, &ir[block.start + 1].op), (Op::Swap(2), Op::PopTop))
+}
+
 /// A chained comparison of 4 or more operands whose value goes to exit code that
 /// CPython copies into both of its ends (a `return` and the code before it: small
 /// exit blocks are copied into the jumps to them, 3.12+ `Python/flowgraph.c`,
@@ -2629,10 +2639,7 @@ fn chain_exit_fold(ctx: &mut Ctx<'_>, cfg: &Cfg, ir: &[IrInstr], b: BlockId, kep
     let block = &cfg.blocks[b.index()];
     let Terminator::Branch { jump: clean, fall } = block.term else { return None };
     let cb = &cfg.blocks[clean.index()];
-    if cb.preds.len() < 2 || cb.handler != block.handler || cb.end < cb.start + 2 {
-        return None;
-    }
-    if !matches!((&ir[cb.start].op, &ir[cb.start + 1].op), (Op::Swap(2), Op::PopTop)) || !matches!(c0, Expr::Compare(..)) {
+    if !is_chain_cleanup(cfg, ir, clean) || cb.handler != block.handler || !matches!(c0, Expr::Compare(..)) {
         return None;
     }
     // The exit code: the rest of the clean-up, or the block it goes on to (which
@@ -2721,10 +2728,7 @@ fn chain_exit_fold(ctx: &mut Ctx<'_>, cfg: &Cfg, ir: &[IrInstr], b: BlockId, kep
 /// other shapes, and when a link already names its value (`spill_or_pop`).
 fn chain_cleanup_entry(ctx: &Ctx<'_>, cfg: &Cfg, ir: &[IrInstr], b: BlockId, exits: &[Option<Exit>], spill_or_pop: &BTreeSet<usize>) -> Option<(Vec<SVal>, Vec<usize>)> {
     let block = &cfg.blocks[b.index()];
-    if block.preds.len() < 2 || block.end < block.start + 2 {
-        return None;
-    }
-    if !matches!((&ir[block.start].op, &ir[block.start + 1].op), (Op::Swap(2), Op::PopTop)) {
+    if !is_chain_cleanup(cfg, ir, b) {
         return None;
     }
     let mut links: Vec<usize> = block.preds.iter().map(|p| p.index()).collect();

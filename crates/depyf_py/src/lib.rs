@@ -72,19 +72,14 @@ fn compare(py: Python<'_>, original: &Bound<'_, PyAny>, recompiled: &Bound<'_, P
     Ok((verdict.as_str().to_string(), detail))
 }
 
-/// Stack that [`contain`] runs the decompiler on. The caller's thread may have little
-/// (a Python thread made after `threading.stack_size(256 * 1024)`), and the decompiler
-/// nests as deeply as the code does, within its limits (`depyf_decompile`'s nesting
-/// limit, sized for 64 MiB; the CLI's workers have as much).
-const STACK_BYTES: usize = 64 << 20;
-
-/// Runs `f` with at least [`STACK_BYTES`] of stack (on a fresh stack segment, via the
-/// `stacker` crate, when the calling thread has less left), turning a panic (a bug of
+/// Runs `f` with at least [`depyf_decompile::STACK_BYTES`] of stack (on a fresh stack
+/// segment, via the `stacker` crate, when the calling thread has less left: a Python
+/// thread may have 256 KiB after `threading.stack_size`), turning a panic (a bug of
 /// ours, never the input's fault) into a `DecompileError` about `code`, so that Python
 /// sees a `DecompilationError`, not a `PanicException` that `except Exception` would
 /// miss.
 fn contain<T>(code: &depyf_bytecode::CodeObject, f: impl FnOnce() -> Result<T, depyf_decompile::DecompileError>) -> Result<T, depyf_decompile::DecompileError> {
-    let outcome = stacker::maybe_grow(STACK_BYTES, STACK_BYTES, || std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)));
+    let outcome = stacker::maybe_grow(depyf_decompile::STACK_BYTES, depyf_decompile::STACK_BYTES, || std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)));
     match outcome {
         Ok(r) => r,
         Err(payload) => {
