@@ -135,7 +135,8 @@ def main():
     m = max(scope[0], 1)
     print(f"  scope {scope[0]} functions: decompiled {100 * scope[1] / m:.1f}%  recompiled {100 * scope[2] / m:.1f}%  "
           f"identical {100 * scope[3] / m:.1f}%  identical or equivalent {100 * (scope[3] + scope[4]) / m:.1f}%")
-    print(f"  {report['totals']['functions_per_second']:.0f} functions/s (wall, with verification)")
+    totals = report["totals"]
+    print(f"  {totals['functions_per_second']:.0f} functions/s (wall, decompiling), verification {totals['verify_seconds']:.1f} s")
     if args.scope_failures:
         print(f"  -- scope failures: {len(scope_failures)}")
         for line in scope_failures[: args.scope_failures]:

@@ -56,7 +56,7 @@ pub struct FileReport {
     /// Why nothing could be decompiled: unreadable, corrupt or truncated file,
     /// unsupported version.
     pub error: Option<String>,
-    /// Seconds spent reading and decompiling (not verifying).
+    /// Seconds spent reading and decompiling this file (not verifying it).
     pub seconds: f64,
     /// The `--verify` result.
     pub verify: Option<VerifyReport>,
@@ -69,8 +69,11 @@ pub struct BatchOutput {
     pub files: Vec<FileReport>,
     /// Remarks about the run as a whole (e.g. no interpreter for a version).
     pub notes: Vec<String>,
-    /// Wall-clock seconds of the run.
+    /// Wall-clock seconds spent reading and decompiling (the whole run without
+    /// `--verify`).
     pub seconds: f64,
+    /// Wall-clock seconds of the `--verify` pass (0 without it).
+    pub verify_seconds: f64,
 }
 
 /// Why no work was done at all.
@@ -373,11 +376,12 @@ fn looks_like_text(data: &[u8]) -> bool {
     !data.is_empty() && data.get(2..4) != Some(b"\r\n".as_slice()) && std::str::from_utf8(data).is_ok_and(|t| !t.contains('\0'))
 }
 
-/// Reads and decompiles one input; with `verify`, recompiles and compares the result.
-pub fn decompile_input(input: &Input, verify: Option<&Interpreters>) -> FileReport {
+/// Reads and decompiles one input. Returns the report and, when `keep_bytes`, the
+/// file's bytes (for `--verify`, which reads the original code again).
+pub fn decompile_input(input: &Input, keep_bytes: bool) -> (FileReport, Option<Vec<u8>>) {
     let start = Instant::now();
     let name = input.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let mut report = match std::fs::read(&input.path) {
+    let (mut report, data) = match std::fs::read(&input.path) {
         Ok(data) => {
             // A panic is a bug of ours: report it for this file and go on with the others.
             let mut r = match std::panic::catch_unwind(|| decompile_bytes(&data, &name)) {
@@ -392,45 +396,66 @@ pub fn decompile_input(input: &Input, verify: Option<&Interpreters>) -> FileRepo
                 }
             };
             r.seconds = start.elapsed().as_secs_f64();
-            if let (Some(interpreters), Some(version), Some(source)) = (verify, r.version, &r.source) {
-                r.verify = Some(verify::verify_file(&data, version, source, interpreters));
-            }
-            r
+            (r, keep_bytes.then_some(data))
         }
-        Err(e) => FileReport { error: Some(format!("cannot read: {e}")), seconds: start.elapsed().as_secs_f64(), ..FileReport::default() },
+        Err(e) => (FileReport { error: Some(format!("cannot read: {e}")), seconds: start.elapsed().as_secs_f64(), ..FileReport::default() }, None),
     };
     report.input = input.path.clone();
     report.output = input.output.clone();
-    report
+    (report, data)
 }
 
-/// Decompiles every input in parallel; `on_done` is called once per finished file
-/// (for a progress bar).
+/// Decompiles every input in parallel, then, with `--verify`, recompiles and compares
+/// every result (a second parallel pass, timed on its own: [`BatchOutput::seconds`]
+/// is the decompiler's time only). `on_done` is called once per finished file (for a
+/// progress bar): after its decompilation, or after its check under `--verify`.
 pub fn decompile_inputs(inputs: &[Input], config: &DecompileConfig, on_done: &(dyn Fn(&FileReport) + Sync)) -> BatchOutput {
     let start = Instant::now();
-    let interpreters = Interpreters::new(&config.pythons);
-    let run = || -> Vec<FileReport> {
+    // Worker stacks of `depyf_decompile::STACK_BYTES`, which its nesting limits are
+    // sized for (rayon's default is 2 MiB). `jobs == 0` is rayon's default, one thread
+    // per core.
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(worker_threads(config.jobs, inputs.len())).stack_size(depyf_decompile::STACK_BYTES).build().ok();
+    let decompiled: Vec<(FileReport, Option<Vec<u8>>)> = in_pool(pool.as_ref(), || {
         inputs
             .par_iter()
             .map(|input| {
-                let report = decompile_input(input, config.verify.then_some(&interpreters));
+                let done = decompile_input(input, config.verify);
+                if !config.verify {
+                    on_done(&done.0);
+                }
+                done
+            })
+            .collect()
+    });
+    let seconds = start.elapsed().as_secs_f64();
+    if !config.verify {
+        let files = decompiled.into_iter().map(|(report, _)| report).collect();
+        return BatchOutput { files, notes: Vec::new(), seconds, verify_seconds: 0.0 };
+    }
+    let start = Instant::now();
+    let interpreters = Interpreters::new(&config.pythons);
+    let files = in_pool(pool.as_ref(), || {
+        decompiled
+            .into_par_iter()
+            .map(|(mut report, data)| {
+                if let (Some(data), Some(version), Some(source)) = (data, report.version, &report.source) {
+                    report.verify = Some(verify::verify_file(&data, version, source, &interpreters));
+                }
                 on_done(&report);
                 report
             })
             .collect()
-    };
-    // Worker stacks of `depyf_decompile::STACK_BYTES`, which its nesting limits are
-    // sized for (rayon's default is 2 MiB). `jobs == 0` is rayon's default, one thread
-    // per core.
-    let files = match rayon::ThreadPoolBuilder::new().num_threads(worker_threads(config.jobs, inputs.len())).stack_size(depyf_decompile::STACK_BYTES).build() {
-        Ok(pool) => pool.install(run),
-        Err(_) => run(),
-    };
-    let mut notes = Vec::new();
-    if config.verify {
-        notes.extend(interpreters.missing_notes());
+    });
+    BatchOutput { files, notes: interpreters.missing_notes(), seconds, verify_seconds: start.elapsed().as_secs_f64() }
+}
+
+/// `work` run in `pool`, or on this thread's rayon default when the pool could not be
+/// made.
+fn in_pool<R: Send>(pool: Option<&rayon::ThreadPool>, work: impl FnOnce() -> R + Send) -> R {
+    match pool {
+        Some(pool) => pool.install(work),
+        None => work(),
     }
-    BatchOutput { files, notes, seconds: start.elapsed().as_secs_f64() }
 }
 
 /// The worker threads for `jobs` requested (0: one per core) and `files` inputs: at
@@ -510,6 +535,7 @@ impl BatchOutput {
                 "failed": self.failed(),
                 "module_bodies_failed": self.module_bodies_failed(),
                 "seconds": self.seconds,
+                "verify_seconds": self.verify_seconds,
                 "functions_per_second": if self.seconds > 0.0 { functions as f64 / self.seconds } else { 0.0 },
             },
             "notes": self.notes,

@@ -258,7 +258,8 @@ fn report(out: &BatchOutput) {
         let failed: usize = checked.iter().map(|v| v.failed.len()).sum();
         let broken = checked.iter().filter(|v| v.error.is_some()).count();
         line.push_str(&format!(
-            "; verify: {identical} identical, {equivalent} equivalent, {different} different, {failed} failed, {broken} files did not recompile"
+            "; verify: {identical} identical, {equivalent} equivalent, {different} different, {failed} failed, {broken} files did not recompile, in {:.2}s",
+            out.verify_seconds
         ));
     }
     eprintln!("{line}");

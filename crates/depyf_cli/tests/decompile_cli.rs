@@ -206,6 +206,7 @@ fn json_summary() {
     let failures = files[1]["failures"].as_array().unwrap();
     assert!(failures.iter().any(|f| f["qualname"] == "only" && !f["reason"].as_str().unwrap().is_empty()), "{failures:?}");
     assert_eq!(j["totals"]["files"], 2);
+    assert_eq!(j["totals"]["verify_seconds"], 0.0, "no --verify");
     assert_eq!(j["exit_code"], 1);
 }
 
@@ -501,6 +502,50 @@ fn verify_names_differing_functions_on_stderr() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("control.pyc: ternary differs after recompiling: "), "{err}");
     assert_eq!(out.status.code(), Some(1), "{err}");
+}
+
+/// Under `--verify` a class with one stubbed method is compared all the same: the
+/// stub is listed as failed, the class body and the other method as identical or
+/// equivalent, not as "the original cannot be recovered".
+#[test]
+fn verify_compares_a_class_around_a_stubbed_method() {
+    let Some(python) = python312() else {
+        eprintln!("skipped: no CPython 3.12 installed");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (py, pyc) = (dir.path().join("m.py"), dir.path().join("m.pyc"));
+    std::fs::write(&py, "class C:\n    x = 1\n\n    def ok(self):\n        return self.x\n\n    def only(self, a):\n        return a + 1\n").unwrap();
+    let ok = std::process::Command::new(&python).arg("-c").arg("import py_compile, sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2], doraise=True)").arg(&py).arg(&pyc).status().unwrap();
+    assert!(ok.success());
+    // An undefined opcode at the start of `C.only` (as in `broken_only`).
+    let mut data = std::fs::read(&pyc).unwrap();
+    let code = depyf_bytecode::read_pyc(&data).unwrap().code;
+    let class = code.co_consts.iter().find_map(|c| match c {
+        depyf_bytecode::Constant::Code(c) if c.co_name == "C" => Some(c.clone()),
+        _ => None,
+    });
+    let only = class.unwrap().co_consts.iter().find_map(|c| match c {
+        depyf_bytecode::Constant::Code(c) if c.co_name == "only" => Some(c.co_code.clone()),
+        _ => None,
+    });
+    let only = only.unwrap();
+    let at = data.windows(only.len()).position(|w| w == only.as_slice()).unwrap();
+    let table = depyf_bytecode::table_for(depyf_bytecode::PythonVersion::PY312).unwrap();
+    data[at] = (0..=255u8).rev().find(|&op| table.name(op).is_none()).unwrap();
+    std::fs::write(&pyc, &data).unwrap();
+    let mut arg = std::ffi::OsString::from("3.12=");
+    arg.push(&python);
+    let out = depyf().args(["decompile", "--verify", "--json", "--python"]).arg(arg).arg(&pyc).output().unwrap();
+    let j = stdout_json(&out);
+    let v = &j["files"][0]["verify"];
+    assert_eq!(v["failed"], serde_json::json!(["C.only"]), "{v}");
+    assert_eq!(v["different"], serde_json::json!([]), "{v}");
+    assert_eq!(v["identical"].as_u64().unwrap() + v["equivalent"].as_u64().unwrap(), 2, "C and C.ok: {v}");
+    assert_eq!(out.status.code(), Some(1), "the stub");
+    // The decompiler's time and the check's are told apart.
+    assert!(j["totals"]["verify_seconds"].as_f64().unwrap() > 0.0, "{}", j["totals"]);
+    assert!(j["totals"]["seconds"].as_f64().unwrap() > 0.0, "{}", j["totals"]);
 }
 
 /// `only` of the 3.12 fixture rewritten to `return None + None + ...` with `terms`
