@@ -2611,17 +2611,17 @@ fn pure_stack(ctx: &mut Ctx<'_>, ops: &[IrInstr], below: &[SVal], term: &Op) -> 
     Some(stack)
 }
 
-/// Whether block `b` starts as the clean-up of a chained comparison of 4 or more
-/// operands: several ways in (one per link but the last), then the kept middle
-/// operand dropped under the failed result (`SWAP 2; POP_TOP`, normalized from
-/// `ROT_TWO; POP_TOP` before 3.11; CPython `Python/compile.c`/`codegen.c`
-/// `compiler_compare`).
-fn is_chain_cleanup(cfg: &Cfg, ir: &[IrInstr], b: BlockId) -> bool {
+/// Whether block `b` starts as the clean-up of a chained comparison with at least
+/// `ways` ways in (one per link but the last: a chain of `ways + 2` operands or
+/// more), then the kept middle operand dropped under the failed result (`SWAP 2;
+/// POP_TOP`, normalized from `ROT_TWO; POP_TOP` before 3.11; CPython
+/// `Python/compile.c`/`codegen.c` `compiler_compare`).
+fn is_chain_cleanup(cfg: &Cfg, ir: &[IrInstr], b: BlockId, ways: usize) -> bool {
     let block = &cfg.blocks[b.index()];
-    block.preds.len() >= 2 && block.end >= block.start + 2 && matches!((&ir[block.start].op, &ir[block.start + 1].op), (Op::Swap(2), Op::PopTop))
+    block.preds.len() >= ways && block.end >= block.start + 2 && matches!((&ir[block.start].op, &ir[block.start + 1].op), (Op::Swap(2), Op::PopTop))
 }
 
-/// A chained comparison of 4 or more operands whose value goes to exit code that
+/// A chained comparison of 3 or more operands whose value goes to exit code that
 /// CPython copies into both of its ends (a `return` and the code before it: small
 /// exit blocks are copied into the jumps to them, 3.12+ `Python/flowgraph.c`,
 /// before `Python/compile.c`/`peephole.c`): `b`, the first link, tests `c0` (its
@@ -2633,29 +2633,21 @@ fn is_chain_cleanup(cfg: &Cfg, ir: &[IrInstr], b: BlockId) -> bool {
 /// (CPython `Python/compile.c`/`codegen.c` `compiler_compare`). Returns the whole
 /// chain, the clean-up block and where its exit code starts: like a [`tail_fold`],
 /// structuring goes from `b` straight to that exit code with the chain on the
-/// stack. `None` for other shapes (a chain of 3 operands folds as
-/// `a < (t := b) and t < c`).
+/// stack. `None` for other shapes. (Where the exit code is not copied, a chain of 3
+/// operands folds at the merge after it, as `a < (t := b) and t < c`, and a longer
+/// one through [`chain_cleanup_entry`].)
 fn chain_exit_fold(ctx: &mut Ctx<'_>, cfg: &Cfg, ir: &[IrInstr], b: BlockId, kept: &[SVal], c0: &Expr) -> Option<(Expr, BlockId, usize)> {
     let block = &cfg.blocks[b.index()];
     let Terminator::Branch { jump: clean, fall } = block.term else { return None };
     let cb = &cfg.blocks[clean.index()];
-    if !is_chain_cleanup(cfg, ir, clean) || cb.handler != block.handler || !matches!(c0, Expr::Compare(..)) {
+    if !is_chain_cleanup(cfg, ir, clean, 1) || cb.handler != block.handler || !matches!(c0, Expr::Compare(..)) {
         return None;
     }
-    // The exit code: the rest of the clean-up, or the block it goes on to (which
-    // other code reaches too: `e or a < b < c < d`).
-    let exit_code: Vec<&Op> = match cb.term {
-        Terminator::Return => ir[cb.start + 2..cb.end].iter().map(|i| &i.op).collect(),
-        Terminator::FallThrough(n) | Terminator::Jump(n) => {
-            let nb = &cfg.blocks[n.index()];
-            let own = if matches!(cb.term, Terminator::Jump(_)) { cb.end - 1 } else { cb.end };
-            if own < cb.start + 2 || nb.handler != block.handler || !matches!(nb.term, Terminator::Return) {
-                return None;
-            }
-            ir[cb.start + 2..own].iter().chain(&ir[nb.start..nb.end]).map(|i| &i.op).collect()
-        }
-        _ => return None,
-    };
+    // The exit code: the rest of the clean-up, and the returning block it goes on to
+    // (which other code reaches too: `e or a < b < c < d`; or which lies outside the
+    // `try` whose body assigns the chain, `try: y = a < b < c` then `return y`).
+    let (own_exit, next_exit) = exit_parts(cfg, ir, clean, cb.start + 2)?;
+    let exit_code: Vec<&Op> = own_exit.iter().chain(next_exit.map_or(&[][..], |(_, ops)| ops)).map(|i| &i.op).collect();
     // A link after the first is no root of its own.
     if let [p] = block.preds.as_slice() {
         if matches!(cfg.blocks[p.index()].term, Terminator::Branch { jump, .. } if jump == clean) {
@@ -2689,12 +2681,24 @@ fn chain_exit_fold(ctx: &mut Ctx<'_>, cfg: &Cfg, ir: &[IrInstr], b: BlockId, kep
                 links.push(cur);
                 (prev, cur) = (cur, fall);
             }
-            Terminator::Return => {
-                let n = exit_code.len();
-                if blk.end < blk.start + n + 1 || ir[blk.end - n..blk.end].iter().map(|i| &i.op).ne(exit_code.iter().copied()) {
+            Terminator::Return | Terminator::FallThrough(_) | Terminator::Jump(_) => {
+                // The last link ends in a copy of the exit code: all in its own block,
+                // or split as the clean-up's is (the same handlers), the next block
+                // reached from it alone.
+                let (own, next) = exit_parts(cfg, ir, cur, blk.start)?;
+                let copied: Vec<&Op> = match (next, next_exit) {
+                    (None, None) => exit_code.clone(),
+                    (None, Some((cnb, _))) if cfg.blocks[cnb.index()].handler == block.handler => exit_code.clone(),
+                    (Some((nb, ops)), Some((cnb, cops))) if cfg.blocks[nb.index()].preds == [cur] && cfg.blocks[nb.index()].handler == cfg.blocks[cnb.index()].handler && ops.iter().map(|i| &i.op).eq(cops.iter().map(|i| &i.op)) => {
+                        own_exit.iter().map(|i| &i.op).collect()
+                    }
+                    _ => return None,
+                };
+                let n = copied.len();
+                if own.len() < n + 1 || own[own.len() - n..].iter().map(|i| &i.op).ne(copied) {
                     return None;
                 }
-                let after = pure_stack(ctx, &ir[blk.start..blk.end - n], &stack, &Op::Nop)?;
+                let after = pure_stack(ctx, &own[..own.len() - n], &stack, &Op::Nop)?;
                 let [rest @ .., SVal::Expr(last)] = after.as_slice() else { return None };
                 if rest != below {
                     return None;
@@ -2706,11 +2710,31 @@ fn chain_exit_fold(ctx: &mut Ctx<'_>, cfg: &Cfg, ir: &[IrInstr], b: BlockId, kep
         }
     }
     // Every way into the clean-up is a link.
-    if links.len() < 2 || cb.preds.iter().any(|p| !links.contains(p)) || links.len() != cb.preds.len() {
+    if cb.preds.iter().any(|p| !links.contains(p)) || links.len() != cb.preds.len() {
         return None;
     }
     let chain = tests.into_iter().reduce(|a, c| bool_op(true, a, c))?;
     matches!(chain, Expr::Compare(..)).then_some((chain, clean, cb.start + 2))
+}
+
+/// The exit code of block `b` from its instruction `from` on, for [`chain_exit_fold`]:
+/// its own ops to its end (without a closing jump) and, when it does not return
+/// itself, the block it goes on to with that block's ops, which must return. `None`
+/// for other endings.
+fn exit_parts<'a>(cfg: &Cfg, ir: &'a [IrInstr], b: BlockId, from: usize) -> Option<(&'a [IrInstr], Option<(BlockId, &'a [IrInstr])>)> {
+    let blk = &cfg.blocks[b.index()];
+    match blk.term {
+        Terminator::Return => Some((ir.get(from..blk.end)?, None)),
+        Terminator::FallThrough(n) | Terminator::Jump(n) => {
+            let nb = &cfg.blocks[n.index()];
+            let own = if matches!(blk.term, Terminator::Jump(_)) { blk.end - 1 } else { blk.end };
+            if own < from || !matches!(nb.term, Terminator::Return) {
+                return None;
+            }
+            Some((&ir[from..own], Some((n, &ir[nb.start..nb.end]))))
+        }
+        _ => None,
+    }
 }
 
 /// The entry of the clean-up block of a chained comparison of 4 or more operands
@@ -2728,7 +2752,7 @@ fn chain_exit_fold(ctx: &mut Ctx<'_>, cfg: &Cfg, ir: &[IrInstr], b: BlockId, kep
 /// other shapes, and when a link already names its value (`spill_or_pop`).
 fn chain_cleanup_entry(ctx: &Ctx<'_>, cfg: &Cfg, ir: &[IrInstr], b: BlockId, exits: &[Option<Exit>], spill_or_pop: &BTreeSet<usize>) -> Option<(Vec<SVal>, Vec<usize>)> {
     let block = &cfg.blocks[b.index()];
-    if !is_chain_cleanup(cfg, ir, b) {
+    if !is_chain_cleanup(cfg, ir, b, 2) {
         return None;
     }
     let mut links: Vec<usize> = block.preds.iter().map(|p| p.index()).collect();

@@ -145,3 +145,30 @@ def two_chains(a, b, c, d, e):
 @case((1, 2, 3, 4), (4, 3, 2, 1))
 def not_chain(a, b, c, d):
     return not a < b < c < d
+
+
+# The value goes to a small `return` that CPython copies into both ends of the
+# chain (3.12+ `Python/flowgraph.c`): no merge after the chain to fold at; in a
+# `try` body, the copied `return` lies outside the `try` on both ends.
+@case((1, 2, 3, []), (1, 3, 2, []), (3, 2, 1, []))
+def chain3_assigned_then_returned(a, b, c, log):
+    y = a < g(log, [b], 0) < c
+    return y, log
+
+
+@case((1, 2, 3, []), (1, 3, 2, []), (3, 2, 1, []), (1, 2, 5, []))
+def chain3_in_try(a, b, c, log):
+    try:
+        y = a < g(log, [b], 0) < c
+    except IndexError:
+        y = None
+    return y, log
+
+
+@case((1, 2, 3, 4, 5, []), (1, 2, 4, 3, 5, []), (2, 1, 3, 4, 5, []))
+def chain5_in_try(a, b, c, d, e, log):
+    try:
+        y = a < g(log, [b], 0) < g(log, [c], 0) < d < e
+    except IndexError:
+        y = None
+    return y, log
