@@ -172,3 +172,10 @@ def chain5_in_try(a, b, c, d, e, log):
     except IndexError:
         y = None
     return y, log
+
+
+# Chains of 3 operands joined by `or` in a `return` (curses.ascii `isxdigit`): each
+# chain's clean-up ends in its own copy of the `return`.
+@case(("5", []), ("B", []), ("b", []), ("z", []), ("@", []))
+def chain3s_in_or_return(c, log):
+    return c.isdigit() or 65 <= g(log, [ord(c)], 0) <= 70 or 97 <= g(log, [ord(c)], 0) <= 102, log
