@@ -544,9 +544,9 @@ impl BlockState<'_, '_> {
     /// leaves `[.., t, a, (t := m)]` for a fresh temporary `t` and returns true:
     /// `m` is evaluated once, after `a`, and the kept copy reads `t`, which only the
     /// next comparison of the chain does (after the test of this one). `bool_op`
-    /// folds `a < (t := m) and t < c` back into `a < m < c`. False (nothing
-    /// changed) for other shapes and for an `m` that may be evaluated again as it
-    /// is (a name or constant: the plain copy serves).
+    /// folds `a < (t := m) and t < c` back into `a < m < c`. A name or constant
+    /// `m` is named too: the temporary is what tells the chain from `a < m and m <
+    /// c`, which loads `m` twice. False (nothing changed) for other shapes.
     fn chain_middle(&mut self, rest: &[IrInstr]) -> bool {
         // The test is the block's terminator, after the ops in `rest`.
         let test = matches!(self.term, Op::JumpIfOrPop { .. } | Op::JumpIf { .. });
@@ -554,7 +554,7 @@ impl BlockState<'_, '_> {
         // 3.14 `TO_BOOL` as a `Nop`.)
         let tested = test && !rest.is_empty() && rest[1..].iter().all(|i| matches!(i.op, Op::Nop)) || test && rest.len() == 2 && matches!(rest[1].op, Op::Copy(1));
         let len = self.stack.len();
-        if !tested || !matches!(rest.first().map(|i| &i.op), Some(Op::Compare(_))) || len < 2 || self.is_atomic_at(len - 1) {
+        if !tested || !matches!(rest.first().map(|i| &i.op), Some(Op::Compare(_))) || len < 2 {
             return false;
         }
         let (SVal::Expr(_), SVal::Expr(m)) = (&self.stack[len - 2], &self.stack[len - 1]) else { return false };
@@ -3100,18 +3100,10 @@ pub(crate) fn set_display(e: Expr) -> Expr {
     }
 }
 
+/// `a and b` (`is_and`) or `a or b`, flattened into one `BoolOp` with the items of
+/// either side that is one of the same kind, the links of a chained comparison
+/// joined (see [`push_and_item`]).
 pub(crate) fn bool_op(is_and: bool, a: Expr, b: Expr) -> Expr {
-    // `not a < b or not b < c` is the negated chain `not a < b < c` (how a jump on a
-    // chained comparison reads when its test is negated).
-    if !is_and {
-        if let (Expr::UnaryOp("not", x), Expr::UnaryOp("not", y)) = (&a, &b) {
-            if let (Expr::Compare(..), Expr::Compare(..)) = (&**x, &**y) {
-                if let chain @ Expr::Compare(..) = bool_op(true, (**x).clone(), (**y).clone()) {
-                    return Expr::UnaryOp("not", Box::new(chain));
-                }
-            }
-        }
-    }
     let mut items: Vec<Expr> = Vec::new();
     for part in [a, b] {
         match part {
@@ -3129,9 +3121,10 @@ pub(crate) fn bool_op(is_and: bool, a: Expr, b: Expr) -> Expr {
     Expr::BoolOp(is_and, items)
 }
 
-/// `a < b and b < c` as the chain `a < b < c`: `b` a name or constant, or the
-/// kept middle operand that recovery named (`a < (t := m) and t < c`, see
-/// `BlockState::chain_middle`). `None` for other pairs.
+/// `a < (t := m) and t < c` as the chain `a < m < c`: `t` is the kept middle
+/// operand that recovery named (see `BlockState::chain_middle`), which only the
+/// bytecode of a chain has. `None` for other pairs: `a < b and b < c` written so
+/// loads `b` twice and stays as it is.
 fn join_chain(a: &Expr, b: &Expr) -> Option<Expr> {
     let (Expr::Compare(l1, r1), Expr::Compare(l2, r2)) = (a, b) else { return None };
     if let Some((op, Expr::NamedExpr(t, m))) = r1.last() {
@@ -3142,24 +3135,25 @@ fn join_chain(a: &Expr, b: &Expr) -> Option<Expr> {
             return Some(Expr::Compare(l1.clone(), ops));
         }
     }
-    if let Some((_, last)) = r1.last() {
-        if **l2 == *last && matches!(last, Expr::Name(_) | Expr::Const(_)) {
-            let mut ops = r1.clone();
-            ops.extend(r2.iter().cloned());
-            return Some(Expr::Compare(l1.clone(), ops));
-        }
-    }
     None
 }
 
 /// Appends `e` to the items of an `and` (`is_and`) or `or`, joining it with the
 /// last item when the two are the links of one chained comparison (see
-/// [`bool_op`]): a chain of 4 or more operands folds as `c0 and c1 and .. and cn`
-/// (see `chain_cleanup_entry`), whose neighbours join pair by pair.
+/// [`join_chain`]): a chain of 4 or more operands folds as `c0 and c1 and .. and cn`
+/// (see `chain_cleanup_entry`), whose neighbours join pair by pair; in an `or`,
+/// `not c0 or not c1` (how a jump on a chain reads when its test is negated) is the
+/// negated chain.
 fn push_and_item(is_and: bool, items: &mut Vec<Expr>, e: Expr) {
     if is_and {
         if let Some(joined) = items.last().and_then(|last| join_chain(last, &e)) {
             *items.last_mut().expect("checked") = joined;
+            return;
+        }
+    } else if let (Some(Expr::UnaryOp("not", x)), Expr::UnaryOp("not", y)) = (items.last(), &e) {
+        // In an `or`: `not a < (t := b) or not t < c` is `not a < b < c`.
+        if let Some(joined) = join_chain(x, y) {
+            *items.last_mut().expect("checked") = Expr::UnaryOp("not", Box::new(joined));
             return;
         }
     }

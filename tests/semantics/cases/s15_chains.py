@@ -179,3 +179,25 @@ def chain5_in_try(a, b, c, d, e, log):
 @case(("5", []), ("B", []), ("b", []), ("z", []), ("@", []))
 def chain3s_in_or_return(c, log):
     return c.isdigit() or 65 <= g(log, [ord(c)], 0) <= 70 or 97 <= g(log, [ord(c)], 0) <= 102, log
+
+
+# Two comparisons joined by `and` that share an operand load it twice: they stay
+# an `and`, not the chain `'.' not in m not in y` (pkgutil `iter_zipimport_modules`).
+@case(("a.b", {}), ("ab", {}), ("ab", {"ab": 1}), ("", {}))
+def and_of_compares_sharing_a_name(modname, yielded):
+    if modname and '.' not in modname and modname not in yielded:
+        return True
+    return False
+
+
+@case((0,), (5,), (12,), (-1,))
+def and_of_compares_sharing_a_name_value(m):
+    return 1 <= m and m <= 12
+
+
+# Negated chains joined by `or` (colorsys-like range checks): each is one chain.
+@case((1, 2, 3), (300, 2, 3), (1, -2, 3), (1, 2, 256))
+def negated_chains_in_or(r, g, b):
+    if not 0 <= r <= 255 or not 0 <= g <= 255 or not 0 <= b <= 255:
+        return "out of range"
+    return "ok"

@@ -19,10 +19,10 @@ def loops(n):
 def ternary(a, b):
     assert a is not None, 'a is required'
     if a < b < 10:
-        __temp_0__ = a
+        __temp_1__ = a
     else:
-        __temp_0__ = b
-    return __temp_0__
+        __temp_1__ = b
+    return __temp_1__
 
 # depyf-function: Point
 class Point:
