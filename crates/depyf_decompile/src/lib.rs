@@ -938,6 +938,8 @@ fn canonical_temps(text: &str) -> String {
 /// temporaries do not count), else [`Verdict::Differs`] with the first differing
 /// line. The second string is a human-readable detail.
 pub fn compare(original: &CodeObject, recompiled: &CodeObject, options: &Options) -> (Verdict, String) {
+    // Set displays of constants are compared whatever order their frozenset holds.
+    let (original, recompiled) = (&*sorted_frozensets(original), &*sorted_frozensets(recompiled));
     if let (Ok(a), Ok(b)) = (normalize(original), normalize(recompiled)) {
         if depyf_ir::stream::stream(original, &a) == depyf_ir::stream::stream(recompiled, &b) {
             return (Verdict::Identical, "normalized instruction streams are equal".into());
@@ -979,6 +981,41 @@ pub fn compare(original: &CodeObject, recompiled: &CodeObject, options: &Options
             lb.get(at).map_or("<end>", |s| s.trim())
         ),
     )
+}
+
+/// `code` with the items of every `frozenset` constant (in it and in the code objects
+/// nested in it) sorted, or `code` itself when it has none. A set display of
+/// constants (`x in {'a', 'b'}`) compiles to a frozenset whose iteration order
+/// follows the string hashes of the interpreter that compiled it (`PYTHONHASHSEED`):
+/// the original and the recompiled code, compiled by two processes, may hold the
+/// same set in two orders, which recover to two different-looking displays.
+fn sorted_frozensets(code: &CodeObject) -> std::borrow::Cow<'_, CodeObject> {
+    fn has_set(c: &Constant) -> bool {
+        match c {
+            Constant::FrozenSet(_) => true,
+            Constant::Tuple(items) => items.iter().any(has_set),
+            Constant::Code(code) => code.co_consts.iter().any(has_set),
+            _ => false,
+        }
+    }
+    fn sorted(c: &Constant) -> Constant {
+        match c {
+            Constant::FrozenSet(items) => {
+                let mut items: Vec<Constant> = items.iter().map(sorted).collect();
+                items.sort_by_cached_key(|c| format!("{c:?}"));
+                Constant::FrozenSet(items)
+            }
+            Constant::Tuple(items) => Constant::Tuple(items.iter().map(sorted).collect()),
+            Constant::Code(code) if code.co_consts.iter().any(has_set) => Constant::Code(std::sync::Arc::new(sorted_frozensets(code).into_owned())),
+            c => c.clone(),
+        }
+    }
+    if !code.co_consts.iter().any(has_set) {
+        return std::borrow::Cow::Borrowed(code);
+    }
+    let mut owned = code.clone();
+    owned.co_consts = code.co_consts.iter().map(sorted).collect();
+    std::borrow::Cow::Owned(owned)
 }
 
 /// Each statement that recovery finds in a block of `code` (before structuring),
@@ -1075,6 +1112,28 @@ mod tests {
         }
         assert_eq!(digits_after("ééé", "é"), vec!["", "", ""]);
         assert!(digits_after("", "__const_").is_empty());
+    }
+
+    /// Frozensets are sorted in the code, in tuples and in nested code objects; code
+    /// without one is not copied.
+    #[test]
+    fn frozensets_are_sorted_at_every_depth() {
+        use depyf_bytecode::Constant;
+        use std::sync::Arc;
+        let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/pyc/py312/basics.pyc");
+        let mut module = depyf_bytecode::read_pyc(&std::fs::read(fixture).unwrap()).unwrap().code;
+        module.co_consts = vec![Constant::None, Constant::Tuple(vec![Constant::Int(1)])];
+        assert!(matches!(super::sorted_frozensets(&module), std::borrow::Cow::Borrowed(_)));
+        let set = |items: &[&str]| Constant::FrozenSet(items.iter().map(|s| Constant::Str(Arc::from(*s))).collect());
+        let mut inner = module.clone();
+        inner.co_consts = vec![set(&["b", "a"])];
+        let mut outer = module.clone();
+        outer.co_consts = vec![Constant::Tuple(vec![set(&["z", "y", "x"])]), Constant::Code(Arc::new(inner)), Constant::None];
+        let sorted = super::sorted_frozensets(&outer);
+        assert_eq!(sorted.co_consts[0], Constant::Tuple(vec![set(&["x", "y", "z"])]));
+        let Constant::Code(inner) = &sorted.co_consts[1] else { panic!("{:?}", sorted.co_consts[1]) };
+        assert_eq!(inner.co_consts, vec![set(&["a", "b"])]);
+        assert_eq!(sorted.co_consts[2], Constant::None);
     }
 
     #[test]
