@@ -1059,12 +1059,36 @@ impl<'a> Structurer<'a> {
             if self.dead_jumps_kept && lone_jump && matches!(block.term, Terminator::Jump(s) if s.0 > b.0 && self.loops.last().is_none_or(|l| l.follow != Some(s))) && self.own_line_jump(b) {
                 break;
             }
+            // A chain's clean-up that goes straight back to a loop's header (`for x
+            // in xs: if c or a < x < b: ...`, its test false; before CPython 3.11):
+            // the `continue` that the last test's own jump to the header is too.
+            if let Terminator::Jump(s) = block.term {
+                if pops_only() && !self.latches[s.index()].is_empty() && self.is_chain_cleanup(b) {
+                    return s;
+                }
+            }
             match block.term {
                 Terminator::Jump(s) | Terminator::FallThrough(s) if self.latches[s.index()].is_empty() => b = s,
                 _ => break,
             }
         }
         b
+    }
+
+    /// Whether `b` is the clean-up of a chained comparison in a test: every way in is
+    /// the test of a link, whose comparison names its kept middle operand (`a < (t
+    /// := m)`, see `recover::BlockState::chain_middle`), not a `break` that pops a
+    /// `for` loop's iterator too.
+    fn is_chain_cleanup(&self, b: BlockId) -> bool {
+        fn link(e: &Expr) -> bool {
+            match e {
+                Expr::Compare(_, ops) => matches!(ops.last(), Some((_, Expr::NamedExpr(t, _))) if t.starts_with("__temp_")),
+                Expr::UnaryOp("not", x) => link(x),
+                _ => false,
+            }
+        }
+        let preds = &self.cfg.blocks[b.index()].preds;
+        !preds.is_empty() && preds.iter().all(|p| self.rec.blocks[p.index()].fall_condition.as_ref().is_some_and(link))
     }
 
     /// Whether `a` and `b` lead to the same code: the same block, or two terminal
@@ -1077,6 +1101,23 @@ impl<'a> Structurer<'a> {
     /// `duplicate_exits_without_lineno`, `inline_small_exit_blocks`).
     fn same_exit(&self, a: BlockId, b: BlockId) -> bool {
         if a == b {
+            return true;
+        }
+        // A lone jump back to a loop header and the header itself, on one line: the
+        // `continue` of one condition on the line of its loop, a comprehension's
+        // (`[x for x in xs if c or a < x < b]`: CPython 3.11+ jumps forward only, so
+        // the last test goes straight back to the header, the chain's clean-up
+        // through the jump at the end of the body). A `continue` statement has a
+        // line of its own.
+        let back_to = |x: BlockId| {
+            let blk = &self.cfg.blocks[x.index()];
+            let lone = self.ir[blk.start..blk.end].iter().all(|i| matches!(i.op, depyf_ir::Op::Nop | depyf_ir::Op::Jump(_)));
+            match blk.term {
+                Terminator::Jump(h) if lone && self.rec.blocks[x.index()].stmts.is_empty() && !self.latches[h.index()].is_empty() => Some(h),
+                _ => None,
+            }
+        };
+        if (back_to(a) == Some(b) || back_to(b) == Some(a)) && self.same_lines(a, b) {
             return true;
         }
         let terminal = |x: BlockId| matches!(self.cfg.blocks[x.index()].term, Terminator::Return | Terminator::Raise);

@@ -201,3 +201,31 @@ def negated_chains_in_or(r, g, b):
     if not 0 <= r <= 255 or not 0 <= g <= 255 or not 0 <= b <= 255:
         return "out of range"
     return "ok"
+
+
+# Chains in the test of an `if` that ends a loop body, its false way the
+# `continue`: the chain's clean-up goes back to the loop header on its own path
+# (before 3.11 straight, 3.11+ through the jump at the end of the body). Failed
+# as comprehension filters ("a comprehension body of an unknown shape") and came
+# out as nested ifs with `continue` in a loop.
+@case(([0, 5, 12, 25, -3],), ([],))
+def filter_name_or_chain(xs):
+    return [x for x in xs if x or 0 <= x <= 9]
+
+
+@case(([0, 5, 12, 25, -3, 29, 30],),)
+def filter_chain_or_chain(xs):
+    return {x: 1 for x in xs if 0 <= x <= 9 or 20 <= x <= 29}
+
+
+@case(([0, 5, 12, 25, -3],),)
+def filter_name_and_chain(xs):
+    return [x for x in xs if x and 0 <= x <= 9]
+
+
+@case(([0, 5, 12, 25, -3], []),)
+def loop_if_name_or_chain(xs, out):
+    for x in xs:
+        if x or 0 <= x <= 9:
+            out.append(x)
+    return out
