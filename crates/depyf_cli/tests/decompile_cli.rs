@@ -32,20 +32,28 @@ fn mixed_tree(root: &Path) {
 /// `only`: a nested function that cannot be decompiled, whatever the decompiler learns.
 fn broken_only(version: &str) -> Vec<u8> {
     let mut data = std::fs::read(fixture(version, "functions.pyc")).unwrap();
-    let pyc = depyf_bytecode::read_pyc(&data).unwrap();
-    let only = pyc
-        .code
-        .co_consts
-        .iter()
-        .find_map(|c| match c {
-            depyf_bytecode::Constant::Code(c) if c.co_name == "only" => Some(c.co_code.clone()),
-            _ => None,
-        })
-        .unwrap();
-    let at = data.windows(only.len()).position(|w| w == only.as_slice()).unwrap();
+    break_function(&mut data, &["only"]);
+    data
+}
+
+/// Writes an undefined opcode at the start of the code object at `path` (`co_name`s
+/// from the module down) in the `.pyc` bytes `data`.
+fn break_function(data: &mut [u8], path: &[&str]) {
+    let pyc = depyf_bytecode::read_pyc(data).unwrap();
+    let mut code = std::sync::Arc::new(pyc.code);
+    for name in path {
+        code = code
+            .co_consts
+            .iter()
+            .find_map(|c| match c {
+                depyf_bytecode::Constant::Code(c) if c.co_name == *name => Some(c.clone()),
+                _ => None,
+            })
+            .unwrap();
+    }
+    let at = data.windows(code.co_code.len()).position(|w| w == code.co_code.as_slice()).unwrap();
     let table = depyf_bytecode::table_for(pyc.header.version).unwrap();
     data[at] = (0..=255u8).rev().find(|&op| table.name(op).is_none()).unwrap();
-    data
 }
 
 fn depyf() -> Command {
@@ -303,13 +311,19 @@ fn compiled_by_38(name: &str, source: &str) -> Option<(tempfile::TempDir, PathBu
         }
         Err(e) => panic!("{e}"),
     };
+    Some(compiled_by(&python, name, source))
+}
+
+/// `source` compiled by the interpreter `python` into `DIR/name.pyc`, with its
+/// temporary folder.
+fn compiled_by(python: &Path, name: &str, source: &str) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let py = dir.path().join(format!("{name}.py"));
     std::fs::write(&py, source).unwrap();
     let pyc = dir.path().join(format!("{name}.pyc"));
-    let ok = std::process::Command::new(&python).arg("-c").arg("import py_compile, sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2], doraise=True)").arg(&py).arg(&pyc).status().unwrap();
+    let ok = std::process::Command::new(python).arg("-c").arg("import py_compile, sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2], doraise=True)").arg(&py).arg(&pyc).status().unwrap();
     assert!(ok.success());
-    Some((dir, pyc))
+    (dir, pyc)
 }
 
 /// 3.8 code whose `finally` bodies with branches are copied gets IR offsets of its own
@@ -513,26 +527,9 @@ fn verify_compares_a_class_around_a_stubbed_method() {
         eprintln!("skipped: no CPython 3.12 installed");
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let (py, pyc) = (dir.path().join("m.py"), dir.path().join("m.pyc"));
-    std::fs::write(&py, "class C:\n    x = 1\n\n    def ok(self):\n        return self.x\n\n    def only(self, a):\n        return a + 1\n").unwrap();
-    let ok = std::process::Command::new(&python).arg("-c").arg("import py_compile, sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2], doraise=True)").arg(&py).arg(&pyc).status().unwrap();
-    assert!(ok.success());
-    // An undefined opcode at the start of `C.only` (as in `broken_only`).
+    let (_dir, pyc) = compiled_by(&python, "m", "class C:\n    x = 1\n\n    def ok(self):\n        return self.x\n\n    def only(self, a):\n        return a + 1\n");
     let mut data = std::fs::read(&pyc).unwrap();
-    let code = depyf_bytecode::read_pyc(&data).unwrap().code;
-    let class = code.co_consts.iter().find_map(|c| match c {
-        depyf_bytecode::Constant::Code(c) if c.co_name == "C" => Some(c.clone()),
-        _ => None,
-    });
-    let only = class.unwrap().co_consts.iter().find_map(|c| match c {
-        depyf_bytecode::Constant::Code(c) if c.co_name == "only" => Some(c.co_code.clone()),
-        _ => None,
-    });
-    let only = only.unwrap();
-    let at = data.windows(only.len()).position(|w| w == only.as_slice()).unwrap();
-    let table = depyf_bytecode::table_for(depyf_bytecode::PythonVersion::PY312).unwrap();
-    data[at] = (0..=255u8).rev().find(|&op| table.name(op).is_none()).unwrap();
+    break_function(&mut data, &["C", "only"]);
     std::fs::write(&pyc, &data).unwrap();
     let mut arg = std::ffi::OsString::from("3.12=");
     arg.push(&python);
