@@ -384,6 +384,7 @@ fn protected_ranges_in(
     if code.version.minor >= 15 {
         extend_over_constant_returns(ins, &mut ranges);
     }
+    extend_over_merged_return(ins, &mut ranges);
     // 3.11 has only the `END_ASYNC_FOR` of `async for` (see `post311_async`).
     let old = code.version.minor == 11;
     let implicit = |target: u32| {
@@ -596,6 +597,42 @@ fn extend_over_constant_returns(ins: &[Instruction], ranges: &mut [depyf_bytecod
         }
         let run = &ins[start..=j];
         if run.iter().any(|i| targets.contains(&i.offset) || covered(ranges, i.offset)) {
+            continue;
+        }
+        ranges[k].end = ins[j].end_offset();
+    }
+}
+
+/// 3.11+ leaves the `RETURN_VALUE` of `return a or b` (`and`, `x if c else y`) at the
+/// end of a `try` body out of the range, where the branches of the value meet: the
+/// value is computed under the handlers, only the return (which cannot raise) is not.
+/// Read as it is, the folded `return a or b` lands after the `try` and runs the call
+/// outside its handlers. Extends a `try` body's range (its handler starts with
+/// `PUSH_EXC_INFO`) over such a `RETURN_VALUE` right after it when the range's last
+/// instruction falls into it, every jump to it comes from inside the range and no other
+/// range covers it: protecting an instruction that cannot raise changes nothing. `ins`
+/// is the decoded code.
+fn extend_over_merged_return(ins: &[Instruction], ranges: &mut [depyf_bytecode::ExceptionTableEntry]) {
+    let at = |off: u32| ins.binary_search_by_key(&off, |i| i.offset).ok();
+    for k in 0..ranges.len() {
+        let r = ranges[k];
+        if at(r.target).map(|t| ins[t].opname) != Some("PUSH_EXC_INFO") {
+            continue;
+        }
+        let Some(j) = at(r.end) else { continue };
+        if j == 0 || ins[j].id != Opname::RETURN_VALUE || !(r.start..r.end).contains(&ins[j - 1].offset) {
+            continue;
+        }
+        // The last instruction of the range goes on into the return.
+        if matches!(ins[j - 1].id, Opname::RETURN_VALUE | Opname::RETURN_CONST | Opname::RAISE_VARARGS | Opname::RERAISE) || ins[j - 1].jump_target().is_some() && ins[j - 1].opname.starts_with("JUMP") && !ins[j - 1].opname.contains("_IF_") {
+            continue;
+        }
+        let ret = ins[j].offset;
+        let mut sources = ins.iter().filter(|i| i.jump_target() == Some(ret)).peekable();
+        if sources.peek().is_none() {
+            continue;
+        }
+        if !sources.all(|i| (r.start..r.end).contains(&i.offset)) || ranges.iter().any(|o| o.start <= ret && ret < o.end) {
             continue;
         }
         ranges[k].end = ins[j].end_offset();
