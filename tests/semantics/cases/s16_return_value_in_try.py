@@ -5,7 +5,8 @@ out of the protected range (it cannot raise). Recovery folded the value into tha
 return and wrote it after the `try` (3.11: in its `else` clause), so the call ran
 outside the handlers: an `AttributeError` raised by `g` escaped the
 `except AttributeError` (wrong code on 3.11-3.14, typing's `_caller` on 3.12).
-3.11+ only: 3.9 and 3.10 read these wrongly too, and are not fixed yet.
+3.11+ only: 3.10 reads these wrongly too (3.9 the conditional expression), not fixed
+yet.
 """
 
 from _sem import case
