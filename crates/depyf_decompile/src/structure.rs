@@ -1103,22 +1103,31 @@ impl<'a> Structurer<'a> {
         if a == b {
             return true;
         }
-        // A lone jump back to a loop header and the header itself, on one line: the
-        // `continue` of one condition on the line of its loop, a comprehension's
-        // (`[x for x in xs if c or a < x < b]`: CPython 3.11+ jumps forward only, so
-        // the last test goes straight back to the header, the chain's clean-up
-        // through the jump at the end of the body). A `continue` statement has a
-        // line of its own.
+        // A lone jump back to a loop header on the line of every block that leads to
+        // it, and the header itself: the `continue` of one condition (`[x for x in xs
+        // if c or a < x < b]`, `for x in xs: if a <= x <= b: return x`: CPython
+        // 3.11+ jumps forward only, so one test goes back through such a jump, a
+        // chain's clean-up straight to the header). A `continue` statement has a
+        // line of its own, not its test's.
         let back_to = |x: BlockId| {
             let blk = &self.cfg.blocks[x.index()];
             let lone = self.ir[blk.start..blk.end].iter().all(|i| matches!(i.op, depyf_ir::Op::Nop | depyf_ir::Op::Jump(_)));
+            let line = self.ir[blk.start..blk.end].last().and_then(|i| i.line);
+            let implicit = line.is_some()
+                && blk.preds.iter().all(|p| {
+                    let pb = &self.cfg.blocks[p.index()];
+                    self.ir[pb.start..pb.end].iter().rev().find(|i| i.op != depyf_ir::Op::Nop).and_then(|i| i.line) == line
+                });
             match blk.term {
-                Terminator::Jump(h) if lone && self.rec.blocks[x.index()].stmts.is_empty() && !self.latches[h.index()].is_empty() => Some(h),
+                Terminator::Jump(h) if lone && self.rec.blocks[x.index()].stmts.is_empty() && !self.latches[h.index()].is_empty() => Some((h, implicit)),
                 _ => None,
             }
         };
-        if (back_to(a) == Some(b) || back_to(b) == Some(a)) && self.same_lines(a, b) {
-            return true;
+        // (Or on the header's own line: a comprehension's, whose tests may span lines.)
+        for (x, h) in [(a, b), (b, a)] {
+            if back_to(x).is_some_and(|(to, implicit)| to == h && (implicit || self.same_lines(x, h))) {
+                return true;
+            }
         }
         let terminal = |x: BlockId| matches!(self.cfg.blocks[x.index()].term, Terminator::Return | Terminator::Raise);
         terminal(a) && terminal(b) && self.rec.blocks[a.index()].stmts == self.rec.blocks[b.index()].stmts && self.same_lines(a, b) && self.same_pred_lines(a, b)

@@ -229,3 +229,24 @@ def loop_if_name_or_chain(xs, out):
         if x or 0 <= x <= 9:
             out.append(x)
     return out
+
+
+# A chain tested in a loop body whose false way goes back to the loop: CPython
+# 3.11 sends the last link through a jump of its own (on the `if` line), the
+# clean-up straight back to the header (3.11 read nested ifs over a temporary).
+@case(([5, 1, 7], 2, 6), ([1, 9], 2, 6), ([], 0, 1))
+def loop_return_in_chain_test(xs, lo, hi):
+    for x in xs:
+        if lo <= x <= hi:
+            return x
+    return None
+
+
+@case(([0, 5, 12, 25, -3],),)
+def loop_continue_unless_chain(xs):
+    out = []
+    for x in xs:
+        if not 0 <= x <= 9:
+            continue
+        out.append(x)
+    return out
