@@ -1075,6 +1075,12 @@ impl<'a> Structurer<'a> {
         b
     }
 
+    /// The line of block `x`'s last op that is not a `NOP`.
+    fn end_line(&self, x: BlockId) -> Option<u32> {
+        let blk = &self.cfg.blocks[x.index()];
+        self.ir[blk.start..blk.end].iter().rev().find(|i| i.op != depyf_ir::Op::Nop).and_then(|i| i.line)
+    }
+
     /// Whether `b` is the clean-up of a chained comparison in a test: every way in is
     /// the test of a link, whose comparison names its kept middle operand (`a < (t
     /// := m)`, see `recover::BlockState::chain_middle`), not a `break` that pops a
@@ -1109,25 +1115,18 @@ impl<'a> Structurer<'a> {
         // 3.11+ jumps forward only, so one test goes back through such a jump, a
         // chain's clean-up straight to the header). A `continue` statement has a
         // line of its own, not its test's.
-        let back_to = |x: BlockId| {
+        // (Or on the header's own line: a comprehension's, whose tests may span lines.)
+        let continue_of = |x: BlockId, h: BlockId| {
             let blk = &self.cfg.blocks[x.index()];
+            if blk.term != Terminator::Jump(h) || self.latches[h.index()].is_empty() || !self.rec.blocks[x.index()].stmts.is_empty() {
+                return false;
+            }
             let lone = self.ir[blk.start..blk.end].iter().all(|i| matches!(i.op, depyf_ir::Op::Nop | depyf_ir::Op::Jump(_)));
             let line = self.ir[blk.start..blk.end].last().and_then(|i| i.line);
-            let implicit = line.is_some()
-                && blk.preds.iter().all(|p| {
-                    let pb = &self.cfg.blocks[p.index()];
-                    self.ir[pb.start..pb.end].iter().rev().find(|i| i.op != depyf_ir::Op::Nop).and_then(|i| i.line) == line
-                });
-            match blk.term {
-                Terminator::Jump(h) if lone && self.rec.blocks[x.index()].stmts.is_empty() && !self.latches[h.index()].is_empty() => Some((h, implicit)),
-                _ => None,
-            }
+            lone && (line.is_some() && blk.preds.iter().all(|&p| self.end_line(p) == line) || self.same_lines(x, h))
         };
-        // (Or on the header's own line: a comprehension's, whose tests may span lines.)
-        for (x, h) in [(a, b), (b, a)] {
-            if back_to(x).is_some_and(|(to, implicit)| to == h && (implicit || self.same_lines(x, h))) {
-                return true;
-            }
+        if continue_of(a, b) || continue_of(b, a) {
+            return true;
         }
         let terminal = |x: BlockId| matches!(self.cfg.blocks[x.index()].term, Terminator::Return | Terminator::Raise);
         terminal(a) && terminal(b) && self.rec.blocks[a.index()].stmts == self.rec.blocks[b.index()].stmts && self.same_lines(a, b) && self.same_pred_lines(a, b)
@@ -1144,10 +1143,7 @@ impl<'a> Structurer<'a> {
     /// a line take the line of their predecessor, which [`Self::same_lines`] compares.)
     fn same_pred_lines(&self, a: BlockId, b: BlockId) -> bool {
         let line = |x: BlockId| {
-            let mut lines = self.cfg.blocks[x.index()].preds.iter().map(|p| {
-                let pb = &self.cfg.blocks[p.index()];
-                self.ir[pb.start..pb.end].iter().rev().find(|i| i.op != depyf_ir::Op::Nop).and_then(|i| i.line)
-            });
+            let mut lines = self.cfg.blocks[x.index()].preds.iter().map(|&p| self.end_line(p));
             let first = lines.next().flatten();
             if lines.all(|l| l == first) { first } else { None }
         };
