@@ -8,9 +8,6 @@ constructs not supported yet, quoted from the error.
 """
 
 KNOWN_FAILURES = {
-    's16_return_value_in_try.return_ifexp_in_try': {
-        '3.11 3.12 3.13 3.14 3.15': 'the normal exit of a try/finally does not run the finally body',
-    },
     'audit_differs.finally_body_with_try_and_return_in_clause': {
         '3.10': 'the normal exit of a try/finally does not run the finally body',
         '3.11': 'the code after an except clause is not the code after its try',
@@ -99,9 +96,6 @@ KNOWN_FAILURES = {
     },
     's6_nested_finally38.return_in_finally_in_try_except_plain': {
         '3.11 3.12 3.13 3.14 3.15': 'a construct that recovery could not shape (`__reraise__` left in the output)',
-    },
-    's6_nested_finally38.try_finally_in_finally_branches': {
-        '3.11 3.12 3.13 3.14 3.15': 'the normal exit of a try/finally does not run the finally body',
     },
     's6_nested_finally38.try_finally_in_finally_in_loop': {
         '3.10 3.11': 'the normal exit of a try/finally does not run the finally body',

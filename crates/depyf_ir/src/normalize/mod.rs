@@ -603,15 +603,22 @@ fn extend_over_constant_returns(ins: &[Instruction], ranges: &mut [depyf_bytecod
     }
 }
 
-/// 3.11+ leaves the `RETURN_VALUE` of `return a or b` (`and`, `x if c else y`) at the
-/// end of a `try` body out of the range, where the branches of the value meet: the
-/// value is computed under the handlers, only the return (which cannot raise) is not.
-/// Read as it is, the folded `return a or b` lands after the `try` and runs the call
-/// outside its handlers. Extends a `try` body's range (its handler starts with
-/// `PUSH_EXC_INFO`) over such a `RETURN_VALUE` right after it when the range's last
-/// instruction falls into it, every jump to it comes from inside the range and no other
-/// range covers it: protecting an instruction that cannot raise changes nothing. `ins`
-/// is the decoded code.
+/// 3.11+ leaves the join of `return a or b` (`and`, `x if c else y`) at the end of a
+/// `try` body out of the body's range: the `RETURN_VALUE` where the branches of the
+/// value meet, or inside a `for` loop the `SWAP 2; POP_TOP` that drops the iterator
+/// before it, inside a `with` the `NOP` before the call of `__exit__`. The value is
+/// computed under the handlers; those instructions cannot raise. Read as it is, the
+/// folded `return a or b` lands after the `try` and runs outside its handlers. The
+/// same holds for a statement's end there (an `if` at the end of a `try`/`finally`
+/// body joins at its `NOP`), read as code after the body whose normal exit then
+/// seems to skip the `finally`.
+///
+/// Extends a `try` body's range (its handler starts with `PUSH_EXC_INFO`) whose last
+/// instruction falls into a run of such instructions (`NOP`, `NOT_TAKEN`, `SWAP`,
+/// `POP_TOP`), every jump into the run coming from inside the range and no other range
+/// covering it: up to the run's last jump target, or on to the `RETURN_VALUE` that ends
+/// the run. Protecting an instruction that cannot raise changes nothing. `ins` is the
+/// decoded code. (3.8-3.10: `pre311_exc::extend_over_popped_return`.)
 fn extend_over_merged_return(ins: &[Instruction], ranges: &mut [depyf_bytecode::ExceptionTableEntry]) {
     let at = |off: u32| ins.binary_search_by_key(&off, |i| i.offset).ok();
     for k in 0..ranges.len() {
@@ -620,30 +627,71 @@ fn extend_over_merged_return(ins: &[Instruction], ranges: &mut [depyf_bytecode::
             continue;
         }
         let Some(j) = at(r.end) else { continue };
-        if j == 0 || ins[j].id != Opname::RETURN_VALUE || !(r.start..r.end).contains(&ins[j - 1].offset) {
+        if j == 0 || !(r.start..r.end).contains(&ins[j - 1].offset) {
             continue;
         }
-        // The last instruction of the range goes on into the return.
+        // The last instruction of the range goes on into the run.
         if matches!(ins[j - 1].id, Opname::RETURN_VALUE | Opname::RETURN_CONST | Opname::RAISE_VARARGS | Opname::RERAISE) || ins[j - 1].jump_target().is_some() && ins[j - 1].opname.starts_with("JUMP") && !ins[j - 1].opname.contains("_IF_") {
             continue;
         }
-        let ret = ins[j].offset;
-        let mut sources = ins.iter().filter(|i| i.jump_target() == Some(ret)).peekable();
-        if sources.peek().is_none() {
+        let mut e = j;
+        while e < ins.len() && matches!(ins[e].id, Opname::NOP | Opname::NOT_TAKEN | Opname::SWAP | Opname::POP_TOP) {
+            e += 1;
+        }
+        let returns = e < ins.len() && ins[e].id == Opname::RETURN_VALUE;
+        let run_end = if returns { ins[e].end_offset() } else { ins.get(e).map_or(u32::MAX, |i| i.offset) };
+        // Statement ends join here too (the end of an `if` that ends the body): the run
+        // has no `POP_BLOCK` that would read as the end of the body (3.8-3.10).
+        let Some(joined) = join_in(ins, r.start..r.end, ins[j].offset..run_end, false) else { continue };
+        let end = if returns { run_end } else { at(joined).map_or(run_end, |t| ins[t].end_offset()) };
+        if ranges.iter().any(|o| o.start < end && r.end < o.end && o.start != r.start) {
             continue;
         }
-        if !sources.all(|i| (r.start..r.end).contains(&i.offset)) || ranges.iter().any(|o| o.start <= ret && ret < o.end) {
-            continue;
-        }
-        ranges[k].end = ins[j].end_offset();
+        ranges[k].end = end;
     }
+}
+
+/// The last offset in `run` that a jump goes to, when every jump into `run` comes from
+/// inside `range` and, with `value`, one of them brings a value there: the branches of `a or b` (`and`;
+/// `JUMP_IF_*_OR_POP` before 3.12, `COPY 1` before a conditional jump after) or the first
+/// branch of `x if c else y` (an unconditional jump after an instruction that leaves a
+/// value). `None` otherwise: a jump to the end of a statement (a `with` suppressing an
+/// exception, the end of an `if` body) joins no value. `ins` is the decoded code, 3.8+.
+fn join_in(ins: &[Instruction], range: std::ops::Range<u32>, run: std::ops::Range<u32>, value: bool) -> Option<u32> {
+    let mut joined = None;
+    let mut carried = !value;
+    for (k, i) in ins.iter().enumerate() {
+        let Some(t) = i.jump_target().filter(|t| run.contains(t)) else { continue };
+        if !range.contains(&i.offset) {
+            return None;
+        }
+        joined = joined.max(Some(t));
+        // The instruction before the jump, past 3.14's `TO_BOOL`.
+        let before = ins[..k].iter().rev().find(|p| p.id != Opname::TO_BOOL).map(|p| p.opname);
+        carried |= match i.opname {
+            "JUMP_IF_TRUE_OR_POP" | "JUMP_IF_FALSE_OR_POP" => true,
+            o if o.starts_with("POP_JUMP_") => before == Some("COPY"),
+            "JUMP_FORWARD" | "JUMP_ABSOLUTE" | "JUMP" | "JUMP_NO_INTERRUPT" => before.is_some_and(leaves_value),
+            _ => false,
+        };
+    }
+    joined.filter(|_| carried)
+}
+
+/// Whether the instruction `opname`, before an unconditional jump, leaves the value of
+/// an expression on the stack: a load, a call, an operator or a build, not the end of
+/// a statement (stores, pops, deletions, block and handler exits).
+fn leaves_value(opname: &str) -> bool {
+    ["LOAD_", "CALL", "BINARY_", "UNARY_", "COMPARE_OP", "IS_OP", "CONTAINS_OP", "BUILD_", "FORMAT_", "CONVERT_VALUE", "LIST_TO_TUPLE", "GET_AWAITABLE", "YIELD_VALUE", "COPY", "DUP_TOP", "TO_BOOL"]
+        .iter()
+        .any(|p| opname.starts_with(p))
 }
 
 #[cfg(test)]
 mod tests {
     use depyf_bytecode::{Argval, ExceptionTableEntry, Instruction};
 
-    use super::{extend_back_over_nops, extend_over_constant_returns, extend_over_loop_test, extend_over_nops, fuse_jump_or_pop, join_over_not_taken, post314, unthread_pop_jumps, IrInstr};
+    use super::{extend_back_over_nops, extend_over_constant_returns, extend_over_loop_test, extend_over_merged_return, extend_over_nops, fuse_jump_or_pop, join_over_not_taken, post314, unthread_pop_jumps, IrInstr};
     use crate::Op;
 
     /// Ops at offsets 0, 2, 4, ...
@@ -739,6 +787,41 @@ mod tests {
         let mut ranges = vec![range(0, 10, 30), range(10, 16, 40)];
         extend_over_loop_test(&ins, &mut ranges);
         assert_eq!(ranges[0], range(0, 10, 30));
+    }
+
+    #[test]
+    fn range_takes_in_the_join_of_a_returned_or_in_a_loop_and_a_with_312() {
+        // `for i in a: try: return i or b` (3.12): 0 LOAD_FAST; 2 COPY 1;
+        // 4 POP_JUMP_IF_TRUE 10; 6 POP_TOP; 8 LOAD_FAST; 10 SWAP 2; 12 POP_TOP;
+        // 14 RETURN_VALUE; 16 PUSH_EXC_INFO. The table stops at the join, 10.
+        let mut ins = code(&[
+            ("LOAD_FAST", None),
+            ("COPY", None),
+            ("POP_JUMP_IF_TRUE", Some(10)),
+            ("POP_TOP", None),
+            ("LOAD_FAST", None),
+            ("SWAP", None),
+            ("POP_TOP", None),
+            ("RETURN_VALUE", None),
+            ("PUSH_EXC_INFO", None),
+        ]);
+        let mut ranges = vec![range(0, 10, 16)];
+        extend_over_merged_return(&ins, &mut ranges);
+        assert_eq!(ranges, vec![range(0, 16, 16)], "on to the return");
+        // In a `with` (the call of `__exit__` after the join, at 12): up to the join.
+        ins[5] = code(&[("NOP", None)])[0].clone();
+        ins[5].offset = 10;
+        ins[6] = code(&[("LOAD_CONST", None)])[0].clone();
+        ins[6].offset = 12;
+        let mut ranges = vec![range(0, 10, 16)];
+        extend_over_merged_return(&ins, &mut ranges);
+        assert_eq!(ranges, vec![range(0, 12, 16)], "over the join only");
+        // A jump into the run from outside the range: left alone.
+        ins[2] = code(&[("POP_JUMP_IF_TRUE", Some(10))])[0].clone();
+        ins[2].offset = 4;
+        let mut ranges = vec![range(0, 4, 16), range(6, 10, 16)];
+        extend_over_merged_return(&ins, &mut ranges);
+        assert_eq!(ranges, vec![range(0, 4, 16), range(6, 10, 16)], "left alone");
     }
 
     #[test]

@@ -2012,6 +2012,63 @@ fn ranges_of(code: &CodeObject, ins: &[Instruction], ir: &[IrInstr], stacks: &[O
             _ => push_range(&mut out, start, end, own),
         }
     }
+    if scale == 1 {
+        extend_over_popped_return(ins, ir, &mut out);
+    }
     Ok(out)
+}
+
+/// 3.8-3.10 leave the join of `return a or b` (`and`) at the end of a `try` body out
+/// of the body's range: the branches of the value meet at the body's `POP_BLOCK`, which
+/// the range ends before. The value is computed under the handlers; what follows it
+/// up to the return (`POP_BLOCK`s, the `ROT_TWO; POP_TOP` that drops a `for` loop's
+/// iterator, the `RETURN_VALUE`) cannot raise. Read as it is, the folded `return a or
+/// b` lands after the `try` and runs outside its handlers (the 3.11+ counterpart is
+/// `extend_over_merged_return` in `normalize/mod.rs`).
+///
+/// For the range of a `try` body (its handler starts with [`Op::PushExcInfo`] in `ir`)
+/// whose last instruction falls into such a run of instructions that cannot raise,
+/// where every jump into the run comes from inside the range: extends the range over
+/// the run up to its last jump target, and on to the run's `RETURN_VALUE` when the
+/// run reaches one. The pieces of enclosing blocks' ranges inside the extension (they
+/// cover only `POP_BLOCK`s there) are dropped: protecting an instruction that cannot
+/// raise by one handler or another changes nothing. `ins` is the decoded code, `out`
+/// ranges in its (unscaled) offsets, one handler per instruction.
+fn extend_over_popped_return(ins: &[Instruction], ir: &[IrInstr], out: &mut Vec<ExceptionTableEntry>) {
+    let at = |off: u32| ins.binary_search_by_key(&off, |i| i.offset).ok();
+    let mut k = 0;
+    while k < out.len() {
+        let r = out[k];
+        k += 1;
+        if ir.iter().find(|i| i.offset == r.target).map(|i| &i.op) != Some(&Op::PushExcInfo) {
+            continue;
+        }
+        let Some(j) = at(r.end) else { continue };
+        if j == 0 || !(r.start..r.end).contains(&ins[j - 1].offset) {
+            continue;
+        }
+        // The last instruction of the range goes on into the run.
+        let last = &ins[j - 1];
+        if matches!(last.opname, "RETURN_VALUE" | "RAISE_VARARGS" | "RERAISE") || last.jump_target().is_some() && last.opname.starts_with("JUMP") && !last.opname.contains("_IF_") {
+            continue;
+        }
+        let mut e = j;
+        while e < ins.len() && matches!(ins[e].opname, "POP_BLOCK" | "NOP" | "ROT_TWO" | "POP_TOP") {
+            e += 1;
+        }
+        let returns = e < ins.len() && ins[e].opname == "RETURN_VALUE";
+        let run_end = if returns { ins[e].end_offset() } else { ins.get(e).map_or(u32::MAX, |i| i.offset) };
+        // Only a value's join: where a statement ends (a `with` that suppressed an
+        // exception goes on) the `POP_BLOCK` is the end of the body as written.
+        let Some(joined) = super::join_in(ins, r.start..r.end, ins[j].offset..run_end, true) else { continue };
+        let end = if returns { run_end } else { at(joined).map_or(run_end, |t| ins[t].end_offset()) };
+        // Other ranges meeting the extension must lie inside it.
+        if out.iter().any(|o| o.start != r.start && o.start < end && r.end < o.end && !(r.end <= o.start && o.end <= end)) {
+            continue;
+        }
+        out.retain(|o| o.start == r.start || !(r.end <= o.start && o.end <= end));
+        k = out.iter().position(|o| o.start == r.start).expect("kept") + 1;
+        out[k - 1].end = end;
+    }
 }
 
