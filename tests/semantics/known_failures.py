@@ -8,6 +8,10 @@ constructs not supported yet, quoted from the error.
 """
 
 KNOWN_FAILURES = {
+    's17_return_bound_exception.return_the_exception_in_with': {
+        '3.11 3.12 3.13 3.14': 'the code after an `except ... as err` clause reads `err`, which the clause unbinds',
+        '3.15': 'except clauses that go on elsewhere than the end of the region around their try',
+    },
     'audit_differs.finally_body_with_try_and_return_in_clause': {
         '3.10': 'the normal exit of a try/finally does not run the finally body',
         '3.11': 'the code after an except clause is not the code after its try',

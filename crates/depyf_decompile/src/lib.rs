@@ -594,7 +594,14 @@ fn structured(
     // (`as_machine` recovers nested functions again, listing their stubs anew.)
     let rec = recover::recover(code, &ir, &cfg, &naming)?;
     let mut st = structure::Structurer::new(&cfg, &rec, &ir, code);
-    let mut body = match st.region(depyf_cfg::BlockId(0), None, &at) {
+    let region = st.region(depyf_cfg::BlockId(0), None, &at).and_then(|body| match ranges.is_empty() {
+        false => match read_after_unbind(&body) {
+            Some(name) => Err(at(&format!("the code after an `except ... as {name}` clause reads `{name}`, which the clause unbinds (its value was read inside the clause)"))),
+            None => Ok(body),
+        },
+        true => Ok(body),
+    });
+    let mut body = match region {
         Ok(body) => body,
         Err(e) => {
             let e = st.locate(e);
@@ -622,6 +629,62 @@ fn structured(
         patterns::inline_subject_temps(&mut body);
     }
     Ok((body, ir, rec))
+}
+
+/// The name of an `except E as name` clause that a `return` right after its `try`
+/// reads, when nothing else in the `try` statement names it: the clause unbinds the
+/// name as it ends (CPython `compiler_try_except`), so such a read is of a value that
+/// the bytecode took inside the clause and structuring placed after it (a `return
+/// name` of the clause inside a `with`, CPython 3.11+). `None` when no such read is
+/// found. Nested `def` and `class` bodies are left to their own structuring.
+fn read_after_unbind(body: &[Stmt]) -> Option<&str> {
+    for (i, s) in body.iter().enumerate() {
+        match s {
+            Stmt::Try(b, hs, e, f) => {
+                for h in hs {
+                    let Some(name) = h.name.as_deref() else { continue };
+                    // (A read nested deeper, such as a `try: return name` that tests
+                    // whether the name is bound, is the program's own.)
+                    let Some(Stmt::Return(Some(value))) = body.get(i + 1) else { continue };
+                    let mut reads = false;
+                    value.walk(&mut |x| reads |= x.is_name(name));
+                    if !reads {
+                        continue;
+                    }
+                    let mut named = false;
+                    for x in b.iter().chain(e).chain(f).chain(hs.iter().flat_map(|o| &o.body)) {
+                        x.walk_exprs(&mut |x| named |= x.is_name(name));
+                    }
+                    if !named {
+                        return Some(name);
+                    }
+                }
+                if let Some(n) = read_after_unbind(b).or_else(|| read_after_unbind(e)).or_else(|| read_after_unbind(f)) {
+                    return Some(n);
+                }
+                if let Some(n) = hs.iter().find_map(|h| read_after_unbind(&h.body)) {
+                    return Some(n);
+                }
+            }
+            Stmt::If(_, a, b) | Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => {
+                if let Some(n) = read_after_unbind(a).or_else(|| read_after_unbind(b)) {
+                    return Some(n);
+                }
+            }
+            Stmt::With(_, b) => {
+                if let Some(n) = read_after_unbind(b) {
+                    return Some(n);
+                }
+            }
+            Stmt::Match(_, cases) => {
+                if let Some(n) = cases.iter().find_map(|c| read_after_unbind(&c.body)) {
+                    return Some(n);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The body of a PEP 695 `<generic parameters of ...>` function as structuring leaves

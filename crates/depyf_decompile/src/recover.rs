@@ -1083,6 +1083,21 @@ impl BlockState<'_, '_> {
             }
             Op::StoreFast(i) => {
                 let n = ctx.local_name(i);
+                // `name = None; del name`, the end of `except E as name:` (CPython
+                // `compiler_try_except`), with the clause's `return name` value held
+                // below: that value was read before the unbind, and the clause's
+                // `return name` compiles to exactly this. Written as the unbind alone
+                // (the structurer reads the held value's return into the clause), not
+                // with the value copied into a temporary first.
+                let unbind = matches!(next.first().map(|x| &x.op), Some(Op::DeleteFast(j)) if *j == i);
+                let held = self.stack.len() >= 2 && matches!(&self.stack[self.stack.len() - 2], SVal::Expr(Expr::Name(h)) if *h == *n);
+                if unbind && held && matches!(self.stack.last(), Some(SVal::Expr(Expr::Const(Constant::None)))) {
+                    self.stack.pop();
+                    self.spill_upto(self.stack.len());
+                    self.stmts.push(Stmt::Assign(vec![Expr::Name(n.clone().into())], Expr::Const(Constant::None)));
+                    self.stmts.push(Stmt::Delete(vec![Expr::Name(n.into())]));
+                    return Ok(1);
+                }
                 self.store(Expr::Name(n.into()))?;
             }
             Op::StoreDeref(i) => {
