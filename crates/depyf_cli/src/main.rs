@@ -35,8 +35,9 @@ enum Command {
     ///
     /// Exit status: 0 when every function was decompiled (and, with --verify, recompiles
     /// identically or equivalently); 1 when some functions became stubs that raise
-    /// RuntimeError (or differ under --verify); 2 on a usage error or a file that cannot
-    /// be read, is corrupt, or has an unsupported version.
+    /// RuntimeError (or differ under --verify); 2 on a usage error (no .pyc file found
+    /// among the paths is one) or a file that cannot be read, is corrupt, or has an
+    /// unsupported version.
     Decompile {
         /// .pyc files and directories (searched recursively for *.pyc).
         #[arg(required = true)]
@@ -112,8 +113,11 @@ fn run_decompile(paths: &[PathBuf], output: Option<&PathBuf>, json: bool, config
         eprintln!("depyf: error: -o {}: not a directory", dir.display());
         return 2;
     }
+    // A folder without any .pyc (a mistyped path, sources instead of a cache) is a
+    // usage error: a script checking the exit status must not read it as success.
     if inputs.is_empty() {
-        eprintln!("depyf: no .pyc files in {}", paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "));
+        eprintln!("depyf: error: no .pyc files in {}", paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "));
+        return 2;
     }
     // An interpreter named with --python is the user's choice: one that does not run
     // or is another version is a usage error, not a reason to skip the check (that is

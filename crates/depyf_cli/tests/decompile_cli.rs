@@ -227,6 +227,12 @@ fn usage_errors_exit_2() {
     assert_eq!(out.status.code(), Some(2));
     depyf().args(["decompile"]).assert().code(2);
     depyf().args(["decompile", "--python", "3.12"]).arg(fixture("py312", "basics.pyc")).assert().code(2);
+    // A folder with no .pyc in it (sources only).
+    let sources = tempfile::tempdir().unwrap();
+    std::fs::write(sources.path().join("m.py"), "x = 1\n").unwrap();
+    let out = depyf().args(["decompile", "--json"]).arg(sources.path()).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no .pyc files in"), "{:?}", out);
+    assert_eq!(out.status.code(), Some(2));
 }
 
 #[test]
