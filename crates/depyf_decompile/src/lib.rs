@@ -758,7 +758,9 @@ pub fn decompile(code: &CodeObject, options: &Options) -> Result<Decompiled, Dec
     }
     let mut body = recover_body_in(code, options, &failures)?;
     // Private names under the classes that the body defines, as written.
-    mangling::demangle(&mut body);
+    if mangling::may_mangle(code) {
+        mangling::demangle(&mut body);
+    }
     let source = if code.co_name == "<module>" {
         // The module docstring: `__doc__ = '...'` first is how the compiler stores it.
         // Printed as a docstring by swapping the first statement for the printing
@@ -796,7 +798,9 @@ pub fn decompile(code: &CodeObject, options: &Options) -> Result<Decompiled, Dec
         }
         let name = options.function_name.clone().unwrap_or_else(|| code.co_name.clone());
         let mut class = [Stmt::ClassDef(name, Vec::new(), Vec::new(), class_body, Vec::new())];
-        mangling::demangle(&mut class);
+        if mangling::may_mangle(code) {
+            mangling::demangle(&mut class);
+        }
         print_body(&class, 0)
     } else {
         let name = options.function_name.clone().unwrap_or_else(|| code.co_name.clone());

@@ -35,6 +35,24 @@ pub(crate) fn demangle(body: &mut [Stmt]) {
     }
 }
 
+/// Whether some name of `code` or of a code object nested in it could be a mangled
+/// private name (`_C__x`: an underscore, a character other than an underscore, and a
+/// `__` later). When none is, [`demangle`] changes nothing: every name it rewrites
+/// comes from `co_names` or the local, cell and free variable names. Checking the
+/// names is much cheaper than walking the tree (issue #7 speed).
+pub(crate) fn may_mangle(code: &depyf_bytecode::CodeObject) -> bool {
+    code.co_names.iter().any(|n| looks_mangled(n))
+        || code.co_localsplusnames.iter().any(|n| looks_mangled(n))
+        || code.co_consts.iter().any(|c| matches!(c, depyf_bytecode::Constant::Code(inner) if may_mangle(inner)))
+}
+
+/// Whether `n` has the shape of a mangled private name, `_C__x` (bytes compared:
+/// names may hold non-ASCII letters).
+fn looks_mangled(n: &str) -> bool {
+    let b = n.as_bytes();
+    b.len() > 4 && b[0] == b'_' && b[1] != b'_' && b[2..].windows(2).any(|w| w == b"__")
+}
+
 /// `_C` for `class C` (`_Py_Mangle` strips the class name's leading underscores);
 /// `None` for a class named only by underscores, which mangles nothing.
 fn prefix_of(class: &str) -> Option<String> {
@@ -269,6 +287,20 @@ mod tests {
 
     fn n(s: &str) -> Expr {
         Expr::name(s)
+    }
+
+    #[test]
+    fn names_that_may_be_mangled() {
+        for n in ["_C__x", "_Cls__private_name", "_é__x"] {
+            assert!(looks_mangled(n), "{n}");
+        }
+        for n in ["__init__", "_x", "__x__y", "_C__", "self", "_é_", "x__y"] {
+            assert!(!looks_mangled(n), "{n}");
+        }
+        // Every name `unmangled` rewrites looks mangled.
+        for (n, class) in [("_C__x", "C"), ("_C__x", "__C"), ("_Ab__c", "Ab")] {
+            assert!(unmangled(n, prefix_of(class).as_deref()).is_some() && looks_mangled(n), "{n}");
+        }
     }
 
     #[test]
