@@ -148,7 +148,12 @@ def original_python(venvs, version, python, make):
     venv = os.path.join(venvs, version)
     py = os.path.join(venv, "bin", "python")
     if not os.path.exists(py) and make:
-        subprocess.run([python, "-m", "venv", venv], check=True)
+        # An interpreter without ensurepip (Debian's unpacked 3.14/3.15) makes no venv:
+        # the row then has no original figures, as for a version depyf 0.20.0 lacks.
+        made = subprocess.run([python, "-m", "venv", venv], capture_output=True, text=True)
+        if made.returncode != 0:
+            print(f"{version}: no venv for the original ({made.stderr.strip().splitlines()[-1:] or ['python -m venv failed']})", file=sys.stderr)
+            return None
         subprocess.run([py, "-m", "pip", "install", "-q", "depyf==0.20.0"], check=False)
     if os.path.exists(py) and subprocess.run([py, "-c", "import depyf"], capture_output=True).returncode == 0:
         return py
