@@ -21,6 +21,22 @@ class K(object):
         self.kwargs = kwargs
 
 
+class LogContext(object):
+    """A context manager that appends "enter" and "exit" to the list `log` and lets
+    every exception through, for cases with a `with` statement."""
+
+    def __init__(self, log):
+        self.log = log
+
+    def __enter__(self):
+        self.log.append("enter")
+        return self
+
+    def __exit__(self, *exc):
+        self.log.append("exit")
+        return False
+
+
 def case(*inputs):
     """Registers a module-level function with the inputs to call it on."""
     def register(fn):

@@ -2,7 +2,7 @@
 "differs" (docs/audit/differs.md): each case here was decompiled into code that
 behaved differently, or guards a shape next to one that did."""
 
-from _sem import K, case
+from _sem import K, LogContext, case
 
 _audit_g = None
 _audit_h = None
@@ -150,19 +150,6 @@ def finally_body_with_try_and_return_in_clause(log, fail):
     return log
 
 
-class _Ctx(object):
-    def __init__(self, log):
-        self.log = log
-
-    def __enter__(self):
-        self.log.append("enter")
-        return self
-
-    def __exit__(self, *exc):
-        self.log.append("exit")
-        return False
-
-
 @case(([1, 2, 3], 2), ([1, 2, 3], 9), ([], 0))
 def for_else_return_break_with_in_try(xs, c):
     # compileall.compile_file: the `break` out of a `for` whose `else` returns
@@ -171,7 +158,7 @@ def for_else_return_break_with_in_try(xs, c):
     log = []
     try:
         for x in xs:
-            with _Ctx(log):
+            with LogContext(log):
                 y = x
             if y == c:
                 break

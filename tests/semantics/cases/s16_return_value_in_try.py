@@ -9,7 +9,7 @@ code on 3.11-3.14, typing's `_caller` on 3.12; on 3.10 in every shape here, on 3
 with a `finally`, in a loop or a `with`).
 """
 
-from _sem import case
+from _sem import LogContext, case
 
 
 def _get(d):
@@ -68,23 +68,10 @@ def return_or_in_try_in_loop(g, d):
     return "done"
 
 
-class _Manager:
-    def __init__(self, log):
-        self.log = log
-
-    def __enter__(self):
-        self.log.append("enter")
-        return self
-
-    def __exit__(self, *exc):
-        self.log.append("exit")
-        return False
-
-
 @case((_get, {"k": "A"}), (_get, {"k": ""}), (_raise_attr, {}))
 def return_or_in_try_in_with(g, d):
     log = []
-    with _Manager(log):
+    with LogContext(log):
         try:
             return g(d) or log
         except AttributeError:

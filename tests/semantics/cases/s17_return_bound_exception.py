@@ -6,7 +6,7 @@ different and `prepare_debug` did not link it (every version). Inside a `with`
 (3.11+) the `return` came out after the clause, reading the unbound name: refused now.
 """
 
-from _sem import case
+from _sem import LogContext, case
 
 
 def _raise(exc):
@@ -54,23 +54,11 @@ def return_the_exception_itself(f):
     return None
 
 
-class _Ctx:
-    def __init__(self, log):
-        self.log = log
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.log.append("exit")
-        return False
-
-
 @case((_raise(KeyError("k")),), (lambda: 2,))
 def return_the_exception_in_with(f):
     # CPython 3.11+: structuring puts the `return` after the clause, where `err` is
     # unbound (the value was read inside it); refused rather than printed so.
-    with _Ctx([]):
+    with LogContext([]):
         try:
             f()
         except KeyError as err:
