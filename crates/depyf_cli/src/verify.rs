@@ -263,12 +263,8 @@ pub fn find_interpreter(version: PythonVersion, explicit: &[(PythonVersion, Path
 /// `co_name`s from the module, each with its index among same-named siblings, which is
 /// the same in the original and in correctly decompiled code.
 fn functions<'a>(code: &'a CodeObject, key: &str, dotted: &str, out: &mut Vec<(String, String, &'a CodeObject)>) {
-    let mut seen: HashMap<&str, usize> = HashMap::new();
-    for c in &code.co_consts {
-        let Constant::Code(c) = c else { continue };
-        let n = seen.entry(c.co_name.as_str()).or_default();
-        let k = format!("{key}/{}#{n}", c.co_name);
-        *n += 1;
+    for (idx, k) in children(code, key) {
+        let Constant::Code(c) = &code.co_consts[idx] else { unreachable!("children lists code constants") };
         let d = if dotted.is_empty() { c.co_name.clone() } else { format!("{dotted}.{}", c.co_name) };
         let display = if c.version >= PythonVersion::PY311 { c.co_qualname.clone() } else { d.clone() };
         out.push((k.clone(), display, c));
@@ -315,35 +311,77 @@ pub fn verify_file(data: &[u8], version: PythonVersion, source: &str, interprete
 }
 
 /// Compares every function of `original` with its namesake in `recompiled`.
+///
+/// A function that holds a nested function that differs (at any depth) differs too
+/// (the nested code is one of its constants, its definition part of its statements):
+/// it is compared again with those nested functions taken from the original, so that
+/// each difference is counted once, at the function whose own code differs.
 pub fn compare_modules(original: &CodeObject, recompiled: &CodeObject, report: &mut VerifyReport) {
     let (mut a, mut b) = (Vec::new(), Vec::new());
     functions(original, "", "", &mut a);
     functions(recompiled, "", "", &mut b);
     let by_key: HashMap<&str, &CodeObject> = b.iter().map(|(k, _, c)| (k.as_str(), *c)).collect();
+    let original_by_key: HashMap<&str, &CodeObject> = a.iter().map(|(k, _, c)| (k.as_str(), *c)).collect();
     let stubs: Vec<&str> = b.iter().filter(|(_, _, c)| is_stub(c)).map(|(k, _, _)| k.as_str()).collect();
     // Recovered as the decompiled source was written: a nested function that cannot be
     // decompiled is a stub on both sides (listed under `failed` itself), so that the
     // class or function around it is still compared.
     let options = Options { stub_failures: true, ..Options::default() };
-    for (key, name, code) in &a {
-        let inside_stub = stubs.iter().any(|s| key == s || key.starts_with(&format!("{s}/")));
-        if inside_stub {
+    let inside_stub = |key: &str| stubs.iter().any(|s| key == *s || key.starts_with(&format!("{s}/")));
+    // Nested functions first (`a` lists a function before those nested in it).
+    let mut verdicts: Vec<Option<(Verdict, String)>> = vec![None; a.len()];
+    let mut differing: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    for i in (0..a.len()).rev() {
+        let (key, _, code) = &a[i];
+        let Some(other) = by_key.get(key.as_str()).filter(|_| !inside_stub(key)) else { continue };
+        let mut verdict = compare(code, other, &options);
+        if verdict.0 == Verdict::Differs {
+            let mut patched: Option<CodeObject> = None;
+            for (idx, child) in children(other, key) {
+                let below = format!("{child}/");
+                let differs = differing.iter().any(|d| *d == child || d.starts_with(&below));
+                if let (true, Some(orig)) = (differs, original_by_key.get(child.as_str())) {
+                    patched.get_or_insert_with(|| (*other).clone()).co_consts[idx] = Constant::Code(Arc::new((*orig).clone()));
+                }
+            }
+            if let Some(p) = patched {
+                verdict = compare(code, &p, &options);
+            }
+        }
+        if verdict.0 == Verdict::Differs {
+            differing.insert(key.as_str());
+        }
+        verdicts[i] = Some(verdict);
+    }
+    for ((key, name, _), verdict) in a.iter().zip(verdicts) {
+        if inside_stub(key) {
             report.failed.push(name.clone());
             continue;
         }
-        let Some(other) = by_key.get(key.as_str()) else {
-            report.different.push((name.clone(), "not found in the recompiled code".into()));
-            continue;
-        };
-        match compare(code, other, &options) {
-            (Verdict::Identical, _) => report.identical += 1,
-            (Verdict::Equivalent, _) => {
+        match verdict {
+            None => report.different.push((name.clone(), "not found in the recompiled code".into())),
+            Some((Verdict::Identical, _)) => report.identical += 1,
+            Some((Verdict::Equivalent, _)) => {
                 report.equivalent += 1;
                 report.equivalent_functions.push(name.clone());
             }
-            (Verdict::Differs, detail) => report.different.push((name.clone(), detail)),
+            Some((Verdict::Differs, detail)) => report.different.push((name.clone(), detail)),
         }
     }
+}
+
+/// The functions directly nested in `code` (whose key is `key`) as (index in
+/// `co_consts`, key), keyed as [`functions`] keys them.
+fn children(code: &CodeObject, key: &str) -> Vec<(usize, String)> {
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    let mut out = Vec::new();
+    for (idx, c) in code.co_consts.iter().enumerate() {
+        let Constant::Code(c) = c else { continue };
+        let n = seen.entry(c.co_name.as_str()).or_default();
+        out.push((idx, format!("{key}/{}#{n}", c.co_name)));
+        *n += 1;
+    }
+    out
 }
 
 #[cfg(test)]
@@ -355,6 +393,36 @@ mod tests {
         assert_eq!(parse_python_arg("3.12=/x/python").unwrap(), (PythonVersion::PY312, PathBuf::from("/x/python")));
         assert!(parse_python_arg("3.7=/x").unwrap_err().contains("not 3.7"));
         assert!(parse_python_arg("python3.12").is_err());
+    }
+
+    /// `functions.py` compiled by 3.12 (`fixtures/cases`), as a module code object.
+    fn functions_module() -> CodeObject {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/pyc/py312/functions.pyc");
+        pyc::read_pyc(&std::fs::read(path).unwrap()).unwrap().code
+    }
+
+    fn code_const<'a>(code: &'a mut CodeObject, name: &str) -> &'a mut Constant {
+        code.co_consts.iter_mut().find(|c| matches!(c, Constant::Code(c) if c.co_name == name)).unwrap()
+    }
+
+    #[test]
+    fn a_differing_nested_function_is_counted_once() {
+        // `outer` holds `inner`; the "recompiled" module has another body for `inner`.
+        let original = functions_module();
+        let mut recompiled = original.clone();
+        let Constant::Code(only) = code_const(&mut recompiled, "only").clone() else { unreachable!() };
+        let Constant::Code(outer) = code_const(&mut recompiled, "outer") else { unreachable!() };
+        let outer = Arc::make_mut(outer);
+        let Constant::Code(inner) = code_const(outer, "inner") else { unreachable!() };
+        let mut other = (*only).clone();
+        other.co_name = inner.co_name.clone();
+        other.co_qualname = inner.co_qualname.clone();
+        *inner = Arc::new(other);
+        let mut report = VerifyReport::default();
+        compare_modules(&original, &recompiled, &mut report);
+        let names: Vec<&str> = report.different.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["outer.<locals>.inner"], "{:?}", report.different);
+        assert!(report.identical >= 1);
     }
 
     #[test]
