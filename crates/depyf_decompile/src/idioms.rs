@@ -621,3 +621,97 @@ fn fold_kept_tests(body: &mut Vec<Stmt>, reads: &std::collections::BTreeMap<Stri
         i += 1;
     }
 }
+
+/// Whether `e` is a negated `and`/`or` that reads with fewer `not`s once the negation
+/// is moved into its operands: `not (not a or not b)` (`a and b`), `not (not j or out)`
+/// (`j and not out`), no operand an `is`/`in` comparison. [`recover::negate`] writes the
+/// negation of an `or` so when an operand may not be a bool (`a and b` returns an
+/// operand, the `not` form a bool); see [`double_negated_tests`].
+pub(crate) fn double_negated(e: &Expr) -> bool {
+    let Expr::UnaryOp("not", inner) = e else { return false };
+    let Expr::BoolOp(_, items) = &**inner else { return false };
+    let folds = |x: &Expr| matches!(x, Expr::Compare(_, ops) if matches!(ops.as_slice(), [("is" | "is not" | "in" | "not in", _)]));
+    let negated = items.iter().filter(|x| matches!(x, Expr::UnaryOp("not", _))).count();
+    let operand = |x: &Expr| match x {
+        Expr::UnaryOp("not", y) => folds(y),
+        y => folds(y),
+    };
+    items.len() >= 2 && !items.iter().any(operand) && items.len() - negated < 1 + negated
+}
+
+/// Moves the `not` of `not (not a or not b)` into the operands (`a and b`; `not (not j
+/// or out)` is `j and not out`) in the tests of `if` and `while` statements of `body`
+/// (nested statements too, not definitions): there only the truth of the test counts,
+/// which is the same, and CPython compiles both to the same jumps (`compiler_jump_if`
+/// flips the sense at each `not`), so `x and x < 9 or x == 20` reads back as written.
+/// Operands that are `is`/`in` comparisons are left alone: CPython folds `not (a is b)`
+/// into `a is not b` (3.8-3.13 `Python/ast_opt.c`), so the two forms compile
+/// differently there.
+pub(crate) fn double_negated_tests(body: &mut [Stmt]) {
+    fn test(e: &mut Expr) {
+        if double_negated(e) {
+            let Expr::UnaryOp(_, inner) = e else { unreachable!("checked") };
+            let Expr::BoolOp(is_and, items) = &mut **inner else { unreachable!("checked") };
+            let operands = std::mem::take(items).into_iter().map(|x| match x {
+                Expr::UnaryOp("not", y) => *y,
+                y => Expr::UnaryOp("not", Box::new(y)),
+            });
+            *e = Expr::BoolOp(!*is_and, operands.collect());
+        }
+        // The operands of a test's `and`/`or`/`not` are tested too.
+        match e {
+            Expr::UnaryOp("not", inner) => test(inner),
+            Expr::BoolOp(_, items) => items.iter_mut().for_each(test),
+            _ => {}
+        }
+    }
+    for s in body {
+        match s {
+            Stmt::If(c, a, b) | Stmt::While(c, a, b) => {
+                test(c);
+                double_negated_tests(a);
+                double_negated_tests(b);
+            }
+            Stmt::For(_, _, a, b) => {
+                double_negated_tests(a);
+                double_negated_tests(b);
+            }
+            other => other.bodies_mut().into_iter().for_each(|b| double_negated_tests(b)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use depyf_source::{print_body, Expr, Stmt};
+
+    use super::double_negated_tests;
+
+    fn not(e: Expr) -> Expr {
+        Expr::UnaryOp("not", Box::new(e))
+    }
+
+    fn lt(a: &str, b: &str) -> Expr {
+        Expr::Compare(Box::new(Expr::name(a)), vec![("<", Expr::name(b))])
+    }
+
+    #[test]
+    fn double_negations_in_tests_read_as_written() {
+        // `if not (not x or not x < n) or y:` and the same in a `while` inside it.
+        let test = || Expr::BoolOp(false, vec![not(Expr::BoolOp(false, vec![not(Expr::name("x")), not(lt("x", "n"))])), Expr::name("y")]);
+        let mut body = vec![Stmt::If(test(), vec![Stmt::While(test(), vec![Stmt::Pass], Vec::new())], Vec::new())];
+        double_negated_tests(&mut body);
+        assert_eq!(print_body(&body, 0), "if x and x < n or y:\n    while x and x < n or y:\n        pass\n");
+        // One operand negated of two: the `not` moves to the other.
+        let mut body = vec![Stmt::If(not(Expr::BoolOp(false, vec![not(Expr::name("j")), Expr::name("out")])), vec![Stmt::Pass], Vec::new())];
+        double_negated_tests(&mut body);
+        assert_eq!(print_body(&body, 0), "if j and not out:\n    pass\n");
+        // A value keeps its form (`x and y` would be an operand, not a bool), and so does
+        // a test over an `is` comparison (CPython folds `not (a is b)`).
+        let is = Expr::Compare(Box::new(Expr::name("a")), vec![("is", Expr::name("b"))]);
+        let kept = not(Expr::BoolOp(false, vec![not(is), not(Expr::name("c"))]));
+        let mut body = vec![Stmt::Assign(vec![Expr::name("v")], test()), Stmt::If(kept, vec![Stmt::Pass], Vec::new())];
+        double_negated_tests(&mut body);
+        assert_eq!(print_body(&body, 0), "v = not (not x or not x < n) or y\nif not (not a is b or not c):\n    pass\n");
+    }
+}

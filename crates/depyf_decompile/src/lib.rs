@@ -479,11 +479,16 @@ pub(crate) fn recover_body_with(
     // of `fold_negated_tests` change nothing without one.)
     let mut any_marker = false;
     let mut any_negated = false;
+    let mut any_double_negated = false;
     definitions::bind(&mut body, &mut |e| {
         any_marker |= matches!(e, Expr::Name(n) if is_marker(n));
         any_negated |= definitions::negated_test(e);
+        any_double_negated |= idioms::double_negated(e);
     })
     .map_err(|m| at(&m))?;
+    if any_double_negated {
+        idioms::double_negated_tests(&mut body);
+    }
     if any_negated {
         definitions::fold_negated_tests(code, &mut body);
     }

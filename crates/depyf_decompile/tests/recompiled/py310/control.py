@@ -11,7 +11,7 @@ def loops(n):
     else:
         out.append(-1)
     for j in range(n):
-        if not (not j or out) or j > 5:
+        if j and not out or j > 5:
             out.append(j)
     return out
 
