@@ -1094,8 +1094,8 @@ impl BlockState<'_, '_> {
                 if unbind && held && matches!(self.stack.last(), Some(SVal::Expr(Expr::Const(Constant::None)))) {
                     self.stack.pop();
                     self.spill_upto(self.stack.len());
-                    self.stmts.push(Stmt::Assign(vec![Expr::Name(n.clone().into())], Expr::Const(Constant::None)));
-                    self.stmts.push(Stmt::Delete(vec![Expr::Name(n.into())]));
+                    self.stmts.push(Stmt::Assign(vec![Expr::Name(n.clone())], Expr::Const(Constant::None)));
+                    self.stmts.push(Stmt::Delete(vec![Expr::Name(n)]));
                     return Ok(1);
                 }
                 self.store(Expr::Name(n.into()))?;
