@@ -626,29 +626,40 @@ fn extend_over_merged_return(ins: &[Instruction], ranges: &mut [depyf_bytecode::
         if at(r.target).map(|t| ins[t].opname) != Some("PUSH_EXC_INFO") {
             continue;
         }
-        let Some(j) = at(r.end) else { continue };
-        if j == 0 || !(r.start..r.end).contains(&ins[j - 1].offset) {
-            continue;
-        }
-        // The last instruction of the range goes on into the run.
-        if matches!(ins[j - 1].id, Opname::RETURN_VALUE | Opname::RETURN_CONST | Opname::RAISE_VARARGS | Opname::RERAISE) || ins[j - 1].jump_target().is_some() && ins[j - 1].opname.starts_with("JUMP") && !ins[j - 1].opname.contains("_IF_") {
-            continue;
-        }
-        let mut e = j;
-        while e < ins.len() && matches!(ins[e].id, Opname::NOP | Opname::NOT_TAKEN | Opname::SWAP | Opname::POP_TOP) {
-            e += 1;
-        }
-        let returns = e < ins.len() && ins[e].id == Opname::RETURN_VALUE;
-        let run_end = if returns { ins[e].end_offset() } else { ins.get(e).map_or(u32::MAX, |i| i.offset) };
         // Statement ends join here too (the end of an `if` that ends the body): the run
         // has no `POP_BLOCK` that would read as the end of the body (3.8-3.10).
-        let Some(joined) = join_in(ins, r.start..r.end, ins[j].offset..run_end, false) else { continue };
-        let end = if returns { run_end } else { at(joined).map_or(run_end, |t| ins[t].end_offset()) };
+        let Some(end) = merged_end(ins, r.start..r.end, &["NOP", "NOT_TAKEN", "SWAP", "POP_TOP"], false) else { continue };
         if ranges.iter().any(|o| o.start < end && r.end < o.end && o.start != r.start) {
             continue;
         }
         ranges[k].end = end;
     }
+}
+
+/// Where the protected range `range` of a `try` body should end to take in the join of
+/// a returned value: `range`'s last instruction falls into a run of instructions named
+/// in `inert` (ones that cannot raise), every jump into the run comes from inside
+/// `range` and (with `value`) one brings a value there ([`join_in`]). The end is that of
+/// the run's `RETURN_VALUE` when the run reaches one, else of its last jump target.
+/// `None` when `range` ends otherwise. `ins` is the decoded code; the callers
+/// (`extend_over_merged_return`, 3.11+, and `pre311_exc::extend_over_popped_return`)
+/// give their version's `inert` instructions and say which handlers qualify.
+fn merged_end(ins: &[Instruction], range: std::ops::Range<u32>, inert: &[&str], value: bool) -> Option<u32> {
+    let at = |off: u32| ins.binary_search_by_key(&off, |i| i.offset).ok();
+    let j = at(range.end).filter(|&j| j > 0 && range.contains(&ins[j - 1].offset))?;
+    // The last instruction of the range goes on into the run.
+    let last = &ins[j - 1];
+    if matches!(last.opname, "RETURN_VALUE" | "RETURN_CONST" | "RAISE_VARARGS" | "RERAISE") || last.jump_target().is_some() && last.opname.starts_with("JUMP") && !last.opname.contains("_IF_") {
+        return None;
+    }
+    let mut e = j;
+    while e < ins.len() && inert.contains(&ins[e].opname) {
+        e += 1;
+    }
+    let returns = e < ins.len() && ins[e].opname == "RETURN_VALUE";
+    let run_end = if returns { ins[e].end_offset() } else { ins.get(e).map_or(u32::MAX, |i| i.offset) };
+    let joined = join_in(ins, range, ins[j].offset..run_end, value)?;
+    Some(if returns { run_end } else { at(joined).map_or(run_end, |t| ins[t].end_offset()) })
 }
 
 /// The last offset in `run` that a jump goes to, when every jump into `run` comes from

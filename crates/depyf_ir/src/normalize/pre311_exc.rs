@@ -2035,7 +2035,6 @@ fn ranges_of(code: &CodeObject, ins: &[Instruction], ir: &[IrInstr], stacks: &[O
 /// raise by one handler or another changes nothing. `ins` is the decoded code, `out`
 /// ranges in its (unscaled) offsets, one handler per instruction.
 fn extend_over_popped_return(ins: &[Instruction], ir: &[IrInstr], out: &mut Vec<ExceptionTableEntry>) {
-    let at = |off: u32| ins.binary_search_by_key(&off, |i| i.offset).ok();
     let mut k = 0;
     while k < out.len() {
         let r = out[k];
@@ -2043,25 +2042,9 @@ fn extend_over_popped_return(ins: &[Instruction], ir: &[IrInstr], out: &mut Vec<
         if ir.iter().find(|i| i.offset == r.target).map(|i| &i.op) != Some(&Op::PushExcInfo) {
             continue;
         }
-        let Some(j) = at(r.end) else { continue };
-        if j == 0 || !(r.start..r.end).contains(&ins[j - 1].offset) {
-            continue;
-        }
-        // The last instruction of the range goes on into the run.
-        let last = &ins[j - 1];
-        if matches!(last.opname, "RETURN_VALUE" | "RAISE_VARARGS" | "RERAISE") || last.jump_target().is_some() && last.opname.starts_with("JUMP") && !last.opname.contains("_IF_") {
-            continue;
-        }
-        let mut e = j;
-        while e < ins.len() && matches!(ins[e].opname, "POP_BLOCK" | "NOP" | "ROT_TWO" | "POP_TOP") {
-            e += 1;
-        }
-        let returns = e < ins.len() && ins[e].opname == "RETURN_VALUE";
-        let run_end = if returns { ins[e].end_offset() } else { ins.get(e).map_or(u32::MAX, |i| i.offset) };
         // Only a value's join: where a statement ends (a `with` that suppressed an
         // exception goes on) the `POP_BLOCK` is the end of the body as written.
-        let Some(joined) = super::join_in(ins, r.start..r.end, ins[j].offset..run_end, true) else { continue };
-        let end = if returns { run_end } else { at(joined).map_or(run_end, |t| ins[t].end_offset()) };
+        let Some(end) = super::merged_end(ins, r.start..r.end, &["POP_BLOCK", "NOP", "ROT_TWO", "POP_TOP"], true) else { continue };
         // Other ranges meeting the extension must lie inside it.
         if out.iter().any(|o| o.start != r.start && o.start < end && r.end < o.end && !(r.end <= o.start && o.end <= end)) {
             continue;
