@@ -330,7 +330,8 @@ pub fn compare_modules(original: &CodeObject, recompiled: &CodeObject, report: &
     let inside_stub = |key: &str| stubs.iter().any(|s| key == *s || key.starts_with(&format!("{s}/")));
     // Nested functions first (`a` lists a function before those nested in it).
     let mut verdicts: Vec<Option<(Verdict, String)>> = vec![None; a.len()];
-    let mut differing: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    // The keys of the functions that differ and of every function around one.
+    let mut tainted: std::collections::HashSet<&str> = std::collections::HashSet::new();
     for i in (0..a.len()).rev() {
         let (key, _, code) = &a[i];
         let Some(other) = by_key.get(key.as_str()).filter(|_| !inside_stub(key)) else { continue };
@@ -338,9 +339,7 @@ pub fn compare_modules(original: &CodeObject, recompiled: &CodeObject, report: &
         if verdict.0 == Verdict::Differs {
             let mut patched: Option<CodeObject> = None;
             for (idx, child) in children(other, key) {
-                let below = format!("{child}/");
-                let differs = differing.iter().any(|d| *d == child || d.starts_with(&below));
-                if let (true, Some(orig)) = (differs, original_by_key.get(child.as_str())) {
+                if let (true, Some(orig)) = (tainted.contains(child.as_str()), original_by_key.get(child.as_str())) {
                     patched.get_or_insert_with(|| (*other).clone()).co_consts[idx] = Constant::Code(Arc::new((*orig).clone()));
                 }
             }
@@ -349,7 +348,8 @@ pub fn compare_modules(original: &CodeObject, recompiled: &CodeObject, report: &
             }
         }
         if verdict.0 == Verdict::Differs {
-            differing.insert(key.as_str());
+            tainted.insert(key.as_str());
+            tainted.extend(key.match_indices('/').map(|(at, _)| &key[..at]));
         }
         verdicts[i] = Some(verdict);
     }

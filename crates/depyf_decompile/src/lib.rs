@@ -599,12 +599,12 @@ fn structured(
     // (`as_machine` recovers nested functions again, listing their stubs anew.)
     let rec = recover::recover(code, &ir, &cfg, &naming)?;
     let mut st = structure::Structurer::new(&cfg, &rec, &ir, code);
-    let region = st.region(depyf_cfg::BlockId(0), None, &at).and_then(|body| match ranges.is_empty() {
-        false => match read_after_unbind(&body) {
+    let region = st.region(depyf_cfg::BlockId(0), None, &at).and_then(|body| {
+        // (Only code with handlers has `except` clauses.)
+        match (!ranges.is_empty()).then(|| read_after_unbind(&body)).flatten() {
             Some(name) => Err(at(&format!("the code after an `except ... as {name}` clause reads `{name}`, which the clause unbinds (its value was read inside the clause)"))),
             None => Ok(body),
-        },
-        true => Ok(body),
+        }
     });
     let mut body = match region {
         Ok(body) => body,
@@ -644,49 +644,32 @@ fn structured(
 /// found. Nested `def` and `class` bodies are left to their own structuring.
 fn read_after_unbind(body: &[Stmt]) -> Option<&str> {
     for (i, s) in body.iter().enumerate() {
-        match s {
+        let nested: Vec<&[Stmt]> = match s {
             Stmt::Try(b, hs, e, f) => {
-                for h in hs {
-                    let Some(name) = h.name.as_deref() else { continue };
-                    // (A read nested deeper, such as a `try: return name` that tests
-                    // whether the name is bound, is the program's own.)
-                    let Some(Stmt::Return(Some(value))) = body.get(i + 1) else { continue };
-                    let mut reads = false;
-                    value.walk(&mut |x| reads |= x.is_name(name));
-                    if !reads {
-                        continue;
-                    }
-                    let mut named = false;
-                    for x in b.iter().chain(e).chain(f).chain(hs.iter().flat_map(|o| &o.body)) {
-                        x.walk_exprs(&mut |x| named |= x.is_name(name));
-                    }
-                    if !named {
-                        return Some(name);
+                // (A read nested deeper, such as a `try: return name` that tests whether
+                // the name is bound, is the program's own.)
+                if let Some(Stmt::Return(Some(value))) = body.get(i + 1) {
+                    for name in hs.iter().filter_map(|h| h.name.as_deref()) {
+                        let mut reads = false;
+                        value.walk(&mut |x| reads |= x.is_name(name));
+                        let mut named = false;
+                        for x in b.iter().chain(e).chain(f).chain(hs.iter().flat_map(|o| &o.body)) {
+                            x.walk_exprs(&mut |x| named |= x.is_name(name));
+                        }
+                        if reads && !named {
+                            return Some(name);
+                        }
                     }
                 }
-                if let Some(n) = read_after_unbind(b).or_else(|| read_after_unbind(e)).or_else(|| read_after_unbind(f)) {
-                    return Some(n);
-                }
-                if let Some(n) = hs.iter().find_map(|h| read_after_unbind(&h.body)) {
-                    return Some(n);
-                }
+                [b, e, f].into_iter().map(|x| &x[..]).chain(hs.iter().map(|h| &h.body[..])).collect()
             }
-            Stmt::If(_, a, b) | Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => {
-                if let Some(n) = read_after_unbind(a).or_else(|| read_after_unbind(b)) {
-                    return Some(n);
-                }
-            }
-            Stmt::With(_, b) => {
-                if let Some(n) = read_after_unbind(b) {
-                    return Some(n);
-                }
-            }
-            Stmt::Match(_, cases) => {
-                if let Some(n) = cases.iter().find_map(|c| read_after_unbind(&c.body)) {
-                    return Some(n);
-                }
-            }
-            _ => {}
+            Stmt::If(_, a, b) | Stmt::While(_, a, b) | Stmt::For(_, _, a, b) => vec![a, b],
+            Stmt::With(_, b) => vec![b],
+            Stmt::Match(_, cases) => cases.iter().map(|c| &c.body[..]).collect(),
+            _ => continue,
+        };
+        if let Some(name) = nested.into_iter().find_map(read_after_unbind) {
+            return Some(name);
         }
     }
     None
@@ -763,9 +746,7 @@ pub fn decompile(code: &CodeObject, options: &Options) -> Result<Decompiled, Dec
     }
     let mut body = recover_body_in(code, options, &failures)?;
     // Private names under the classes that the body defines, as written.
-    if mangling::may_mangle(code) {
-        mangling::demangle(&mut body);
-    }
+    mangling::demangle(code, &mut body);
     let source = if code.co_name == "<module>" {
         // The module docstring: `__doc__ = '...'` first is how the compiler stores it.
         // Printed as a docstring by swapping the first statement for the printing
@@ -803,9 +784,7 @@ pub fn decompile(code: &CodeObject, options: &Options) -> Result<Decompiled, Dec
         }
         let name = options.function_name.clone().unwrap_or_else(|| code.co_name.clone());
         let mut class = [Stmt::ClassDef(name, Vec::new(), Vec::new(), class_body, Vec::new())];
-        if mangling::may_mangle(code) {
-            mangling::demangle(&mut class);
-        }
+        mangling::demangle(code, &mut class);
         print_body(&class, 0)
     } else {
         let name = options.function_name.clone().unwrap_or_else(|| code.co_name.clone());

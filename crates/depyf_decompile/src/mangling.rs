@@ -29,7 +29,16 @@ use depyf_source::{Arguments, Expr, Ident, Pattern, Stmt};
 /// Rewrites the mangled private names under every `class` statement of `body` (at any
 /// depth: in function bodies, in nested classes with their own prefix, and in the
 /// definitions held by [`Expr::Def`]). Code outside any class is left as it is.
-pub(crate) fn demangle(body: &mut [Stmt]) {
+/// `code` is the code object `body` was recovered from: without a name of the mangled
+/// shape in it ([`may_mangle`]) the walk is left out.
+pub(crate) fn demangle(code: &depyf_bytecode::CodeObject, body: &mut [Stmt]) {
+    if may_mangle(code) {
+        rewrite(body);
+    }
+}
+
+/// [`demangle`] without the check of the names: the walk.
+fn rewrite(body: &mut [Stmt]) {
     for s in body {
         stmt(s, None);
     }
@@ -40,7 +49,7 @@ pub(crate) fn demangle(body: &mut [Stmt]) {
 /// `__` later). When none is, [`demangle`] changes nothing: every name it rewrites
 /// comes from `co_names` or the local, cell and free variable names. Checking the
 /// names is much cheaper than walking the tree (issue #7 speed).
-pub(crate) fn may_mangle(code: &depyf_bytecode::CodeObject) -> bool {
+fn may_mangle(code: &depyf_bytecode::CodeObject) -> bool {
     code.co_names.iter().any(|n| looks_mangled(n))
         || code.co_localsplusnames.iter().any(|n| looks_mangled(n))
         || code.co_consts.iter().any(|c| matches!(c, depyf_bytecode::Constant::Code(inner) if may_mangle(inner)))
@@ -320,7 +329,7 @@ mod tests {
             Stmt::Expr(n("_C__top")),
             Stmt::ClassDef("C".into(), vec![], vec![], vec![method, inner], vec![]),
         ];
-        demangle(&mut body);
+        rewrite(&mut body);
         let text = depyf_source::print_body(&body, 0);
         assert_eq!(
             text,
