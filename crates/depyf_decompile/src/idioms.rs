@@ -219,13 +219,24 @@ fn shared_exit_while(body: &mut Vec<Stmt>) {
             && matches!(then_body.last(), Some(Stmt::Return(_) | Stmt::Raise(..)))
             && else_body.is_empty()
             && body.len() >= i + n
-            && then_body[1..] == body[i + 1..i + n];
+            && same_exit(&then_body[1..], &body[i + 1..i + n]);
         if ok {
             if let Stmt::If(_, then_body, _) = &mut body[i] {
                 then_body.truncate(1);
             }
         }
         i += 1;
+    }
+}
+
+/// Whether the statements `a` and `b`, which end in a `return`, are one exit: equal,
+/// or equal but for a `return None` that one spells out (CPython's copy of the
+/// implicit return carries the line of the code before it, which reads as written).
+fn same_exit(a: &[Stmt], b: &[Stmt]) -> bool {
+    let none = |s: &Stmt| matches!(s, Stmt::Return(None | Some(Expr::Const(Constant::None))));
+    match (a.split_last(), b.split_last()) {
+        (Some((x, a)), Some((y, b))) => a == b && (x == y || (none(x) && none(y))),
+        _ => false,
     }
 }
 

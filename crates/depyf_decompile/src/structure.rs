@@ -234,7 +234,21 @@ impl<'a> Structurer<'a> {
                 natural_loop(cfg, to, &[from], false).iter().any(|b| !head(b) && body.contains(b))
             };
             let own = natural_loop(cfg, to, &[from], true).iter().all(|b| normal[b.index()].is_empty());
-            if own || (!nested && joins()) {
+            // Loops nested whole in the `try` body whose clause jumps back
+            // (`while c: try: while True: ... except E: ...`, heapq `merge`; their
+            // back edges protected by that `try`'s handler): the loop is its own,
+            // theirs inside its body. (A loop whose back edge lies outside that
+            // `try` is one the clause's jump continues, see `joins`.)
+            let encloses = || {
+                let body = natural_loop(cfg, to, &[from], true);
+                let entries = handler_entries(cfg, from);
+                let inside = |h: &BlockId| {
+                    let latches = &normal[h.index()];
+                    latches.iter().all(|&l| protected_by_any(cfg, l, &entries)) && natural_loop(cfg, *h, latches, false).is_subset(&body)
+                };
+                normal[to.index()].is_empty() && body.iter().all(|b| *b == to || normal[b.index()].is_empty() || inside(b))
+            };
+            if own || (!nested && joins()) || encloses() {
                 latches[to.index()].push(from);
             }
         }
@@ -1048,7 +1062,9 @@ impl<'a> Structurer<'a> {
                 let ops = &self.ir[block.start..block.end];
                 ops.iter().any(|i| i.op == depyf_ir::Op::PopTop) && ops.iter().all(|i| matches!(i.op, depyf_ir::Op::PopTop | depyf_ir::Op::Nop | depyf_ir::Op::Jump(_)))
             };
-            if (block.preds.len() != 1 && !pops_only()) || !code.stmts.is_empty() || !self.latches[b.index()].is_empty() || code.collapsed_to.is_some() || self.body_exits.contains(&b) {
+            // Nor past the innermost loop's follow: reaching it is `break` (a jump
+            // block in handler code that leaves the loop, see [`Self::loop_exit`]).
+            if (block.preds.len() != 1 && !pops_only()) || !code.stmts.is_empty() || !self.latches[b.index()].is_empty() || code.collapsed_to.is_some() || self.body_exits.contains(&b) || self.loops.last().is_some_and(|l| l.follow == Some(b)) {
                 break;
             }
             // CPython 3.8-3.9: a lone jump forward on a line of its own, not to
@@ -1361,12 +1377,27 @@ impl<'a> Structurer<'a> {
     /// otherwise, the code at `x` was copied into each `break` (wrong inside a
     /// `try` body, whose handlers would cover it). `None` for any other loop (a
     /// bottom test copied into `break`s, several bottom exits).
+    /// Where flow that leaves loop `h` for block `s` goes: a `break` compiled as a
+    /// jump block of its own (CPython 3.12+ `JUMP_FORWARD` after a failed test)
+    /// leaves for where that block leads; so does the `break` of a loop in handler
+    /// code (an `except` clause, the copy of a `finally` body that runs on an
+    /// exception), as in its copy in normal code. A jump block in handler code that
+    /// leaves a loop in normal code is the loop's own exit (the bottom test after an
+    /// `except` clause whose loop only the clause goes back to).
+    fn loop_exit(&self, h: BlockId, s: BlockId) -> BlockId {
+        if self.rpo_index[s.index()] == usize::MAX && self.rpo_index[h.index()] != usize::MAX {
+            s
+        } else {
+            self.skip_empty(s)
+        }
+    }
+
     fn rotated_while_else(&self, h: BlockId, body: &BTreeSet<BlockId>) -> Option<(BlockId, BlockId)> {
         let bottom: Vec<BlockId> = self.latches[h.index()]
             .iter()
             .filter_map(|l| match self.cfg.blocks[l.index()].term {
-                Terminator::Branch { jump, fall } if jump == h => Some(self.skip_empty(fall)),
-                Terminator::Branch { jump, fall } if fall == h => Some(self.skip_empty(jump)),
+                Terminator::Branch { jump, fall } if jump == h => Some(self.loop_exit(h, fall)),
+                Terminator::Branch { jump, fall } if fall == h => Some(self.loop_exit(h, jump)),
                 _ => None,
             })
             .filter(|x| !body.contains(x))
@@ -1668,18 +1699,14 @@ impl<'a> Structurer<'a> {
         let same_handler = |b: BlockId, s: BlockId| {
             !self.pop_block_exits && self.rpo_index[h.index()] != usize::MAX && self.rpo_index[b.index()] == usize::MAX && self.rpo_index[s.index()] == usize::MAX && self.cfg.blocks[b.index()].handler.is_some_and(|x| self.cfg.blocks[s.index()].handler.is_some_and(|y| x.target == y.target))
         };
+        let exit_block = |s: BlockId| self.loop_exit(h, s);
         let mut exits: Vec<BlockId> = body_set
             .iter()
             .flat_map(|&b| self.cfg.blocks[b.index()].succs().into_iter().filter(move |&s| !same_handler(b, s)))
             .filter(|s| !body_set.contains(s))
             // Handler code that re-raises is no way out of the loop.
             .filter(|s| self.rpo_index[s.index()] != usize::MAX || !matches!(self.cfg.blocks[s.index()].term, Terminator::Raise))
-            // A `break` compiled as a jump block of its own (CPython 3.12+
-            // `JUMP_FORWARD` after a failed test) leaves for where that block leads;
-            // so does the `break` of a loop in handler code (an `except` clause, the
-            // copy of a `finally` body that runs on an exception), as in its copy in
-            // normal code.
-            .map(|s| if self.rpo_index[s.index()] == usize::MAX && self.rpo_index[h.index()] != usize::MAX { s } else { self.skip_empty(s) })
+            .map(exit_block)
             .filter(|s| !body_set.contains(s))
             .collect();
         exits.sort();
@@ -1763,8 +1790,8 @@ impl<'a> Structurer<'a> {
         let bottom: Vec<BlockId> = self.latches[h.index()]
             .iter()
             .filter_map(|l| match self.cfg.blocks[l.index()].term {
-                Terminator::Branch { jump, fall } if jump == h => Some(self.skip_empty(fall)),
-                Terminator::Branch { jump, fall } if fall == h => Some(self.skip_empty(jump)),
+                Terminator::Branch { jump, fall } if jump == h => Some(exit_block(fall)),
+                Terminator::Branch { jump, fall } if fall == h => Some(exit_block(jump)),
                 _ => None,
             })
             .filter(|x| exits.contains(x) && !written_in(x))
@@ -2050,6 +2077,42 @@ fn handler_back_edges(cfg: &Cfg, rpo_index: &[usize]) -> Vec<(BlockId, BlockId)>
         }
     }
     out
+}
+
+/// The handler entries (blocks of handler code that no normal edge enters) from
+/// which normal edges lead to block `b`.
+fn handler_entries(cfg: &Cfg, b: BlockId) -> Vec<BlockId> {
+    let mut seen = vec![false; cfg.blocks.len()];
+    let mut work = vec![b];
+    let mut out = Vec::new();
+    seen[b.index()] = true;
+    while let Some(x) = work.pop() {
+        let preds = &cfg.blocks[x.index()].preds;
+        if preds.is_empty() {
+            out.push(x);
+        }
+        for &p in preds {
+            if !seen[p.index()] {
+                seen[p.index()] = true;
+                work.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// Whether one of the handlers `entries` protects block `b`, directly or through
+/// the handlers of the `try` statements nested in its body.
+fn protected_by_any(cfg: &Cfg, b: BlockId, entries: &[BlockId]) -> bool {
+    let mut cur = cfg.blocks[b.index()].handler;
+    for _ in 0..64 {
+        let Some(h) = cur else { return false };
+        if entries.contains(&h.target) {
+            return true;
+        }
+        cur = cfg.blocks[h.target.index()].handler;
+    }
+    false
 }
 
 /// Whether `name` appears in the printed `body` not followed by an identifier
