@@ -15,12 +15,13 @@ KNOWN_FAILURES = {
     's19_loops_in_handler_loops.endless_inner_loop_in_while_true': {
         '3.10': 'a construct that recovery could not shape (`__pop_except_held__` left in the output)',
     },
+    's20_break_after_code_in_try.break_after_code_or_retry': {
+        '3.10 3.11': 'a construct that recovery could not shape (`__pop_except__` left in the output)',
+        '3.12 3.13': 'code between the end of an except clause and the code after its try',
+    },
     'audit_differs.finally_body_with_try_and_return_in_clause': {
         '3.10': 'the normal exit of a try/finally does not run the finally body',
         '3.11': 'the code after an except clause is not the code after its try',
-    },
-    'control_handler_loops.continue_in_try_finally_then_break': {
-        'all': 'the way out of a while loop lies inside a try or with of its body',
     },
     'part2_exceptions.reraise_after_inner_handler': {
         '3.10': 'an exception handler of an unknown shape',
@@ -52,9 +53,6 @@ KNOWN_FAILURES = {
     's10_refusals.for_retry_clause_with_loop': {
         '3.10': 'control flow too tangled to structure (duplication limit reached)',
         '3.11 3.12 3.13': 'control flow nested too deeply to structure',
-    },
-    's10_refusals.while_assert_in_try_clause_breaks': {
-        '3.10': 'the way out of a while loop lies inside a try or with of its body',
     },
     's10_refusals.while_clauses_back_to_latch': {
         '3.10': 'a construct that recovery could not shape (`__exc_match__` left in the output)',

@@ -1830,9 +1830,15 @@ impl<'a> Structurer<'a> {
             // 3.8-3.9 `while c:`, whose value is loaded under the handler, reached
             // from the two arms of `if a or b:`): when exactly one other exit can
             // be the code after the loop, that one is.
+            // When none can, the loop has no code after it of its own (a `break`
+            // in the `try` body after code of the body, `if c: f(); break`, leaves
+            // through that code): every way out is written where it is reached,
+            // the way out of the `try` (its normal exit, the code after the
+            // statement) told by the `try`'s own structuring.
             let others: Vec<BlockId> = exits.iter().copied().filter(|&x| !in_body_try(x) && !written_in(&x) && !lone_raise(&x) && !lone_return(&x)).collect();
             match others.as_slice() {
                 [x] => follow = Some(*x),
+                [] => follow = None,
                 _ => return Err(err("the way out of a while loop lies inside a try or with of its body")),
             }
         }
