@@ -79,9 +79,6 @@ KNOWN_FAILURES = {
     's6_async_with38.coro_async_with_break_continue': {
         '3.12 3.13 3.14 3.15': 'a with statement whose handler goes on elsewhere than its normal exit',
     },
-    's6_finally_exits.finally_holds_if_with_try': {
-        '3.10': 'the normal exit of a try/finally does not run the finally body',
-    },
     's6_loop_heads.finally_retry_loop_return': {
         'all': 'a try or with body with several exits',
     },
@@ -103,7 +100,7 @@ KNOWN_FAILURES = {
         '3.11 3.12 3.13 3.14 3.15': 'a construct that recovery could not shape (`__reraise__` left in the output)',
     },
     's6_nested_finally38.try_finally_in_finally_in_loop': {
-        '3.10 3.11': 'the normal exit of a try/finally does not run the finally body',
+        '3.11': 'the normal exit of a try/finally does not run the finally body',
     },
     's6_nested_finally38.try_finally_in_finally_in_plain_loop': {
         '3.10': 'a try or with body with several exits',
@@ -134,9 +131,6 @@ KNOWN_FAILURES = {
     },
     's8_fin8.finally_if_continue_in_while': {
         '3.12 3.13': 'a try or with body with several exits',
-    },
-    's8_fin8.finally_if_try_except_implicit_return': {
-        '3.10': 'the normal exit of a try/finally does not run the finally body',
     },
     's8_fin8.return_name_through_finally_if': {
         '3.8 3.9': 'a try or with body with several exits',

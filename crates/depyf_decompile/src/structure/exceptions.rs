@@ -647,7 +647,10 @@ impl Structurer<'_> {
             hstmts.push(Stmt::Expr(Expr::Name(markers::RERAISE.into())));
         }
         let is_finally = !with && is_finally_handler(&hstmts);
-        let hstmts = if is_finally { drop_exit_pops(&hstmts) } else { hstmts };
+        let mut hstmts = if is_finally { drop_exit_pops(&hstmts) } else { hstmts };
+        if is_finally {
+            hoist_nested_clause_reraise(&mut hstmts);
+        }
         if is_finally {
             self.finals.push(hstmts[..hstmts.len() - 1].to_vec());
         }
@@ -2057,6 +2060,56 @@ fn hoist_reraise(mut hs: Vec<Stmt>) -> Vec<Stmt> {
     hs
 }
 
+/// A `finally` handler body `hs` that ends in an `if` and the re-raise, with a
+/// `try`/`except` last in an arm (nested `if`s too; nothing after it in the arm)
+/// whose clauses end in that re-raise: CPython 3.10 threads the jump at the end of
+/// each clause to the handler's `RERAISE`, where the arm goes on anyway (see
+/// [`hoist_reraise`] for the `try` at the top level). The clauses' re-raises are
+/// taken out: the same flow.
+fn hoist_nested_clause_reraise(hs: &mut [Stmt]) {
+    fn ends_in(s: &[Stmt], r: &Stmt) -> bool {
+        match s.last() {
+            Some(Stmt::If(_, a, b)) => ends_in(a, r) && ends_in(b, r),
+            Some(l) => l == r || never_falls_through(l),
+            None => false,
+        }
+    }
+    fn strip(s: &mut Vec<Stmt>, r: &Stmt) {
+        if s.last() == Some(r) {
+            s.pop();
+        } else if let Some(Stmt::If(_, a, b)) = s.last_mut() {
+            strip(a, r);
+            strip(b, r);
+        }
+        if s.is_empty() {
+            s.push(Stmt::Pass);
+        }
+    }
+    fn in_arms(s: &mut Stmt, r: &Stmt) {
+        match s {
+            Stmt::If(_, a, b) => {
+                for arm in [a, b] {
+                    if let Some(l) = arm.last_mut() {
+                        in_arms(l, r);
+                    }
+                }
+            }
+            Stmt::Try(_, clauses, orelse, fin) if fin.is_empty() && orelse.is_empty() && clauses.iter().any(|c| c.body.last() == Some(r)) && clauses.iter().all(|c| ends_in(&c.body, r)) => {
+                for c in clauses.iter_mut() {
+                    strip(&mut c.body, r);
+                }
+            }
+            _ => {}
+        }
+    }
+    let [.., last @ Stmt::If(..), r] = hs else { return };
+    if !is_marker(r, markers::RERAISE) || matches!(&*last, Stmt::If(c, ..) if marker_call(c, markers::EXC_MATCH).is_some() || marker_call(c, markers::EG_MATCH).is_some()) {
+        return;
+    }
+    let r = r.clone();
+    in_arms(last, &r);
+}
+
 /// Whether flow never goes on past statement `s`: it returns, raises, breaks or
 /// continues on every path (an `if` with both arms so, a `try` whose `finally`
 /// body does so or whose body or `else` and every clause do so, a `while True:`
@@ -2793,7 +2846,7 @@ fn tail_loop_exits_as_break(s: &mut Stmt, t: &Stmt) -> bool {
 
 /// Whether `copy` is a copy of `fbody` but for `ret`, a `return` of any value that
 /// follows it, at the ends of arms of its last statement, an `if` (nested `if`s
-/// too): the code of a `return` after a `finally` body that ends in an `if` joins
+/// too) or a `try` (see [`if_return_tail`]): the code of a `return` after a `finally` body that ends in an `if` joins
 /// both arms (`if c: A; return x` then `return x` when the `if` falls through),
 /// and CPython 3.12+ copies that small exit block into the arm that jumps to it
 /// (`Python/flowgraph.c` `inline_small_exit_blocks`). An arm that ends in `ret`
@@ -2804,7 +2857,7 @@ fn is_copy_before_return(copy: &[Stmt], ret: &Stmt, fbody: &[Stmt]) -> bool {
         return false;
     }
     let Some((last, init)) = copy.split_last() else { return false };
-    if !matches!(last, Stmt::If(..)) {
+    if !matches!(last, Stmt::If(..) | Stmt::Try(..)) {
         return false;
     }
     let mut last = last.clone();
@@ -2925,39 +2978,63 @@ fn spilled_return_merged(copy: &[Stmt], fbody: &[Stmt], plain_local: &dyn Fn(&st
 
 /// The `return` that ends an arm of `s` through nested `if`s only, the first arm
 /// first (the other when the first ends otherwise, in a statement that never
-/// falls through, say).
+/// falls through, say). The body and the `except` clauses of a `try` without
+/// `else`/`finally` are arms too: CPython 3.12+ copies the small exit after such a
+/// `try` into the end of its body and of each clause that falls off
+/// (`Python/flowgraph.c` `inline_small_exit_blocks`), 3.8-3.9 end them in a
+/// `return` of a constant or of the value held across the copy of the `finally`
+/// body that ends in the `try`.
 fn if_return_tail(s: &Stmt) -> Option<&Stmt> {
     match s {
         Stmt::If(_, a, b) => a.last().and_then(if_return_tail).or_else(|| b.last().and_then(if_return_tail)),
+        Stmt::Try(b, hs, e, f) if e.is_empty() && f.is_empty() => b.last().and_then(if_return_tail).or_else(|| hs.iter().find_map(|h| h.body.last().and_then(if_return_tail))),
         Stmt::Return(_) => Some(s),
         _ => None,
     }
 }
 
-/// Whether every way through the end of `s` (both arms of nested `if`s) ends in
-/// `t` or in another `return` or a `raise` (or a statement that never falls
-/// through, see [`never_falls_through`]): no flow falls off its end.
+/// Whether every way through the end of `s` (both arms of nested `if`s, the body
+/// and clauses of a `try`, see [`if_return_tail`]) ends in `t` or in another
+/// `return` or a `raise` (or a statement that never falls through, see
+/// [`never_falls_through`]): no flow falls off its end.
 fn if_tails_leave(s: &Stmt, t: &Stmt) -> bool {
     match s {
         Stmt::If(_, a, b) => [a, b].iter().all(|x| x.last().is_some_and(|l| if_tails_leave(l, t))),
+        Stmt::Try(b, hs, e, f) if e.is_empty() && f.is_empty() => std::iter::once(b).chain(hs.iter().map(|h| &h.body)).all(|x| x.last().is_some_and(|l| if_tails_leave(l, t))),
         s => s == t || matches!(s, Stmt::Return(_) | Stmt::Raise(..)) || never_falls_through(s),
     }
 }
 
 /// Removes `ret` where it ends an arm of `if` statement `s` (nested `if`s that end
-/// arms too), an arm left empty becoming `pass` (see [`is_copy_before_return`]).
+/// arms too; the body and clauses of a `try`, see [`if_return_tail`]), an arm left
+/// empty becoming `pass` (an `else` none; see [`is_copy_before_return`]).
 fn strip_tail_return(s: &mut Stmt, ret: &Stmt) {
-    if let Stmt::If(_, a, b) = s {
-        for (k, arm) in [a, b].into_iter().enumerate() {
-            if arm.last() == Some(ret) {
-                arm.pop();
-                if arm.is_empty() && k == 0 {
-                    arm.push(Stmt::Pass);
-                }
-            } else if let Some(l) = arm.last_mut() {
-                strip_tail_return(l, ret);
+    // (The statement left last after the `ret` that ended an arm may end in copies
+    // of it too, an inner `try` whose body and clauses got their own: they went on
+    // to that same `ret`.)
+    let strip = |arm: &mut Vec<Stmt>, keep: bool| {
+        if arm.last() == Some(ret) {
+            arm.pop();
+            if arm.is_empty() && keep {
+                arm.push(Stmt::Pass);
             }
         }
+        if let Some(l) = arm.last_mut() {
+            strip_tail_return(l, ret);
+        }
+    };
+    match s {
+        Stmt::If(_, a, b) => {
+            strip(a, true);
+            strip(b, false);
+        }
+        Stmt::Try(b, hs, e, f) if e.is_empty() && f.is_empty() => {
+            strip(b, true);
+            for h in hs.iter_mut() {
+                strip(&mut h.body, true);
+            }
+        }
+        _ => {}
     }
 }
 
