@@ -62,7 +62,6 @@ KNOWN_FAILURES = {
     },
     's10_refusals.while_nested_try_breaks_in_finally': {
         '3.10': 'a break out of an except clause nested in another try or with body of a while loop',
-        '3.13 3.14 3.15': 'a loop left by except clauses of its own for code outside the try around it',
     },
     's13_fresh.return_attribute_in_try_except_finally': {
         '3.10': 'a copy of the finally body before code that leaves the try',

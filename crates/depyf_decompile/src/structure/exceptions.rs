@@ -580,6 +580,29 @@ impl Structurer<'_> {
             [e] if self.small_exits_extended && !self.ends_with_const_return(self.cfg.blocks[e.index()].start) && self.uses_no_body_value(*e) => self.handler_exit_copies(b, h, &exits),
             _ => Vec::new(),
         };
+        if exits.len() > 1 {
+            // Exits that are blocks of jumps alone (no code, nothing they could
+            // raise) going on to one block, and maybe that block itself when it
+            // ends the body of an enclosing `with` (its `__exit__` call): that
+            // block is the one exit. CPython 3.13+ gives the `JUMP_FORWARD` at the
+            // end of an `if` arm that ends a `try` body a block of its own outside
+            // the `try`'s range (under the range of a `with` around it), besides the
+            // `NOP` the other arm falls into. (Not a loop's header: the jumps are
+            // the end of its body, `continue`. Nor, taken alone, a block the body
+            // reaches without jumps: the exits then read as they are.)
+            let through = |x: BlockId| {
+                let blk = &self.cfg.blocks[x.index()];
+                match blk.term {
+                    Terminator::Jump(t) | Terminator::FallThrough(t) if self.ir[blk.start..blk.end].iter().all(|i| matches!(i.op, Op::Nop | Op::Jump(_))) => t,
+                    _ => x,
+                }
+            };
+            let t = through(exits[0]);
+            let with_end = self.body_exits.contains(&t) && !self.try_exits.iter().any(|&(e, _)| e == t);
+            if exits.iter().all(|&x| (x != t || with_end) && through(x) == t) && !self.protected_by(t, h) && self.latches[t.index()].is_empty() {
+                exits = vec![t];
+            }
+        }
         let mut finally_copies = false;
         if exits.len() > 1 && !self.has_cleanup(h) {
             // CPython 3.9-3.10 copy a small exit (a `with` exit and `return
