@@ -134,12 +134,6 @@ KNOWN_FAILURES = {
     's8_fin8.return_name_through_finally_if': {
         '3.8 3.9': 'a try or with body with several exits',
     },
-    's9_d310.with_body_returns_only': {
-        '3.15': 'a with statement whose handler goes on elsewhere than its normal exit',
-    },
-    's9_d310.with_body_returns_only_then_code': {
-        '3.15': 'a with statement whose handler goes on elsewhere than its normal exit',
-    },
     's9_d310.return_const_in_clause_in_with': {
         '3.11 3.12 3.13 3.14 3.15': 'code between the end of an except clause and the code after its try',
     },

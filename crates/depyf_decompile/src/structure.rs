@@ -602,7 +602,7 @@ impl<'a> Structurer<'a> {
                         if past_exit.is_none() && Some(next) != stop && self.rec.blocks[b.index()].for_loop.is_none() {
                             if let (Some(&h), Some(&fin)) = (self.opened.last(), self.opened_finally.last()) {
                                 let known = self.body_exits.iter().chain(self.try_exits.iter().map(|(e, _)| e)).any(|&e| self.jumps_to(e, next) || self.jumps_to(next, e));
-                                if !fin && self.protected_by(b, h) && !self.protected_by(next, h) && !known && !self.exit_stubs.iter().any(|(x, _)| *x == next) {
+                                if !fin && self.protected_by(b, h) && !self.protected_by(next, h) && !known && !self.exit_stubs.iter().any(|(x, _)| *x == next) && !self.is_return_tail(next, h) {
                                     return Err(err("a loop left by except clauses of its own for code outside the try around it"));
                                 }
                             }
@@ -1195,7 +1195,7 @@ impl<'a> Structurer<'a> {
         }
         let ops = &self.ir[blk.start..blk.end];
         let Some(ret) = ops.iter().rposition(|i| matches!(i.op, depyf_ir::Op::Return)) else { return false };
-        if ret + 1 != ops.len() || ret == 0 || !matches!(ops[ret - 1].op, depyf_ir::Op::LoadConst(_) | depyf_ir::Op::LoadCommonConstant("None" | "True" | "False" | "''" | "-1")) {
+        if ret + 1 != ops.len() || ret == 0 || !ops[ret - 1].op.is_literal_load() {
             return false;
         }
         let line = ops[ret].line;

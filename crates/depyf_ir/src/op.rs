@@ -702,4 +702,11 @@ impl Op {
     pub fn is_terminator(&self) -> bool {
         matches!(self, Op::Jump(_) | Op::Return | Op::Raise(_) | Op::Reraise)
     }
+
+    /// Whether this pushes a constant written as a literal, which runs no code:
+    /// `LOAD_CONST`, 3.14+ `LOAD_SMALL_INT`, and 3.15's `LOAD_COMMON_CONSTANT` of
+    /// `None`, `True`, `False`, `''` or `-1` (not of a builtin such as `list`).
+    pub fn is_literal_load(&self) -> bool {
+        matches!(self, Op::LoadConst(_) | Op::LoadSmallInt(_) | Op::LoadCommonConstant("None" | "True" | "False" | "''" | "-1"))
+    }
 }

@@ -288,7 +288,7 @@ impl Structurer<'_> {
     /// <const>` is loaded after the `with` exit, which is also the code of a `return`
     /// right after the `with`: such a block is left after the `with` (both compile
     /// the same).
-    fn is_return_tail(&self, mut s: BlockId, h: BlockId) -> bool {
+    pub(super) fn is_return_tail(&self, mut s: BlockId, h: BlockId) -> bool {
         let pre311 = !self.has_cleanup(h);
         // An `async with` exit awaits `__aexit__()`: the exception ranges of its
         // `await` loop cut the chain into blocks of `Nop`s after the exit.
@@ -300,7 +300,7 @@ impl Structurer<'_> {
             // `with` into the jump at the body's end (`Python/compile.c`
             // `extend_block`); 3.8-3.9 ([`Self::dead_jumps_kept`]) jump to it, so
             // a block that goes on to load the constant is a `return` inside the body.
-            if pre311 && !self.dead_jumps_kept && ops.iter().position(|o| matches!(o, Op::WithExit)).is_some_and(|w| w + 1 < ops.len() && matches!(ops[w + 1], Op::LoadConst(_) | Op::LoadSmallInt(_))) {
+            if pre311 && !self.dead_jumps_kept && ops.iter().position(|o| matches!(o, Op::WithExit)).is_some_and(|w| w + 1 < ops.len() && ops[w + 1].is_literal_load()) {
                 return false;
             }
             // `SWAP 2; POP_TOP` drops the iterator of an enclosing `for` under the
@@ -311,7 +311,7 @@ impl Structurer<'_> {
             // the body (and lies outside the range); a `return` after the `try` or in
             // an `else:` is reached by the body's `JUMP_FORWARD` instead.
             let join = self.dead_jumps_kept && blk.preds.len() > 1 && blk.preds.iter().all(|&p| self.protected_by(p, h));
-            if (blk.preds.len() != 1 && !join) || !ops.iter().enumerate().all(|(j, o)| matches!(o, Op::Return | Op::WithExit | Op::Swap(2) | Op::LoadConst(_) | Op::LoadSmallInt(_)) || matches!(o, Op::PopTop) && iter_pop(j)) {
+            if (blk.preds.len() != 1 && !join) || !ops.iter().enumerate().all(|(j, o)| (matches!(o, Op::Return | Op::WithExit | Op::Swap(2)) || o.is_literal_load()) || matches!(o, Op::PopTop) && iter_pop(j)) {
                 return false;
             }
             if matches!(ops.last(), Some(Op::Return)) {
@@ -2309,7 +2309,7 @@ impl Structurer<'_> {
                 None => return false,
             }
         }
-        matches!(seen.as_slice(), [Op::WithExit, Op::LoadConst(_) | Op::LoadSmallInt(_), Op::Return] | [Op::LoadConst(_) | Op::LoadSmallInt(_), Op::Return])
+        matches!(seen.as_slice(), [Op::WithExit, c, Op::Return] | [c, Op::Return] if c.is_literal_load())
     }
 
     /// Whether the straight-line code from op index `i` (`Nop`s skipped,
@@ -2320,7 +2320,7 @@ impl Structurer<'_> {
             match self.ir.get(i).map(|x| &x.op) {
                 Some(Op::Nop) => i += 1,
                 Some(Op::Jump(t)) => i = self.ir.partition_point(|x| x.offset < *t),
-                Some(Op::Return) => return matches!(prev, Some(Op::LoadConst(_) | Op::LoadSmallInt(_))),
+                Some(Op::Return) => return prev.is_some_and(|o| o.is_literal_load()),
                 Some(op) if op.jump_target().is_some() || op.is_terminator() => return false,
                 Some(op) => {
                     prev = Some(op);
