@@ -2002,31 +2002,6 @@ fn is_finally_handler(hs: &[Stmt]) -> bool {
 /// some arm re-raises. Other bodies (an `except` clause chain, whose `if` tests
 /// the exception) are returned as they are.
 fn hoist_reraise(mut hs: Vec<Stmt>) -> Vec<Stmt> {
-    fn ends_in(s: &[Stmt], r: &Stmt) -> bool {
-        match s.last() {
-            Some(Stmt::If(_, a, b)) => ends_in(a, r) && ends_in(b, r),
-            Some(l) => l == r || never_falls_through(l),
-            None => false,
-        }
-    }
-    fn strip(s: &mut Vec<Stmt>, r: &Stmt) {
-        match s.last_mut() {
-            Some(Stmt::If(_, a, b)) => {
-                strip(a, r);
-                strip(b, r);
-                if matches!(b.as_slice(), [Stmt::Pass]) {
-                    b.clear();
-                }
-            }
-            Some(l) if l == r => {
-                s.pop();
-            }
-            _ => {}
-        }
-        if s.is_empty() {
-            s.push(Stmt::Pass);
-        }
-    }
     fn find(s: &[Stmt]) -> Option<&Stmt> {
         match s.last() {
             Some(Stmt::If(_, a, b)) => find(a).or_else(|| find(b)),
@@ -2054,14 +2029,14 @@ fn hoist_reraise(mut hs: Vec<Stmt>) -> Vec<Stmt> {
                 && orelse.is_empty()
                 && !clauses.is_empty()
                 && clauses.iter().any(|c| c.body.last() == Some(r))
-                && clauses.iter().all(|c| ends_in(&c.body, r))
+                && clauses.iter().all(|c| ends_in_reraise(&c.body, r))
                 && !after.iter().any(|s| is_marker(s, markers::RERAISE))
             {
                 let r = r.clone();
                 let tail: Vec<Stmt> = hs.drain(k + 1..hs.len() - 1).collect();
                 if let Stmt::Try(_, clauses, orelse, _) = &mut hs[k] {
                     for c in clauses.iter_mut() {
-                        strip(&mut c.body, &r);
+                        strip_reraise(&mut c.body, &r);
                     }
                     *orelse = tail;
                 }
@@ -2075,12 +2050,45 @@ fn hoist_reraise(mut hs: Vec<Stmt>) -> Vec<Stmt> {
     }
     // A re-raise at the end of an arm (through nested `if`s).
     let Some(r) = find(&hs).cloned() else { return hs };
-    if !ends_in(&hs, &r) {
+    if !ends_in_reraise(&hs, &r) {
         return hs;
     }
-    strip(&mut hs, &r);
+    strip_reraise(&mut hs, &r);
     hs.push(r);
     hs
+}
+
+/// Whether statements `s` end in the re-raise `r` on every path through the `if`s
+/// that end them (or in a statement that never falls through, see
+/// [`never_falls_through`]).
+fn ends_in_reraise(s: &[Stmt], r: &Stmt) -> bool {
+    match s.last() {
+        Some(Stmt::If(_, a, b)) => ends_in_reraise(a, r) && ends_in_reraise(b, r),
+        Some(l) => l == r || never_falls_through(l),
+        None => false,
+    }
+}
+
+/// Removes the re-raise `r` where it ends statements `s` or the arms of the `if`s
+/// that end them (an `else` left holding only `pass` goes; an emptied list gets
+/// `pass`).
+fn strip_reraise(s: &mut Vec<Stmt>, r: &Stmt) {
+    match s.last_mut() {
+        Some(Stmt::If(_, a, b)) => {
+            strip_reraise(a, r);
+            strip_reraise(b, r);
+            if matches!(b.as_slice(), [Stmt::Pass]) {
+                b.clear();
+            }
+        }
+        Some(l) if l == r => {
+            s.pop();
+        }
+        _ => {}
+    }
+    if s.is_empty() {
+        s.push(Stmt::Pass);
+    }
 }
 
 /// A `finally` handler body `hs` that ends in an `if` and the re-raise, with a
@@ -2090,24 +2098,6 @@ fn hoist_reraise(mut hs: Vec<Stmt>) -> Vec<Stmt> {
 /// [`hoist_reraise`] for the `try` at the top level). The clauses' re-raises are
 /// taken out: the same flow.
 fn hoist_nested_clause_reraise(hs: &mut [Stmt]) {
-    fn ends_in(s: &[Stmt], r: &Stmt) -> bool {
-        match s.last() {
-            Some(Stmt::If(_, a, b)) => ends_in(a, r) && ends_in(b, r),
-            Some(l) => l == r || never_falls_through(l),
-            None => false,
-        }
-    }
-    fn strip(s: &mut Vec<Stmt>, r: &Stmt) {
-        if s.last() == Some(r) {
-            s.pop();
-        } else if let Some(Stmt::If(_, a, b)) = s.last_mut() {
-            strip(a, r);
-            strip(b, r);
-        }
-        if s.is_empty() {
-            s.push(Stmt::Pass);
-        }
-    }
     fn in_arms(s: &mut Stmt, r: &Stmt) {
         match s {
             Stmt::If(_, a, b) => {
@@ -2117,9 +2107,9 @@ fn hoist_nested_clause_reraise(hs: &mut [Stmt]) {
                     }
                 }
             }
-            Stmt::Try(_, clauses, orelse, fin) if fin.is_empty() && orelse.is_empty() && clauses.iter().any(|c| c.body.last() == Some(r)) && clauses.iter().all(|c| ends_in(&c.body, r)) => {
+            Stmt::Try(_, clauses, orelse, fin) if fin.is_empty() && orelse.is_empty() && clauses.iter().any(|c| c.body.last() == Some(r)) && clauses.iter().all(|c| ends_in_reraise(&c.body, r)) => {
                 for c in clauses.iter_mut() {
-                    strip(&mut c.body, r);
+                    strip_reraise(&mut c.body, r);
                 }
             }
             _ => {}
