@@ -227,20 +227,20 @@ impl<'a> Structurer<'a> {
                 _ => None,
             };
             let head = |b: &BlockId| *b == to || Some(*b) == into;
-            let nested = natural_loop(cfg, to, &[from], true).iter().any(|b| !normal[b.index()].is_empty() && !head(b));
+            let body = natural_loop(cfg, to, &[from], true);
+            let nested = body.iter().any(|b| !normal[b.index()].is_empty() && !head(b));
             let joins = || {
                 let Some(h) = [Some(to), into].into_iter().flatten().find(|h| !normal[h.index()].is_empty()) else { return false };
-                let body = natural_loop(cfg, h, &normal[h.index()], false);
-                natural_loop(cfg, to, &[from], false).iter().any(|b| !head(b) && body.contains(b))
+                let inner = natural_loop(cfg, h, &normal[h.index()], false);
+                natural_loop(cfg, to, &[from], false).iter().any(|b| !head(b) && inner.contains(b))
             };
-            let own = natural_loop(cfg, to, &[from], true).iter().all(|b| normal[b.index()].is_empty());
+            let own = body.iter().all(|b| normal[b.index()].is_empty());
             // Loops nested whole in the `try` body whose clause jumps back
             // (`while c: try: while True: ... except E: ...`, heapq `merge`; their
             // back edges protected by that `try`'s handler): the loop is its own,
             // theirs inside its body. (A loop whose back edge lies outside that
             // `try` is one the clause's jump continues, see `joins`.)
             let encloses = || {
-                let body = natural_loop(cfg, to, &[from], true);
                 let entries = handler_entries(cfg, from);
                 let inside = |h: &BlockId| {
                     let latches = &normal[h.index()];
@@ -1051,7 +1051,7 @@ impl<'a> Structurer<'a> {
             // A block of jumps alone is never protected (a jump raises nothing;
             // CPython 3.13 leaves the `JUMP` of a `break` out of the range): it is
             // no way out by itself.
-            let jumps_only = matches!(block.term, Terminator::Jump(_) | Terminator::FallThrough(_)) && self.ir[block.start..block.end].iter().all(|i| matches!(i.op, depyf_ir::Op::Nop | depyf_ir::Op::Jump(_)));
+            let jumps_only = self.jump_only_target(b).is_some();
             if within.is_some_and(|e| !self.protected_by(b, e.target)) && !jumps_only {
                 break;
             }
@@ -1366,17 +1366,17 @@ impl<'a> Structurer<'a> {
         }
     }
 
-    /// `Some((e, x))` for a rotated `while c: ... else: E` (CPython 3.10+,
-    /// `Python/compile.c` `compiler_while`): the bottom test of loop `h` (body
-    /// `body`) fails to `e`, the first block of `E`, which falls into `x`, where
-    /// every `break` jumps (found by [`Self::for_else_follow`]: the code after the
-    /// statement, or the normal exit of the `try` body the loop ends, which the
-    /// body cannot write). Then `x` is the loop's follow: `E` is written where the
-    /// test fails (`if not c: E; break`) and in the `else` of the test before the
-    /// loop, which `idioms::rotated_while` folds into the loop's `else`. Read
-    /// otherwise, the code at `x` was copied into each `break` (wrong inside a
-    /// `try` body, whose handlers would cover it). `None` for any other loop (a
-    /// bottom test copied into `break`s, several bottom exits).
+    /// Where block `b` goes when it is a block of jumps alone (`NOP`s and an
+    /// unconditional jump, or a fall into the next block): no code, nothing that
+    /// could raise.
+    fn jump_only_target(&self, b: BlockId) -> Option<BlockId> {
+        let blk = &self.cfg.blocks[b.index()];
+        match blk.term {
+            Terminator::Jump(t) | Terminator::FallThrough(t) if self.ir[blk.start..blk.end].iter().all(|i| matches!(i.op, depyf_ir::Op::Nop | depyf_ir::Op::Jump(_))) => Some(t),
+            _ => None,
+        }
+    }
+
     /// Where flow that leaves loop `h` for block `s` goes: a `break` compiled as a
     /// jump block of its own (CPython 3.12+ `JUMP_FORWARD` after a failed test)
     /// leaves for where that block leads; so does the `break` of a loop in handler
@@ -1392,6 +1392,17 @@ impl<'a> Structurer<'a> {
         }
     }
 
+    /// `Some((e, x))` for a rotated `while c: ... else: E` (CPython 3.10+,
+    /// `Python/compile.c` `compiler_while`): the bottom test of loop `h` (body
+    /// `body`) fails to `e`, the first block of `E`, which falls into `x`, where
+    /// every `break` jumps (found by [`Self::for_else_follow`]: the code after the
+    /// statement, or the normal exit of the `try` body the loop ends, which the
+    /// body cannot write). Then `x` is the loop's follow: `E` is written where the
+    /// test fails (`if not c: E; break`) and in the `else` of the test before the
+    /// loop, which `idioms::rotated_while` folds into the loop's `else`. Read
+    /// otherwise, the code at `x` was copied into each `break` (wrong inside a
+    /// `try` body, whose handlers would cover it). `None` for any other loop (a
+    /// bottom test copied into `break`s, several bottom exits).
     fn rotated_while_else(&self, h: BlockId, body: &BTreeSet<BlockId>) -> Option<(BlockId, BlockId)> {
         let bottom: Vec<BlockId> = self.latches[h.index()]
             .iter()

@@ -590,13 +590,7 @@ impl Structurer<'_> {
             // `NOP` the other arm falls into. (Not a loop's header: the jumps are
             // the end of its body, `continue`. Nor, taken alone, a block the body
             // reaches without jumps: the exits then read as they are.)
-            let through = |x: BlockId| {
-                let blk = &self.cfg.blocks[x.index()];
-                match blk.term {
-                    Terminator::Jump(t) | Terminator::FallThrough(t) if self.ir[blk.start..blk.end].iter().all(|i| matches!(i.op, Op::Nop | Op::Jump(_))) => t,
-                    _ => x,
-                }
-            };
+            let through = |x: BlockId| self.jump_only_target(x).unwrap_or(x);
             let t = through(exits[0]);
             let with_end = self.body_exits.contains(&t) && !self.try_exits.iter().any(|&(e, _)| e == t);
             if exits.iter().all(|&x| (x != t || with_end) && through(x) == t) && !self.protected_by(t, h) && self.latches[t.index()].is_empty() {
@@ -673,8 +667,6 @@ impl Structurer<'_> {
         let mut hstmts = if is_finally { drop_exit_pops(&hstmts) } else { hstmts };
         if is_finally {
             hoist_nested_clause_reraise(&mut hstmts);
-        }
-        if is_finally {
             self.finals.push(hstmts[..hstmts.len() - 1].to_vec());
         }
         self.opened.push(h);
