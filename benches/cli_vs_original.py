@@ -10,6 +10,12 @@ files. Then, on that same set:
   output files); the same with the output in memory (`/dev/shm`, where there is one:
   the "in RAM" columns, without the disk filesystem's cost of creating files); and once
   more with every core (wall clock);
+- every run writes into a directory of its own, and nothing the bench makes (trees,
+  outputs) is deleted before the last version is measured: on ext4 without a journal,
+  allocating an inode checks every free one before it that was deleted in the last
+  60 to 360 seconds (`recently_deleted()` in `fs/ext4/ialloc.c`), so a run made right
+  after the bench deleted the previous run's 600 files paid for those deletions in
+  kernel time (up to half of its CPU time, measured on this project's machine);
 - the original: in a venv of the same version with `depyf==0.20.0` installed, every
   function code object of every file (all code objects but the modules) is given to
   `depyf.decompile(code)` one by one, timed with `time.process_time`; a function that
@@ -173,6 +179,58 @@ def run_ours(depyf, tree, out, jobs):
     return summary, (user + system, system), wall
 
 
+def measure(args, version, explicit, scratch, mem_scratch):
+    """One row of the table for `version`, or None without an interpreter. The trees
+    and outputs go under `scratch` (and `mem_scratch`, in memory), one directory per run."""
+    python = find_python(version, explicit)
+    if not python:
+        print(f"{version}: no interpreter, skipped", file=sys.stderr)
+        return None
+    tree = os.path.join(scratch, version, "pyc")
+    outs = (os.path.join(scratch, version, f"out{i}") for i in range(1000))
+    n = subprocess.run([python, "-c", COMPILE_STDLIB, tree, str(args.files)], capture_output=True, text=True, check=True).stdout.strip()
+    cpus = []
+    for _ in range(max(args.repeat, 1)):
+        summary, cpu, _ = run_ours(args.depyf, tree, next(outs), 1)
+        cpus.append(cpu)
+    cpus.sort()
+    (cpu, system), best = cpus[len(cpus) // 2], cpus[0][0]
+    # The same runs with the output in memory (tmpfs), where there is one: the
+    # decompiler's own figure, without the disk filesystem's cost of creating files.
+    mem_cpus = []
+    if mem_scratch:
+        for i in range(max(args.repeat, 1)):
+            mem_cpus.append(run_ours(args.depyf, tree, os.path.join(mem_scratch, version, f"out{i}"), 1)[1])
+        mem_cpus.sort()
+    _, _, wall_all = run_ours(args.depyf, tree, next(outs), 0)
+    functions = summary["totals"]["functions"]
+    row = {
+        "version": version,
+        "files": int(n),
+        "functions": functions,
+        "ours_failed": summary["totals"]["failed"],
+        "ours_modules_failed": sum(1 for f in summary["files"] for x in f["failures"] if x["qualname"] == "<module>"),
+        "ours_fps_per_core": functions / cpu if cpu else 0.0,
+        "ours_fps_per_core_best": functions / best if best else 0.0,
+        "ours_kernel_share": system / cpu if cpu else 0.0,
+        "ours_fps_per_core_mem": functions / mem_cpus[len(mem_cpus) // 2][0] if mem_cpus else None,
+        "ours_kernel_share_mem": mem_cpus[len(mem_cpus) // 2][1] / mem_cpus[len(mem_cpus) // 2][0] if mem_cpus else None,
+        "ours_fps_all_cores": functions / wall_all if wall_all else 0.0,
+    }
+    orig = original_python(args.orig_venvs, version, python, args.make_venvs)
+    if orig:
+        p = subprocess.run([orig, "-c", ORIGINAL, tree, str(args.orig_limit)], capture_output=True, text=True)
+        if p.returncode == 0:
+            o = json.loads(p.stdout.strip().splitlines()[-1])
+            row["orig_functions"] = o["functions"]
+            row["orig_failed"] = o["failed"]
+            row["orig_timeouts"] = o["timeouts"]
+            row["orig_fps"] = o["functions"] / o["seconds"] if o["seconds"] else 0.0
+        else:
+            print(f"{version}: the original depyf failed to run: {p.stderr[-500:]}", file=sys.stderr)
+    return row
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--depyf", default=os.path.join(REPO, "target", "release", "depyf"))
@@ -189,61 +247,19 @@ def main():
     if not os.path.exists(args.depyf):
         raise SystemExit(f"{args.depyf} not found: cargo build --release -p depyf_cli")
     rows = []
-    for version in args.versions.split(","):
-        python = find_python(version, explicit)
-        if not python:
-            print(f"{version}: no interpreter, skipped", file=sys.stderr)
-            continue
-        with tempfile.TemporaryDirectory() as tmp:
-            tree, out = os.path.join(tmp, "pyc"), os.path.join(tmp, "out")
-            n = subprocess.run([python, "-c", COMPILE_STDLIB, tree, str(args.files)], capture_output=True, text=True, check=True).stdout.strip()
-            cpus = []
-            for _ in range(max(args.repeat, 1)):
-                summary, cpu, _ = run_ours(args.depyf, tree, out, 1)
-                cpus.append(cpu)
-                shutil.rmtree(out)
-            cpus.sort()
-            (cpu, system), best = cpus[len(cpus) // 2], cpus[0][0]
-            # The same runs with the output in memory (tmpfs), where there is one: the
-            # decompiler's own figure, without the disk filesystem's cost of creating
-            # files (ext4's inode allocation grows with the inodes deleted by earlier runs).
-            mem_cpus = []
-            if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK):
-                for _ in range(max(args.repeat, 1)):
-                    mem_out = tempfile.mkdtemp(dir="/dev/shm", prefix="depyf-bench-")
-                    try:
-                        mem_cpus.append(run_ours(args.depyf, tree, mem_out, 1)[1])
-                    finally:
-                        shutil.rmtree(mem_out)
-                mem_cpus.sort()
-            _, _, wall_all = run_ours(args.depyf, tree, out, 0)
-            functions = summary["totals"]["functions"]
-            row = {
-                "version": version,
-                "files": int(n),
-                "functions": functions,
-                "ours_failed": summary["totals"]["failed"],
-                "ours_modules_failed": sum(1 for f in summary["files"] for x in f["failures"] if x["qualname"] == "<module>"),
-                "ours_fps_per_core": functions / cpu if cpu else 0.0,
-                "ours_fps_per_core_best": functions / best if best else 0.0,
-                "ours_kernel_share": system / cpu if cpu else 0.0,
-                "ours_fps_per_core_mem": functions / mem_cpus[len(mem_cpus) // 2][0] if mem_cpus else None,
-                "ours_kernel_share_mem": mem_cpus[len(mem_cpus) // 2][1] / mem_cpus[len(mem_cpus) // 2][0] if mem_cpus else None,
-                "ours_fps_all_cores": functions / wall_all if wall_all else 0.0,
-            }
-            orig = original_python(args.orig_venvs, version, python, args.make_venvs)
-            if orig:
-                p = subprocess.run([orig, "-c", ORIGINAL, tree, str(args.orig_limit)], capture_output=True, text=True)
-                if p.returncode == 0:
-                    o = json.loads(p.stdout.strip().splitlines()[-1])
-                    row["orig_functions"] = o["functions"]
-                    row["orig_failed"] = o["failed"]
-                    row["orig_timeouts"] = o["timeouts"]
-                    row["orig_fps"] = o["functions"] / o["seconds"] if o["seconds"] else 0.0
-                else:
-                    print(f"{version}: the original depyf failed to run: {p.stderr[-500:]}", file=sys.stderr)
-            rows.append(row)
-            print(json.dumps(row), file=sys.stderr)
+    # (Deleted at the end only: see the module's doc on ext4's recently deleted inodes.)
+    scratch = tempfile.mkdtemp(prefix="depyf-bench-")
+    mem_scratch = tempfile.mkdtemp(dir="/dev/shm", prefix="depyf-bench-") if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
+    try:
+        for version in args.versions.split(","):
+            row = measure(args, version, explicit, scratch, mem_scratch)
+            if row:
+                rows.append(row)
+                print(json.dumps(row), file=sys.stderr)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+        if mem_scratch:
+            shutil.rmtree(mem_scratch, ignore_errors=True)
     print(f"{'version':>7} {'files':>6} {'functions':>9} {'ours f/s/core':>13} {'(best)':>7} {'kernel':>6} {'in RAM':>7} {'kernel':>6} {'ours f/s all':>12} {'orig f/s':>9} {'ratio':>7} {'ours failed':>11} {'orig failed':>11}")
     for r in rows:
         orig = r.get("orig_fps")
