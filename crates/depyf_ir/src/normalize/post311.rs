@@ -236,11 +236,17 @@ pub(super) fn op(cx: &mut Cx<'_>, fam: &Family, loops: &Loops, k: usize) -> Resu
         Opname::LOAD_FAST_LOAD_FAST | Opname::STORE_FAST_LOAD_FAST | Opname::STORE_FAST_STORE_FAST
         | Opname::LOAD_FAST_BORROW_LOAD_FAST_BORROW => {
             let Argval::LocalPair(a, b) = i.argval else { return Err(cx.err(k, "no local pair")) };
-            let (first, second) = i.opname.split_once("_FAST_").expect("matched above");
-            let one = |kind: &str, x| if kind.starts_with("STORE") { Op::StoreFast(x) } else { Op::LoadFast(x) };
+            // Whether each access stores, from the opname (`STORE_FAST_LOAD_FAST`: the
+            // first stores, the second loads).
+            let (store1, store2) = match i.id {
+                Opname::STORE_FAST_LOAD_FAST => (true, false),
+                Opname::STORE_FAST_STORE_FAST => (true, true),
+                _ => (false, false),
+            };
+            let one = |store: bool, x| if store { Op::StoreFast(x) } else { Op::LoadFast(x) };
             // The high nibble is the first access: `STORE_FAST_STORE_FAST` stores the
             // top of stack into it.
-            let (op1, op2) = (one(first, a as usize), one(second, b as usize));
+            let (op1, op2) = (one(store1, a as usize), one(store2, b as usize));
             cx.emit(k, op1);
             op2
         }

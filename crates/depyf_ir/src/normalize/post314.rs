@@ -313,9 +313,9 @@ pub(super) fn drop_hidden_slots(
             }
             Ok((d as u32) - count(&s[s.len() - d..]))
         };
-        let op = here.op.clone();
+        let op = &here.op;
         let mut jump: Option<Vec<Slot>> = None;
-        match op {
+        match *op {
             Op::PushNull if here.opname == "GET_ITER" || ir.get(k + 1).is_some_and(|x| matches!(x.op, Op::ForIter(_))) => {
                 s.push(Index);
                 rewrite[k] = Some(Op::Nop);
@@ -399,7 +399,7 @@ pub(super) fn drop_hidden_slots(
                         Op::ListExtend(_) => Op::ListExtend(d2),
                         Op::SetAdd(_) => Op::SetAdd(d2),
                         Op::SetUpdate(_) => Op::SetUpdate(d2),
-                        Op::DictUpdate(_, m) => Op::DictUpdate(d2, m),
+                        Op::DictUpdate(_, m) => Op::DictUpdate(d2, *m),
                         _ => Op::MapAdd(d2),
                     });
                 }
@@ -466,8 +466,11 @@ pub(super) fn drop_hidden_slots(
         if falls && !join[k + 1] {
             // Reached from here only: the next op to visit (it would be queued
             // last, so popped first).
-            for (t, st) in out.drain(..) {
-                arrive(&mut state, &mut work, t, st).map_err(|m| err(&ir[t], m))?;
+            // (Most ops have no other way out: nothing to drain.)
+            if !out.is_empty() {
+                for (t, st) in out.drain(..) {
+                    arrive(&mut state, &mut work, t, st).map_err(|m| err(&ir[t], m))?;
+                }
             }
             carried = Some((k + 1, s));
             continue;
