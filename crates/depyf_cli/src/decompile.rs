@@ -469,7 +469,39 @@ fn worker_threads(jobs: usize, files: usize) -> usize {
     jobs.min(files.max(1)).min(8 * cores)
 }
 
+/// The `--verify` counts summed over the files checked with an interpreter.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct VerifyTotals {
+    /// Files compared (those of versions with an interpreter).
+    pub files: usize,
+    /// Functions whose normalized instruction streams are equal.
+    pub identical: usize,
+    /// Functions that recover to the same statements.
+    pub equivalent: usize,
+    /// Functions that differ.
+    pub different: usize,
+    /// Functions that could not be decompiled (stubs, or inside a stub).
+    pub failed: usize,
+    /// Files whose decompiled source did not compile.
+    pub not_recompiled: usize,
+}
+
 impl BatchOutput {
+    /// The `--verify` counts over all files, `None` when no file was checked (no
+    /// `--verify`, or no interpreter for any of the files' versions).
+    pub fn verify_totals(&self) -> Option<VerifyTotals> {
+        let mut t = VerifyTotals::default();
+        for v in self.files.iter().filter_map(|f| f.verify.as_ref()).filter(|v| v.interpreter.is_some()) {
+            t.files += 1;
+            t.identical += v.identical;
+            t.equivalent += v.equivalent;
+            t.different += v.different.len();
+            t.failed += v.failed.len();
+            t.not_recompiled += usize::from(v.error.is_some());
+        }
+        (t.files > 0).then_some(t)
+    }
+
     /// 2 if a file could not be read or decompiled at all (unreadable, corrupt,
     /// unsupported version); else 1 if a function became a stub or, with `--verify`,
     /// recompiled differently; else 0.
@@ -509,7 +541,8 @@ impl BatchOutput {
             .map(|f| {
                 let mut v = json!({
                     "path": f.input.to_string_lossy(),
-                    "output": f.output.to_string_lossy(),
+                    // (Nothing is written for a file that could not be read.)
+                    "output": f.source.as_ref().map(|_| f.output.to_string_lossy()),
                     "version": f.version.map(|v| v.to_string()),
                     "functions": f.functions,
                     "failures": f.failures.iter().map(|x| json!({"qualname": x.qualname, "reason": x.reason})).collect::<Vec<_>>(),
@@ -536,6 +569,14 @@ impl BatchOutput {
                 "module_bodies_failed": self.module_bodies_failed(),
                 "seconds": self.seconds,
                 "verify_seconds": self.verify_seconds,
+                "verify": self.verify_totals().map(|t| json!({
+                    "files": t.files,
+                    "identical": t.identical,
+                    "equivalent": t.equivalent,
+                    "different": t.different,
+                    "failed": t.failed,
+                    "not_recompiled": t.not_recompiled,
+                })),
                 "functions_per_second": if self.seconds > 0.0 { functions as f64 / self.seconds } else { 0.0 },
             },
             "notes": self.notes,

@@ -254,16 +254,10 @@ fn report(out: &BatchOutput) {
         errors,
         out.seconds
     );
-    let checked: Vec<_> = out.files.iter().filter_map(|f| f.verify.as_ref()).filter(|v| v.interpreter.is_some()).collect();
-    if !checked.is_empty() {
-        let identical: usize = checked.iter().map(|v| v.identical).sum();
-        let equivalent: usize = checked.iter().map(|v| v.equivalent).sum();
-        let different: usize = checked.iter().map(|v| v.different.len()).sum();
-        let failed: usize = checked.iter().map(|v| v.failed.len()).sum();
-        let broken = checked.iter().filter(|v| v.error.is_some()).count();
+    if let Some(t) = out.verify_totals() {
         line.push_str(&format!(
-            "; verify: {identical} identical, {equivalent} equivalent, {different} different, {failed} failed, {broken} files did not recompile, in {:.2}s",
-            out.verify_seconds
+            "; verify: {} identical, {} equivalent, {} different, {} failed, {} files did not recompile, in {:.2}s",
+            t.identical, t.equivalent, t.different, t.failed, t.not_recompiled, out.verify_seconds
         ));
     }
     eprintln!("{line}");

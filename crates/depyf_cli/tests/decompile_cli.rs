@@ -215,7 +215,25 @@ fn json_summary() {
     assert!(failures.iter().any(|f| f["qualname"] == "only" && !f["reason"].as_str().unwrap().is_empty()), "{failures:?}");
     assert_eq!(j["totals"]["files"], 2);
     assert_eq!(j["totals"]["verify_seconds"], 0.0, "no --verify");
+    assert!(j["totals"]["verify"].is_null(), "no --verify: {}", j["totals"]);
+    assert_eq!(files[0]["output"], "basics.py");
     assert_eq!(j["exit_code"], 1);
+}
+
+/// A file that cannot be read names no output (nothing is written for it), and the
+/// summary counts it as an error.
+#[test]
+fn json_names_no_output_for_an_unreadable_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("empty.pyc");
+    std::fs::write(&path, b"").unwrap();
+    let out = depyf().args(["decompile", "--json", "-o"]).arg(dir.path().join("out")).arg(&path).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let j = stdout_json(&out);
+    assert!(j["files"][0]["output"].is_null(), "{}", j["files"][0]);
+    assert!(j["files"][0]["error"].as_str().unwrap().contains("offset"), "{}", j["files"][0]);
+    assert_eq!(j["totals"]["files_with_errors"], 1);
+    assert!(!dir.path().join("out").join("empty.py").exists());
 }
 
 #[test]
@@ -546,6 +564,10 @@ fn verify_compares_a_class_around_a_stubbed_method() {
     assert_eq!(v["different"], serde_json::json!([]), "{v}");
     assert_eq!(v["identical"].as_u64().unwrap() + v["equivalent"].as_u64().unwrap(), 2, "C and C.ok: {v}");
     assert_eq!(out.status.code(), Some(1), "the stub");
+    // The same counts over the run.
+    let t = &j["totals"]["verify"];
+    assert_eq!((t["files"].as_u64(), t["failed"].as_u64(), t["different"].as_u64(), t["not_recompiled"].as_u64()), (Some(1), Some(1), Some(0), Some(0)), "{t}");
+    assert_eq!(t["identical"].as_u64().unwrap() + t["equivalent"].as_u64().unwrap(), 2, "{t}");
     // The decompiler's time and the check's are told apart.
     assert!(j["totals"]["verify_seconds"].as_f64().unwrap() > 0.0, "{}", j["totals"]);
     assert!(j["totals"]["seconds"].as_f64().unwrap() > 0.0, "{}", j["totals"]);
