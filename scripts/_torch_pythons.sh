@@ -38,6 +38,7 @@ torch_python_venv() {
     case "$real" in */usr) [ -d "$real/include/python$v" ] && [ "${real#/usr}" != "" ] && export CPATH="$real/include${CPATH:+:$CPATH}" ;; esac
     if ! "$TORCH_VENV/bin/python" -c "import torch, numpy, pytest, debugpy, transformers, torchvision" >/dev/null 2>&1; then
         # transformers/torchvision for the model programs of the subset
+        echo "   installing torch, transformers and torchvision into $TORCH_VENV (a minute or more on a cold cache)"
         uv_install "$TORCH_VENV/bin/python" "$torch_spec" numpy pytest debugpy transformers torchvision || return 1
     fi
     local site
