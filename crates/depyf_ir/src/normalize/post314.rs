@@ -529,15 +529,19 @@ fn genexpr_made(code: &CodeObject, load: &Op, genexpr_entry: Option<fn(&CodeObje
 /// is the same (the second test, on a value of the truth the first jump tested,
 /// falls through to `L`).
 pub(super) fn unthread_bool_jumps(ir: &mut [IrInstr]) {
-    use super::{first_op_at_offset, prev_real};
-    // Made at the first candidate: most code objects have none.
-    let mut at = None;
+    use super::prev_real;
+    // The first op at an offset: the ops are in offset order, as `drop_hidden_slots`
+    // (which ran before) reads them.
+    debug_assert!(ir.windows(2).all(|w| w[0].offset <= w[1].offset));
     for j in 0..ir.len() {
         let Op::JumpIf { when, target } = ir[j].op else { continue };
         if !prev_real(ir, j).is_some_and(|p| ir[p].op == Op::Copy(1)) {
             continue;
         }
-        let Some(&k) = at.get_or_insert_with(|| first_op_at_offset(ir)).get(&target) else { continue };
+        let k = ir.partition_point(|i| i.offset < target);
+        if k == ir.len() || ir[k].offset != target {
+            continue;
+        }
         if ir[k].op != Op::PopTop {
             continue;
         }
