@@ -44,6 +44,14 @@ pub mod co_flags {
     pub const FUTURE_ANNOTATIONS: u32 = 0x0100_0000;
 }
 
+/// The widest int (in bits of its magnitude) that [`Constant::BigInt`] writes in
+/// decimal: at most 4,299 digits. CPython refuses to compile a decimal literal of more
+/// than 4,300 digits (`sys.int_info.default_max_str_digits`, "Exceeds the limit (4300)
+/// for integer string conversion"; 3.11+, and 3.8.14, 3.9.14 and 3.10.7 on), which also
+/// takes quadratic time to write; a wider int is written in hex, which has no such limit
+/// and takes linear time.
+pub const MAX_DECIMAL_BITS: u64 = 952 * 15;
+
 /// One entry of `co_consts`.
 #[derive(Debug, PartialEq)]
 pub enum Constant {
@@ -55,7 +63,9 @@ pub enum Constant {
     Bool(bool),
     /// An int that fits in 64 bits.
     Int(i64),
-    /// An int of any size, in decimal (`"-123456789012345678901234567890"`).
+    /// An int of any size as a Python literal: decimal
+    /// (`"-123456789012345678901234567890"`) up to [`MAX_DECIMAL_BITS`] bits, hex
+    /// (`"0x1f..."`, `"-0x1f..."`) past it.
     BigInt(String),
     /// A float.
     Float(f64),

@@ -68,7 +68,7 @@ pub(crate) fn for_each_fixture_code(f: &mut dyn FnMut(&CodeObject)) {
     }
 }
 
-pub use code::{co_flags, local_kind, CodeObject, Constant};
+pub use code::{co_flags, local_kind, CodeObject, Constant, MAX_DECIMAL_BITS};
 pub use decode::{decode, Argval, Instruction};
 pub use error::{BytecodeError, BytecodeErrorKind};
 pub use marshal::{MarshalError, MarshalErrorKind};

@@ -142,6 +142,20 @@ fn cost(c: &Constant) -> u64 {
     }
 }
 
+/// A short description of `c` for an error message: its Python type, with the size of
+/// a str, bytes or tuple ("a str of 500 characters"), never its contents (hostile input
+/// can make them long and unprintable).
+pub(crate) fn describe(c: &Constant) -> String {
+    let name = type_name(c);
+    match c {
+        Constant::Str(s) => format!("a {name} of {} characters", s.chars().count()),
+        Constant::Bytes(b) => format!("a {name} of {} bytes", b.len()),
+        Constant::Tuple(t) => format!("a {name} of {} items", t.len()),
+        _ if name.starts_with(['a', 'e', 'i', 'o', 'u']) => format!("an {name}"),
+        _ => format!("a {name}"),
+    }
+}
+
 fn type_name(c: &Constant) -> &'static str {
     match c {
         Constant::None => "NoneType",
@@ -633,7 +647,37 @@ fn parse_py_float(t: &str) -> Option<f64> {
     }
 }
 
-/// Builds an int constant from base-2**15 digits, least significant first.
+/// The Python hex literal (`0x...`, `-0x...`) of the int with base-2**15 digits
+/// `digits`, least significant first: four bits per character, in linear time.
+fn hex_from_digits(digits: &[u16], negative: bool) -> String {
+    let mut nibbles: Vec<u8> = Vec::with_capacity(digits.len() * 15 / 4 + 1);
+    let (mut acc, mut bits) = (0u32, 0u32);
+    for &d in digits {
+        acc |= u32::from(d & 0x7fff) << bits;
+        bits += 15;
+        while bits >= 4 {
+            nibbles.push((acc & 0xf) as u8);
+            acc >>= 4;
+            bits -= 4;
+        }
+    }
+    if bits > 0 {
+        nibbles.push((acc & 0xf) as u8);
+    }
+    while nibbles.len() > 1 && nibbles.last() == Some(&0) {
+        nibbles.pop();
+    }
+    let mut s = String::with_capacity(nibbles.len() + 3);
+    if negative {
+        s.push('-');
+    }
+    s.push_str("0x");
+    s.extend(nibbles.iter().rev().map(|&n| char::from_digit(u32::from(n), 16).expect("a nibble")));
+    s
+}
+
+/// Builds an int constant from base-2**15 digits, least significant first (see
+/// [`Constant::BigInt`] for when it is written in hex).
 fn long_from_digits(digits: &[u16], negative: bool) -> Constant {
     let mut mag: u128 = 0;
     let mut fits = true;
@@ -649,6 +693,9 @@ fn long_from_digits(digits: &[u16], negative: bool) -> Constant {
         if let Ok(small) = i64::try_from(v) {
             return Constant::Int(small);
         }
+    }
+    if digits.len() as u64 * 15 > crate::code::MAX_DECIMAL_BITS {
+        return Constant::BigInt(hex_from_digits(digits, negative));
     }
     // Schoolbook conversion: divide the digit vector by 10**4 repeatedly.
     let mut work: Vec<u32> = digits.iter().rev().map(|&d| u32::from(d)).collect();
@@ -721,6 +768,22 @@ mod tests {
             n >>= 15;
         }
         assert_eq!(long_from_digits(&digits, true), Constant::BigInt("-100000000000000000000".into()));
+        // 2**14280 - 1 (952 digits of 15 bits, 4,299 decimal digits) is the widest
+        // written in decimal; 2**14280 (953 digits) is written in hex.
+        let widest = long_from_digits(&[0x7fff; 952], false);
+        assert!(matches!(&widest, Constant::BigInt(s) if s.len() == 4299 && s.ends_with("8175")), "{widest:?}");
+        let mut wider = vec![0u16; 953];
+        wider[952] = 1;
+        let expected = format!("-0x1{}", "0".repeat(14280 / 4));
+        assert_eq!(long_from_digits(&wider, true), Constant::BigInt(expected));
+        // 15-bit digits straddle the hex digits: 0x7fff + 0x7fff * 2**15 = 0x3fffffff,
+        // and 3 * 2**14985 starts with 6 (14985 is 1 more than a multiple of 4).
+        let mut odd = vec![0u16; 1000];
+        odd[0] = 0x7fff;
+        odd[1] = 0x7fff;
+        odd[999] = 0x3;
+        let Constant::BigInt(s) = long_from_digits(&odd, false) else { panic!("a big int") };
+        assert!(s.starts_with("0x6") && s.ends_with("3fffffff") && s.len() == 2 + (999 * 15) / 4 + 1, "{}", &s[s.len() - 12..]);
     }
 
     #[test]

@@ -124,7 +124,7 @@ pub fn read_pyc(data: &[u8]) -> Result<Pyc, MarshalError> {
         Constant::Code(code) => Ok(Pyc { header, code: std::sync::Arc::unwrap_or_clone(code) }),
         other => Err(header_err(
             HEADER_LEN,
-            MarshalErrorKind::Unexpected(format!("the module object is {other:?}, expected a code object")),
+            MarshalErrorKind::Unexpected(format!("the module object is {}, expected a code object", crate::marshal::describe(&other))),
         )),
     }
 }
@@ -169,6 +169,12 @@ mod tests {
         h.push(b'N');
         let e = read_pyc(&h).unwrap_err();
         assert_eq!(e.offset, 16);
-        assert!(e.to_string().contains("expected a code object"), "{e}");
+        assert!(e.to_string().contains("the module object is a NoneType, expected a code object"), "{e}");
+        // A long str is described by its size, not printed.
+        h.truncate(16);
+        h.extend_from_slice(&[b'a', 44, 1, 0, 0]);
+        h.extend(std::iter::repeat_n(0x0f, 300));
+        let e = read_pyc(&h).unwrap_err().to_string();
+        assert!(e.ends_with("the module object is a str of 300 characters, expected a code object"), "{e}");
     }
 }

@@ -109,12 +109,15 @@ pub fn py_hash(c: &Constant, version: PythonVersion) -> Option<i64> {
                 Some(d) => (true, d),
                 None => (false, s.as_str()),
             };
+            // Decimal, or hex past `MAX_DECIMAL_BITS` (see `Constant::BigInt`).
+            let (radix, digits) = match digits.strip_prefix("0x") {
+                Some(h) => (16, h),
+                None => (10, digits),
+            };
             let mut m: u64 = 0;
-            for b in digits.bytes() {
-                if !b.is_ascii_digit() {
-                    return None;
-                }
-                m = ((u128::from(m) * 10 + u128::from(b - b'0')) % u128::from(MODULUS)) as u64;
+            for b in digits.chars() {
+                let d = b.to_digit(radix)?;
+                m = ((u128::from(m) * u128::from(radix) + u128::from(d)) % u128::from(MODULUS)) as u64;
             }
             Some(int_hash_mod(neg, m))
         }

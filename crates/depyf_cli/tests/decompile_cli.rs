@@ -338,6 +338,25 @@ fn compiled_by_38(name: &str, source: &str) -> Option<(tempfile::TempDir, PathBu
     Some(compiled_by(&python, name, source))
 }
 
+/// An int constant of 20,001 bits (6,021 decimal digits) is written in hex: CPython
+/// refuses a decimal literal of more than 4,300 digits (3.11+, and 3.8.14, 3.9.14 and
+/// 3.10.7 on), and writing one takes quadratic time (a hand-made file of 2 million
+/// 15-bit digits ran for minutes). It recompiles to the same constant.
+#[test]
+fn a_huge_int_constant_is_written_in_hex() {
+    let digits = format!("0x1{}", "f".repeat(5000));
+    let Some((_dir, pyc)) = compiled_by_38("big", &format!("X = {digits}\ndef f():\n    return -{digits}\n")) else { return };
+    let python = depyf_cli::verify::find_interpreter(depyf_bytecode::PythonVersion::PY38, &[]).unwrap();
+    let mut arg = std::ffi::OsString::from("3.8=");
+    arg.push(&python);
+    let out = depyf().args(["decompile", "--verify", "--json", "--python"]).arg(arg).arg(&pyc).output().unwrap();
+    let j = stdout_json(&out);
+    let source = j["files"][0]["source"].as_str().unwrap();
+    assert!(source.contains(&format!("\nX = {digits}\n")) && source.contains(&format!("return -{digits}\n")), "{}", &source[..200]);
+    assert_eq!(j["totals"]["verify"]["identical"], 1, "{}", j["totals"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
 /// `source` compiled by the interpreter `python` into `DIR/name.pyc`, with its
 /// temporary folder.
 fn compiled_by(python: &Path, name: &str, source: &str) -> (tempfile::TempDir, PathBuf) {

@@ -36,6 +36,11 @@ fn constant(py: Python<'_>, obj: &Bound<'_, PyAny>, version: PythonVersion) -> P
         let i = obj.cast::<PyInt>()?;
         return Ok(Some(match i.extract::<i64>() {
             Ok(v) => Constant::Int(v),
+            // Hex past `MAX_DECIMAL_BITS`, as the marshal reader writes it (`str()`
+            // of such an int raises where the digit limit applies).
+            Err(_) if i.call_method0("bit_length")?.extract::<u64>()? > depyf_bytecode::MAX_DECIMAL_BITS => {
+                Constant::BigInt(builtins.getattr("format")?.call1((i, "#x"))?.extract::<String>()?)
+            }
             Err(_) => Constant::BigInt(i.str()?.to_string()),
         }));
     }
