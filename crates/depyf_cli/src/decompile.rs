@@ -23,6 +23,10 @@ pub struct Input {
     /// Relative path of the `.py` file that mirrors it (`pkg/__pycache__/m.cpython-312.pyc`
     /// becomes `pkg/m.py`).
     pub output: PathBuf,
+    /// Set for a folder inside a tree that could not be listed (`path` is the folder):
+    /// why. It is reported like a file that cannot be read, and the rest of the tree is
+    /// decompiled.
+    pub unlisted: Option<String>,
 }
 
 /// What the caller can choose.
@@ -135,12 +139,16 @@ pub fn unsupported_version(data: &[u8]) -> Option<String> {
 /// Finds the inputs: files as given, and every `*.pyc` under directories (sorted; links
 /// to folders inside them are not followed, see `walk`).
 ///
+/// A folder inside a given directory that cannot be listed (no permission) becomes an
+/// [`Input`] with [`Input::unlisted`] set, and the others are still found.
+///
 /// Errors: a path that does not exist, cannot be listed or is neither a regular file
 /// nor a directory (a FIFO, a device), or two inputs that would be written to the same
 /// output file.
 pub fn collect_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, UsageError> {
     // (path, path relative to its argument, whether it lies directly in a `__pycache__`)
     let mut found: Vec<(PathBuf, PathBuf, bool)> = Vec::new();
+    let mut unlisted: Vec<Input> = Vec::new();
     for p in paths {
         let meta = std::fs::metadata(p).map_err(|e| UsageError(format!("{}: {e}", p.display())))?;
         if !meta.is_dir() && !meta.is_file() {
@@ -151,7 +159,12 @@ pub fn collect_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, UsageError> {
             // inside one): its files are named as when its parent is given.
             let arg_is_cache = is_pycache(p);
             let mut files = Vec::new();
-            walk(p, &mut files).map_err(|e| UsageError(format!("{}: {e}", p.display())))?;
+            let mut folders = Vec::new();
+            walk(p, &mut files, &mut folders).map_err(|e| UsageError(format!("{}: {e}", p.display())))?;
+            for (dir, e) in folders {
+                let output = dir.strip_prefix(p).unwrap_or(&dir).to_path_buf();
+                unlisted.push(Input { path: dir, output, unlisted: Some(format!("cannot list this folder: {e}")) });
+            }
             for f in files {
                 let rel = f.strip_prefix(p).unwrap_or(&f).to_path_buf();
                 let in_cache = match rel.parent().and_then(Path::file_name) {
@@ -185,8 +198,9 @@ pub fn collect_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, UsageError> {
                 output.display()
             )));
         }
-        inputs.push(Input { path: path.clone(), output });
+        inputs.push(Input { path: path.clone(), output, unlisted: None });
     }
+    inputs.extend(unlisted);
     Ok(inputs)
 }
 
@@ -194,14 +208,19 @@ pub fn collect_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, UsageError> {
 /// are not followed (as `find` does not): a link back up the tree would loop, and a
 /// venv's `lib64 -> lib` would list each file twice. A link to a file is followed.
 /// Only regular files are taken: reading a FIFO named `x.pyc` would wait for ever.
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+/// A folder below `dir` that cannot be listed goes to `unlisted` with the error.
+///
+/// Errors: `dir` itself cannot be listed.
+fn walk(dir: &Path, out: &mut Vec<PathBuf>, unlisted: &mut Vec<(PathBuf, std::io::Error)>) -> std::io::Result<()> {
     // The entry's type from the directory listing itself where the filesystem gives it
     // (no `stat` per entry); a link's target is looked at only for a `.pyc` name.
     let mut entries: Vec<(PathBuf, std::fs::FileType)> = std::fs::read_dir(dir)?.map(|e| e.and_then(|e| Ok((e.path(), e.file_type()?)))).collect::<Result<_, _>>()?;
     entries.sort_by(|a, b| a.0.cmp(&b.0));
     for (p, t) in entries {
         if t.is_dir() {
-            walk(&p, out)?;
+            if let Err(e) = walk(&p, out, unlisted) {
+                unlisted.push((p, e));
+            }
         } else if p.extension().is_some_and(|e| e == "pyc") && (t.is_file() || (t.is_symlink() && p.metadata().is_ok_and(|m| m.is_file()))) {
             out.push(p);
         }
@@ -381,6 +400,9 @@ fn looks_like_text(data: &[u8]) -> bool {
 pub fn decompile_input(input: &Input, keep_bytes: bool) -> (FileReport, Option<Vec<u8>>) {
     let start = Instant::now();
     let name = input.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    if let Some(why) = &input.unlisted {
+        return (FileReport { input: input.path.clone(), output: input.output.clone(), error: Some(why.clone()), ..FileReport::default() }, None);
+    }
     let (mut report, data) = match std::fs::read(&input.path) {
         Ok(data) => {
             // A panic is a bug of ours: report it for this file and go on with the others.

@@ -662,3 +662,48 @@ fn output_that_cannot_be_written_exits_2() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("depyf: error: standard output: No space left on device"), "{err}");
 }
+
+/// A folder inside a tree that cannot be listed is reported with its own path (exit 2)
+/// and the rest of the tree is still decompiled. It needs an unprivileged user (root
+/// lists any folder): the test's own, or `nobody` through util-linux's `setpriv` when
+/// the tests run as root.
+#[test]
+fn an_unlisted_folder_does_not_stop_the_tree() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("t");
+    copy(fixture("py312", "basics.pyc"), &root.join("a/basics.pyc"));
+    copy(fixture("py312", "basics.pyc"), &root.join("a/locked/hidden.pyc"));
+    let out_dir = dir.path().join("out");
+    std::fs::create_dir(&out_dir).unwrap();
+    let mode = |p: &Path, m: u32| std::fs::set_permissions(p, std::fs::Permissions::from_mode(m)).unwrap();
+    for p in [dir.path(), &root, &root.join("a")] {
+        mode(p, 0o755);
+    }
+    mode(&out_dir, 0o777);
+    mode(&root.join("a/locked"), 0o000);
+    let bin = assert_cmd::cargo::cargo_bin("depyf");
+    let mut cmd = if std::fs::read_dir(root.join("a/locked")).is_ok() {
+        let mut c = std::process::Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"]).arg(&bin);
+        c
+    } else {
+        std::process::Command::new(&bin)
+    };
+    let out = cmd.args(["decompile", "--json", "-o"]).arg(&out_dir).arg(&root).output();
+    mode(&root.join("a/locked"), 0o755);
+    let out = match out {
+        Ok(out) if !String::from_utf8_lossy(&out.stderr).starts_with("setpriv:") => out,
+        other => {
+            eprintln!("skipped: cannot run depyf as an unprivileged user: {other:?}");
+            return;
+        }
+    };
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains(&format!("{}: cannot list this folder: ", root.join("a/locked").display())), "{err}");
+    assert!(out_dir.join("a/basics.py").exists(), "{err}");
+    let j = stdout_json(&out);
+    assert_eq!(j["totals"]["files_with_errors"], 1);
+    assert!(j["files"].as_array().unwrap().iter().any(|f| f["output"] == "a/basics.py"), "{j}");
+}
