@@ -208,6 +208,8 @@ pub fn collect_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, UsageError> {
 /// are not followed (as `find` does not): a link back up the tree would loop, and a
 /// venv's `lib64 -> lib` would list each file twice. A link to a file is followed.
 /// Only regular files are taken: reading a FIFO named `x.pyc` would wait for ever.
+/// A `*.pyc` link whose target is missing is taken too, so that reading it fails and
+/// the file is reported (see [`decompile_input`]) instead of left out unseen.
 /// A folder below `dir` that cannot be listed goes to `unlisted` with the error.
 ///
 /// Errors: `dir` itself cannot be listed.
@@ -221,7 +223,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, unlisted: &mut Vec<(PathBuf, std::io
             if let Err(e) = walk(&p, out, unlisted) {
                 unlisted.push((p, e));
             }
-        } else if p.extension().is_some_and(|e| e == "pyc") && (t.is_file() || (t.is_symlink() && p.metadata().is_ok_and(|m| m.is_file()))) {
+        } else if p.extension().is_some_and(|e| e == "pyc") && (t.is_file() || (t.is_symlink() && p.metadata().map_or(true, |m| m.is_file()))) {
             out.push(p);
         }
     }
@@ -420,7 +422,14 @@ pub fn decompile_input(input: &Input, keep_bytes: bool) -> (FileReport, Option<V
             r.seconds = start.elapsed().as_secs_f64();
             (r, keep_bytes.then_some(data))
         }
-        Err(e) => (FileReport { error: Some(format!("cannot read: {e}")), seconds: start.elapsed().as_secs_f64(), ..FileReport::default() }, None),
+        Err(e) => {
+            // "No such file" for a path that was listed is a link to a missing target.
+            let why = match std::fs::read_link(&input.path) {
+                Ok(target) if e.kind() == std::io::ErrorKind::NotFound => format!("cannot read: broken symbolic link to {}", target.display()),
+                _ => format!("cannot read: {e}"),
+            };
+            (FileReport { error: Some(why), seconds: start.elapsed().as_secs_f64(), ..FileReport::default() }, None)
+        }
     };
     report.input = input.path.clone();
     report.output = input.output.clone();

@@ -61,8 +61,8 @@ enum Command {
         #[arg(long)]
         verify: bool,
         /// The interpreter for a version, as X.Y=PATH (repeatable); others are looked up
-        /// as pythonX.Y on PATH and in pyenv.
-        #[arg(long = "python", value_name = "X.Y=PATH", value_parser = depyf_cli::verify::parse_python_arg)]
+        /// as pythonX.Y on PATH and in pyenv. Only with --verify.
+        #[arg(long = "python", value_name = "X.Y=PATH", value_parser = depyf_cli::verify::parse_python_arg, requires = "verify")]
         pythons: Vec<(PythonVersion, PathBuf)>,
         /// Worker threads (default: one per core; at most one per file and eight per core).
         #[arg(short, long, default_value_t = 0)]

@@ -245,6 +245,10 @@ fn usage_errors_exit_2() {
     assert_eq!(out.status.code(), Some(2));
     depyf().args(["decompile"]).assert().code(2);
     depyf().args(["decompile", "--python", "3.12"]).arg(fixture("py312", "basics.pyc")).assert().code(2);
+    // An interpreter named without --verify would be silently unused.
+    let out = depyf().args(["decompile", "--python", "3.12=/usr/bin/python3"]).arg(fixture("py312", "basics.pyc")).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--verify"), "{:?}", out);
     // A folder with no .pyc in it (sources only).
     let sources = tempfile::tempdir().unwrap();
     std::fs::write(sources.path().join("m.py"), "x = 1\n").unwrap();
@@ -651,6 +655,26 @@ fn links_to_folders_are_not_followed_and_only_regular_files_are_read() {
         let err = collect_inputs(&[fifo]).unwrap_err().to_string();
         assert!(err.ends_with("fifo.pyc: not a regular file or a directory"), "{err}");
     }
+}
+
+/// A `.pyc` link whose target is gone is reported with its path and target (exit 2),
+/// not left out: the user would otherwise never learn that a module was skipped.
+#[cfg(unix)]
+#[test]
+fn a_broken_link_is_reported_and_the_rest_decompiled() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("tree");
+    copy(fixture("py312", "basics.pyc"), &root.join("basics.pyc"));
+    std::os::unix::fs::symlink("gone.cpython-312.pyc", root.join("dangling.pyc")).unwrap();
+    let out_dir = dir.path().join("out");
+    let out = depyf().args(["decompile", "--json", "-o"]).arg(&out_dir).arg(&root).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains(&format!("{}: cannot read: broken symbolic link to gone.cpython-312.pyc", root.join("dangling.pyc").display())), "{err}");
+    assert!(out_dir.join("basics.py").exists(), "{err}");
+    let j = stdout_json(&out);
+    assert_eq!(j["totals"]["files_with_errors"], 1);
+    assert_eq!(j["files"].as_array().unwrap().len(), 2, "{j}");
 }
 
 #[cfg(target_os = "linux")]
