@@ -150,7 +150,7 @@ pub fn collect_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, UsageError> {
     let mut found: Vec<(PathBuf, PathBuf, bool)> = Vec::new();
     let mut unlisted: Vec<Input> = Vec::new();
     for p in paths {
-        let meta = std::fs::metadata(p).map_err(|e| UsageError(format!("{}: {e}", p.display())))?;
+        let meta = std::fs::metadata(p).map_err(|e| UsageError(format!("{}: {}", p.display(), read_error(p, &e))))?;
         if !meta.is_dir() && !meta.is_file() {
             return Err(UsageError(format!("{}: not a regular file or a directory", p.display())));
         }
@@ -397,6 +397,16 @@ fn looks_like_text(data: &[u8]) -> bool {
     !data.is_empty() && data.get(2..4) != Some(b"\r\n".as_slice()) && std::str::from_utf8(data).is_ok_and(|t| !t.contains('\0'))
 }
 
+/// Why `path` could not be read or looked at, from the error `e` that gave: "broken
+/// symbolic link to TARGET" for a link whose target is missing (the OS only says "No
+/// such file or directory", though the link itself is there), else `e` itself.
+fn read_error(path: &Path, e: &std::io::Error) -> String {
+    match std::fs::read_link(path) {
+        Ok(target) if e.kind() == std::io::ErrorKind::NotFound => format!("broken symbolic link to {}", target.display()),
+        _ => e.to_string(),
+    }
+}
+
 /// Reads and decompiles one input. Returns the report and, when `keep_bytes`, the
 /// file's bytes (for `--verify`, which reads the original code again).
 pub fn decompile_input(input: &Input, keep_bytes: bool) -> (FileReport, Option<Vec<u8>>) {
@@ -422,14 +432,7 @@ pub fn decompile_input(input: &Input, keep_bytes: bool) -> (FileReport, Option<V
             r.seconds = start.elapsed().as_secs_f64();
             (r, keep_bytes.then_some(data))
         }
-        Err(e) => {
-            // "No such file" for a path that was listed is a link to a missing target.
-            let why = match std::fs::read_link(&input.path) {
-                Ok(target) if e.kind() == std::io::ErrorKind::NotFound => format!("cannot read: broken symbolic link to {}", target.display()),
-                _ => format!("cannot read: {e}"),
-            };
-            (FileReport { error: Some(why), seconds: start.elapsed().as_secs_f64(), ..FileReport::default() }, None)
-        }
+        Err(e) => (FileReport { error: Some(format!("cannot read: {}", read_error(&input.path, &e))), seconds: start.elapsed().as_secs_f64(), ..FileReport::default() }, None),
     };
     report.input = input.path.clone();
     report.output = input.output.clone();

@@ -675,6 +675,11 @@ fn a_broken_link_is_reported_and_the_rest_decompiled() {
     let j = stdout_json(&out);
     assert_eq!(j["totals"]["files_with_errors"], 1);
     assert_eq!(j["files"].as_array().unwrap().len(), 2, "{j}");
+    // Named on the command line: the same reason, as a usage error.
+    let out = depyf().arg("decompile").arg(root.join("dangling.pyc")).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains(&format!("{}: broken symbolic link to gone.cpython-312.pyc", root.join("dangling.pyc").display())), "{err}");
 }
 
 #[cfg(target_os = "linux")]
