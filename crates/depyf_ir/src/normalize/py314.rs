@@ -13,14 +13,18 @@ use rustc_hash::FxHashMap as HashMap;
 use depyf_bytecode::{Opname, CodeObject, Instruction};
 
 use super::common::{Cx, Normalized};
-use super::post311::{self, Family, Loops};
+use super::post311::{self, Family, Loops, OwnOps};
 use super::{post314, IrError};
 use crate::{CallLayout, Op};
 
 /// CPython 3.14 `Python/bytecodes.c`: the exhausted `FOR_ITER` jumps over `END_FOR`
 /// onto `POP_ITER`, which pops the iterator.
 const FAMILY: Family =
-    Family { layout: CallLayout::NullSecond, for_iter_skips: &["POP_ITER"], call_ex_kwargs_slot: true, own: Some(own) };
+    Family { layout: CallLayout::NullSecond, for_iter_skips: &["POP_ITER"], call_ex_kwargs_slot: true, own: Some(OwnOps { opnames: &OWN, op: own }) };
+
+/// The opnames that [`own`] normalizes.
+pub(super) const OWN: [Opname; 5] =
+    [Opname::LOAD_SMALL_INT, Opname::LOAD_COMMON_CONSTANT, Opname::POP_ITER, Opname::BUILD_INTERPOLATION, Opname::BUILD_TEMPLATE];
 
 /// `opcode._common_constants` of 3.15 (3.14 has the first five), as source text.
 pub(super) const COMMON_CONSTANTS: [&str; 12] =

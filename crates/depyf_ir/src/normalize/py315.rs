@@ -30,13 +30,24 @@ use rustc_hash::FxHashMap as HashMap;
 use depyf_bytecode::{Opname, CodeObject, Instruction};
 
 use super::common::{Cx, Normalized};
-use super::post311::{self, Family, Loops};
+use super::post311::{self, Family, Loops, OwnOps};
 use super::post314::GenexprEntry;
 use super::{post314, py314, IrError};
 use crate::{CallLayout, Op};
 
 const FAMILY: Family =
-    Family { layout: CallLayout::NullSecond, for_iter_skips: &["POP_ITER"], call_ex_kwargs_slot: true, own: Some(own) };
+    Family { layout: CallLayout::NullSecond, for_iter_skips: &["POP_ITER"], call_ex_kwargs_slot: true, own: Some(OwnOps { opnames: &OWN, op: own }) };
+
+/// The opnames that [`own`] normalizes: 3.14's and `IMPORT_NAME`.
+const OWN: [Opname; 6] = {
+    let mut all = [Opname::IMPORT_NAME; 6];
+    let mut i = 0;
+    while i < py314::OWN.len() {
+        all[i] = py314::OWN[i];
+        i += 1;
+    }
+    all
+};
 
 fn own(cx: &Cx<'_>, k: usize) -> Result<Option<Op>, IrError> {
     match cx.ins[k].id {
