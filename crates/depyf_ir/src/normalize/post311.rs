@@ -22,7 +22,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use depyf_bytecode::{Opname, table_for, Argval};
 
-use super::common::{same_everywhere, Cx};
+use super::common::{emit_same_everywhere, Cx};
 use super::IrError;
 use crate::{CallLayout, Op, UnaryOp};
 
@@ -192,17 +192,18 @@ pub(super) fn op(cx: &mut Cx<'_>, fam: &Family, loops: &Loops, k: usize) -> Resu
     // other instructions skip the call).
     let conditional = matches!(i.id, Opname::POP_JUMP_IF_FALSE | Opname::POP_JUMP_IF_TRUE | Opname::POP_JUMP_IF_NONE | Opname::POP_JUMP_IF_NOT_NONE);
     if let Some((back, skipped)) = if conditional { backward_over(cx, k) } else { None } {
-        let op = match same_everywhere(cx, k)? {
-            Some(Op::JumpIf { when, .. }) => Op::JumpIf { when: !when, target: back },
-            Some(Op::JumpIfNone { when, .. }) => Op::JumpIfNone { when: !when, target: back },
+        // The jump as written, then turned around.
+        let emitted = emit_same_everywhere(cx, k)?;
+        let last = cx.out.last_mut().filter(|_| emitted).expect("a conditional jump means the same everywhere");
+        last.op = match last.op {
+            Op::JumpIf { when, .. } => Op::JumpIf { when: !when, target: back },
+            Op::JumpIfNone { when, .. } => Op::JumpIfNone { when: !when, target: back },
             _ => unreachable!("backward_over only accepts conditional jumps"),
         };
-        cx.emit(k, op);
         cx.drop_more = skipped;
         return Ok(());
     }
-    if let Some(op) = same_everywhere(cx, k)? {
-        cx.emit(k, op);
+    if emit_same_everywhere(cx, k)? {
         return Ok(());
     }
     let arg = cx.arg(k);

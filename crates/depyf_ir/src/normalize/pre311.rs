@@ -12,14 +12,13 @@
 
 use depyf_bytecode::Opname;
 
-use super::common::{pre311_binary, same_everywhere, Cx};
+use super::common::{emit_same_everywhere, pre311_binary, Cx};
 use super::{pre311_gen, IrError};
 use crate::{CallLayout, Op};
 
 /// Normalizes instruction `k` with the 3.8-3.10 meanings.
 pub(super) fn op(cx: &mut Cx<'_>, k: usize) -> Result<(), IrError> {
-    if let Some(op) = same_everywhere(cx, k)? {
-        cx.emit(k, op);
+    if emit_same_everywhere(cx, k)? {
         return Ok(());
     }
     if pre311_gen::op(cx, k)? {
