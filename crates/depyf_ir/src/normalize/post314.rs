@@ -218,30 +218,51 @@ pub(super) fn drop_hidden_slots(
     // Per op, the handler ranges (not implicit) that cover it, in table order:
     // `cover[cover_at[k]..cover_at[k + 1]]`. Made once instead of scanning the whole
     // table at every visited op (the table is flat and its entries do not overlap
-    // in what CPython writes, so this is about one entry per op).
+    // in what CPython writes, so this is about one entry per op). Without such a
+    // range (most code objects) no op has one and nothing is made.
+    let handled = implicit.iter().any(|&imp| !imp);
     let span = |r: &depyf_bytecode::ExceptionTableEntry| (ir.partition_point(|i| i.offset < r.start), ir.partition_point(|i| i.offset < r.end));
-    let mut cover_at = vec![0usize; n + 1];
-    for (r, _) in ranges.iter().zip(&implicit).filter(|(_, &imp)| !imp) {
-        let (a, b) = span(r);
-        for c in &mut cover_at[a + 1..b + 1] {
-            *c += 1;
+    let (mut cover_at, mut cover) = (Vec::new(), Vec::new());
+    if handled {
+        cover_at = vec![0usize; n + 1];
+        for (r, _) in ranges.iter().zip(&implicit).filter(|(_, &imp)| !imp) {
+            let (a, b) = span(r);
+            for c in &mut cover_at[a + 1..b + 1] {
+                *c += 1;
+            }
+        }
+        for k in 0..n {
+            cover_at[k + 1] += cover_at[k];
+        }
+        cover = vec![0usize; cover_at[n]];
+        let mut fill = cover_at.clone();
+        for (ri, (r, _)) in ranges.iter().zip(&implicit).enumerate().filter(|(_, (_, &imp))| !imp) {
+            let (a, b) = span(r);
+            for f in &mut fill[a..b] {
+                cover[*f] = ri;
+                *f += 1;
+            }
         }
     }
-    for k in 0..n {
-        cover_at[k + 1] += cover_at[k];
-    }
-    let mut cover = vec![0usize; cover_at[n]];
-    let mut fill = cover_at.clone();
-    for (ri, (r, _)) in ranges.iter().zip(&implicit).enumerate().filter(|(_, (_, &imp))| !imp) {
-        let (a, b) = span(r);
-        for f in &mut fill[a..b] {
-            cover[*f] = ri;
-            *f += 1;
-        }
-    }
+    // Per range: the first op of its handler (looked up once, not at every op it
+    // covers; `None` reported when an op of the range is visited), and the index of
+    // its handler among the distinct handlers, for the hidden slots counted under it.
+    let range_target: Vec<Option<usize>> = ranges.iter().map(|r| first_at(r.target)).collect();
+    let mut targets_seen: Vec<u32> = Vec::new();
+    let range_handler: Vec<usize> = ranges
+        .iter()
+        .map(|r| match targets_seen.iter().position(|&t| t == r.target) {
+            Some(h) => h,
+            None => {
+                targets_seen.push(r.target);
+                targets_seen.len() - 1
+            }
+        })
+        .collect();
+    let mut handler_hidden: Vec<Option<u32>> = vec![None; targets_seen.len()];
     let mut state: Vec<Option<Vec<Slot>>> = vec![None; n];
-    let mut rewrite: Vec<Option<Op>> = vec![None; n];
-    let mut handler_fix: HashMap<u32, u32> = HashMap::default();
+    // The ops rewritten, in the order decided (a later one for the same op wins).
+    let mut rewrite: Vec<(usize, Op)> = Vec::new();
     let mut get_iter_before: Vec<(usize, GenexprEntry)> = Vec::new();
     let mut work: Vec<usize> = Vec::new();
     if n > 0 {
@@ -278,16 +299,18 @@ pub(super) fn drop_hidden_slots(
         };
         let here = &ir[k];
         handlers.clear();
-        for r in cover[cover_at[k]..cover_at[k + 1]].iter().map(|&ri| &ranges[ri]) {
+        let covering = if handled { &cover[cover_at[k]..cover_at[k + 1]] } else { &[][..] };
+        for &ri in covering {
+            let r = &ranges[ri];
             let depth = r.depth as usize;
             if s.len() < depth {
                 return Err(err(here, format!("the stack is shallower than the handler's depth {depth}")));
             }
             let fix = count(&s[..depth]);
-            if *handler_fix.entry(r.target).or_insert(fix) != fix {
+            if *handler_hidden[range_handler[ri]].get_or_insert(fix) != fix {
                 return Err(err(here, "the handler's kept stack differs between its ranges".into()));
             }
-            let t = first_at(r.target).ok_or_else(|| err(here, format!("no instruction at handler offset {}", r.target)))?;
+            let t = range_target[ri].ok_or_else(|| err(here, format!("no instruction at handler offset {}", r.target)))?;
             handlers.push((t, depth, r.lasti));
         }
         if !handlers.is_empty() {
@@ -318,7 +341,7 @@ pub(super) fn drop_hidden_slots(
         match *op {
             Op::PushNull if here.opname == "GET_ITER" || ir.get(k + 1).is_some_and(|x| matches!(x.op, Op::ForIter(_))) => {
                 s.push(Index);
-                rewrite[k] = Some(Op::Nop);
+                rewrite.push((k, Op::Nop));
             }
             Op::BeforeWith | Op::BeforeAsyncWith => {
                 pop(&mut s, 1, here.opname)?;
@@ -353,14 +376,12 @@ pub(super) fn drop_hidden_slots(
                 }
                 s.truncate(s.len() - 5);
                 s.push(Value);
-                rewrite[k - 3] = Some(Op::WithExit);
-                for r in rewrite.iter_mut().take(p + 1).skip(k - 2) {
-                    *r = Some(Op::Nop);
-                }
+                rewrite.push((k - 3, Op::WithExit));
+                rewrite.extend((k - 2..p + 1).map(|j| (j, Op::Nop)));
             }
             Op::PopTop if s.last() == Some(&Index) => {
                 s.pop();
-                rewrite[k] = Some(Op::Nop);
+                rewrite.push((k, Op::Nop));
             }
             Op::Swap(d) => {
                 let du = d as usize;
@@ -371,14 +392,14 @@ pub(super) fn drop_hidden_slots(
                 if s[top] != Index && s[other] != Index {
                     let d2 = lower(&s, d)?;
                     if d2 != d {
-                        rewrite[k] = Some(Op::Swap(d2));
+                        rewrite.push((k, Op::Swap(d2)));
                     }
                 } else if s[other + 1..top].iter().all(|&x| x == Index) {
                     // A value and a hidden slot with only hidden slots between (3.14's
                     // `return` in a `with` brings `self` above `__exit__` so: `SWAP 3;
                     // SWAP 2`): the values keep their order.
                     s.swap(top, other);
-                    rewrite[k] = Some(Op::Nop);
+                    rewrite.push((k, Op::Nop));
                 } else {
                     return Err(err(here, "SWAP of a hidden slot over values".into()));
                 }
@@ -386,7 +407,7 @@ pub(super) fn drop_hidden_slots(
             Op::Copy(d) => {
                 let d2 = lower(&s, d)?;
                 if d2 != d {
-                    rewrite[k] = Some(Op::Copy(d2));
+                    rewrite.push((k, Op::Copy(d2)));
                 }
                 s.push(Value);
             }
@@ -394,14 +415,14 @@ pub(super) fn drop_hidden_slots(
                 pop(&mut s, if matches!(op, Op::MapAdd(_)) { 2 } else { 1 }, here.opname)?;
                 let d2 = lower(&s, d)?;
                 if d2 != d {
-                    rewrite[k] = Some(match op {
+                    rewrite.push((k, match op {
                         Op::ListAppend(_) => Op::ListAppend(d2),
                         Op::ListExtend(_) => Op::ListExtend(d2),
                         Op::SetAdd(_) => Op::SetAdd(d2),
                         Op::SetUpdate(_) => Op::SetUpdate(d2),
                         Op::DictUpdate(_, m) => Op::DictUpdate(d2, *m),
                         _ => Op::MapAdd(d2),
-                    });
+                    }));
                 }
             }
             // 3.15: `<genexpr>` code made a function, its closure set, called with
@@ -438,7 +459,13 @@ pub(super) fn drop_hidden_slots(
                     jump = Some(j);
                 }
                 let (p, q) = op.stack_effect();
-                pop(&mut s, p, here.opname)?;
+                // Values only (nearly every op): dropped at once.
+                let below = s.len().wrapping_sub(p as usize);
+                if below <= s.len() && !s[below..].contains(&Index) {
+                    s.truncate(below);
+                } else {
+                    pop(&mut s, p, here.opname)?;
+                }
                 s.extend(std::iter::repeat_n(Value, q as usize));
             }
         }
@@ -482,11 +509,10 @@ pub(super) fn drop_hidden_slots(
             arrive(&mut state, &mut work, t, st).map_err(|m| err(&ir[t], m))?;
         }
     }
-    for (k, r) in rewrite.into_iter().enumerate() {
-        if let Some(op) = r {
-            ir[k].op = op;
-        }
+    for (k, op) in rewrite {
+        ir[k].op = op;
     }
+    let handler_fix: HashMap<u32, u32> = targets_seen.into_iter().zip(handler_hidden).filter_map(|(t, fix)| Some((t, fix?))).collect();
     get_iter_before.sort_unstable_by_key(|&(k, _)| k);
     for &(k, entry) in get_iter_before.iter().rev() {
         let mut g = ir[k].clone();
