@@ -193,8 +193,10 @@ pub(super) fn op(cx: &mut Cx<'_>, fam: &Family, loops: &Loops, k: usize) -> Resu
     let conditional = matches!(i.id, Opname::POP_JUMP_IF_FALSE | Opname::POP_JUMP_IF_TRUE | Opname::POP_JUMP_IF_NONE | Opname::POP_JUMP_IF_NOT_NONE);
     if let Some((back, skipped)) = if conditional { backward_over(cx, k) } else { None } {
         // The jump as written, then turned around.
-        let emitted = emit_same_everywhere(cx, k)?;
-        let last = cx.out.last_mut().filter(|_| emitted).expect("a conditional jump means the same everywhere");
+        if !emit_same_everywhere(cx, k)? {
+            unreachable!("a conditional jump means the same everywhere");
+        }
+        let last = cx.out.last_mut().expect("just emitted");
         last.op = match last.op {
             Op::JumpIf { when, .. } => Op::JumpIf { when: !when, target: back },
             Op::JumpIfNone { when, .. } => Op::JumpIfNone { when: !when, target: back },

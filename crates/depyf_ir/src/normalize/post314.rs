@@ -248,18 +248,15 @@ pub(super) fn drop_hidden_slots(
     // covers; `None` reported when an op of the range is visited), and the index of
     // its handler among the distinct handlers, for the hidden slots counted under it.
     let range_target: Vec<Option<usize>> = ranges.iter().map(|r| first_at(r.target)).collect();
-    let mut targets_seen: Vec<u32> = Vec::new();
+    let mut handler_of: HashMap<u32, usize> = HashMap::default();
     let range_handler: Vec<usize> = ranges
         .iter()
-        .map(|r| match targets_seen.iter().position(|&t| t == r.target) {
-            Some(h) => h,
-            None => {
-                targets_seen.push(r.target);
-                targets_seen.len() - 1
-            }
+        .map(|r| {
+            let next = handler_of.len();
+            *handler_of.entry(r.target).or_insert(next)
         })
         .collect();
-    let mut handler_hidden: Vec<Option<u32>> = vec![None; targets_seen.len()];
+    let mut handler_hidden: Vec<Option<u32>> = vec![None; handler_of.len()];
     let mut state: Vec<Option<Vec<Slot>>> = vec![None; n];
     // The ops rewritten, in the order decided (a later one for the same op wins).
     let mut rewrite: Vec<(usize, Op)> = Vec::new();
@@ -460,11 +457,9 @@ pub(super) fn drop_hidden_slots(
                 }
                 let (p, q) = op.stack_effect();
                 // Values only (nearly every op): dropped at once.
-                let below = s.len().wrapping_sub(p as usize);
-                if below <= s.len() && !s[below..].contains(&Index) {
-                    s.truncate(below);
-                } else {
-                    pop(&mut s, p, here.opname)?;
+                match s.len().checked_sub(p as usize) {
+                    Some(below) if !s[below..].contains(&Index) => s.truncate(below),
+                    _ => pop(&mut s, p, here.opname)?,
                 }
                 s.extend(std::iter::repeat_n(Value, q as usize));
             }
@@ -512,7 +507,7 @@ pub(super) fn drop_hidden_slots(
     for (k, op) in rewrite {
         ir[k].op = op;
     }
-    let handler_fix: HashMap<u32, u32> = targets_seen.into_iter().zip(handler_hidden).filter_map(|(t, fix)| Some((t, fix?))).collect();
+    let handler_fix: HashMap<u32, u32> = handler_of.into_iter().filter_map(|(t, h)| Some((t, handler_hidden[h]?))).collect();
     get_iter_before.sort_unstable_by_key(|&(k, _)| k);
     for &(k, entry) in get_iter_before.iter().rev() {
         let mut g = ir[k].clone();
