@@ -597,19 +597,39 @@ fn structured(
         failures.borrow_mut().truncate(stubs_before);
     }
     // (`as_machine` recovers nested functions again, listing their stubs anew.)
-    let rec = recover::recover(code, &ir, &cfg, &naming)?;
-    let mut st = structure::Structurer::new(&cfg, &rec, &ir, code);
-    let region = st.region(depyf_cfg::BlockId(0), None, &at).and_then(|body| {
-        // (Only code with handlers has `except` clauses.)
-        match (!ranges.is_empty()).then(|| read_after_unbind(&body)).flatten() {
-            Some(name) => Err(at(&format!("the code after an `except ... as {name}` clause reads `{name}`, which the clause unbinds (its value was read inside the clause)"))),
-            None => Ok(body),
+    // Structured moving each block's statements into the output at its first
+    // emission; where a decision reads a block after that (`Structurer::read_moved`,
+    // about one code object in a thousand), recovered and structured again with
+    // copies.
+    #[cfg(not(test))]
+    let mut moves = true;
+    #[cfg(test)]
+    let mut moves = !tests::COPIES_ONLY.with(std::cell::Cell::get);
+    let (rec, region) = loop {
+        let mut rec = recover::recover(code, &ir, &cfg, &naming)?;
+        let stmts = rec.take_stmts();
+        let mut st = structure::Structurer::new(&cfg, &rec, stmts, moves, &ir, code);
+        let region = st.region(depyf_cfg::BlockId(0), None, &at).and_then(|body| {
+            // (Only code with handlers has `except` clauses.)
+            match (!ranges.is_empty()).then(|| read_after_unbind(&body)).flatten() {
+                Some(name) => Err(at(&format!("the code after an `except ... as {name}` clause reads `{name}`, which the clause unbinds (its value was read inside the clause)"))),
+                None => Ok(body),
+            }
+        });
+        if st.read_moved() {
+            #[cfg(test)]
+            tests::RESTARTS.with(|n| n.set(n.get() + 1));
+            moves = false;
+            failures.borrow_mut().truncate(stubs_before);
+            continue;
         }
-    });
+        let region = region.map_err(|e| st.locate(e));
+        drop(st);
+        break (rec, region);
+    };
     let mut body = match region {
         Ok(body) => body,
         Err(e) => {
-            let e = st.locate(e);
             // The stubs of nested functions stay those of the first recovery when
             // the state machine fails too.
             let saved = failures.borrow().clone();
@@ -1133,6 +1153,47 @@ fn one_temp_name(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::{canonical_temps, digits_after, is_identifier, is_keyword, spellable};
+    use std::cell::Cell;
+
+    thread_local! {
+        /// Makes `structured` copy each block's statements from the start, as it
+        /// does after a decision read a moved block.
+        pub(super) static COPIES_ONLY: Cell<bool> = const { Cell::new(false) };
+        /// How many times `structured` structured a code object again with copies.
+        pub(super) static RESTARTS: Cell<usize> = const { Cell::new(0) };
+    }
+
+    /// Moving each block's statements into the output at its first emission gives
+    /// the source that copying them gives, on every fixture of every version,
+    /// including the code objects where a decision reads a moved block and the
+    /// code is structured again (the `loops` fixture of 3.10-3.13 has one).
+    #[test]
+    fn moving_statements_gives_what_copying_gives() {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/pyc");
+        let mut files = 0;
+        let mut restarts = 0;
+        for dir in std::fs::read_dir(root).unwrap() {
+            for file in std::fs::read_dir(dir.unwrap().path()).unwrap() {
+                let path = file.unwrap().path();
+                if path.extension().is_none_or(|e| e != "pyc") {
+                    continue;
+                }
+                let module = depyf_bytecode::read_pyc(&std::fs::read(&path).unwrap()).unwrap().code;
+                let options = super::Options::default();
+                let moved = super::decompile(&module, &options).map(|d| d.source).map_err(|e| e.to_string());
+                restarts = RESTARTS.with(Cell::get);
+                COPIES_ONLY.with(|c| c.set(true));
+                let copied = super::decompile(&module, &options).map(|d| d.source).map_err(|e| e.to_string());
+                COPIES_ONLY.with(|c| c.set(false));
+                // (Copies never read a moved block.)
+                assert_eq!(RESTARTS.with(Cell::get), restarts, "{}", path.display());
+                assert_eq!(moved, copied, "{}", path.display());
+                files += 1;
+            }
+        }
+        assert!(files >= 40, "{files} fixtures");
+        assert!(restarts >= 4, "{restarts} code objects structured again");
+    }
 
     /// The keywords of CPython 3.8-3.15 (`keyword.kwlist`), and names around them.
     #[test]

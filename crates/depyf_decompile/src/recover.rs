@@ -195,6 +195,15 @@ pub(crate) struct Recovered {
     pub nonlocals_stored: BTreeSet<String>,
 }
 
+impl Recovered {
+    /// The statements of every block, in block order, taken out of the blocks
+    /// (which are left with none): structuring owns them (see
+    /// `structure::Structurer::new`).
+    pub fn take_stmts(&mut self) -> Vec<Vec<Stmt>> {
+        self.blocks.iter_mut().map(|b| std::mem::take(&mut b.stmts)).collect()
+    }
+}
+
 /// Options that shape names the recovery invents.
 pub(crate) struct Naming<'a> {
     /// Prefix of names standing for constants without a literal form.

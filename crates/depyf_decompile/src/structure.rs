@@ -95,7 +95,30 @@ pub(crate) struct Structurer<'a> {
     /// (With the number of loops open when the `try` was: a `for` opened at that
     /// depth ends the body when its `break` goes there.)
     try_exits: Vec<(BlockId, usize)>,
+    /// What recovery learned about each block, but for its statements (taken out
+    /// into [`Self::stmts_of`]).
     pub rec: &'a Recovered,
+    /// Each block's recovered statements, until its first emission moves them into
+    /// the output (with [`Self::moves`]); decisions read them through
+    /// [`Self::stmts`] and [`Self::no_stmts`].
+    stmts_of: Vec<Vec<Stmt>>,
+    /// Whether the statements of each block have been moved into the output.
+    moved: Vec<Moved>,
+    /// Whether the first emission of a block moves its statements instead of
+    /// copying them (issue #7: on the CPython 3.15 standard library the copies
+    /// took 54 M of structuring's 400 M instructions, and dropping the unread
+    /// originals 36 M more). A decision that reads a
+    /// moved block afterwards, or a second emission of it, sets
+    /// [`Self::read_moved`], and the caller structures again with copies. In the
+    /// CPython 3.15 standard library that happened to 547 code objects with
+    /// exception handlers (a `finally` body emitted on each way out, the two paths
+    /// out of a `with` handler) and to 10 of the 18,000 without: code with handlers
+    /// is structured with copies from the start.
+    moves: bool,
+    /// Set when a decision read the statements of a block already moved (or a
+    /// block was emitted again after its statements moved): what this structurer
+    /// made must be thrown away and made again with [`Self::moves`] off.
+    read_moved: std::cell::Cell<bool>,
     /// The code object being structured.
     code: &'a depyf_bytecode::CodeObject,
     /// Blocks emitted so far, to bound duplication.
@@ -196,7 +219,15 @@ impl<'a> Structurer<'a> {
     /// [`Self::else_before_handlers`], [`Self::pop_block_exits`],
     /// [`Self::small_exits_inlined`]) are decided here from `code.version`; `code`'s
     /// names and slot kinds answer [`Self::is_plain_local`].
-    pub fn new(cfg: &'a Cfg, rec: &'a Recovered, ir: &'a [depyf_ir::IrInstr], code: &'a depyf_bytecode::CodeObject) -> Self {
+    ///
+    /// `stmts` are the statements of `rec`'s blocks, taken out of it
+    /// ([`Recovered::take_stmts`]). With `moves`, each block's first emission moves
+    /// them into the output; the result is then valid only while
+    /// [`Self::read_moved`] stays false (code with exception handlers is
+    /// structured with copies whatever `moves` says, see [`Self::moves`]).
+    pub fn new(cfg: &'a Cfg, rec: &'a Recovered, stmts: Vec<Vec<Stmt>>, moves: bool, ir: &'a [depyf_ir::IrInstr], code: &'a depyf_bytecode::CodeObject) -> Self {
+        debug_assert!(rec.blocks.iter().all(|b| b.stmts.is_empty()), "the statements are taken out of the recovered blocks");
+        debug_assert_eq!(stmts.len(), cfg.blocks.len());
         let version = code.version;
         let mut latches = vec![Vec::new(); cfg.blocks.len()];
         for &(from, to) in cfg.back_edges() {
@@ -260,7 +291,9 @@ impl<'a> Structurer<'a> {
         let mut pre_headers = vec![None; n];
         for p in 0..n {
             let p = BlockId(p as u32);
-            if let Some(h) = pre_header_of(cfg, rec, ir, &latches, idom, &rpo_index, p) {
+            let code = &rec.blocks[p.index()];
+            let blank = stmts[p.index()].is_empty() && code.for_loop.is_none() && code.collapsed_to.is_none() && code.error.is_none();
+            if let Some(h) = blank.then(|| pre_header_of(cfg, ir, &latches, idom, &rpo_index, p)).flatten() {
                 let moved = std::mem::take(&mut latches[p.index()]);
                 latches[h.index()].extend(moved);
                 pre_headers[h.index()] = Some(p);
@@ -310,6 +343,10 @@ impl<'a> Structurer<'a> {
             body_exits: Vec::new(),
             try_exits: Vec::new(),
             rec,
+            moved: vec![Moved::No; stmts.len()],
+            stmts_of: stmts,
+            moves: moves && cfg.blocks.iter().all(|b| b.handler.is_none()),
+            read_moved: std::cell::Cell::new(false),
             code,
             emitted: 0,
             limit: 16 * n + 64,
@@ -478,6 +515,57 @@ impl<'a> Structurer<'a> {
         e
     }
 
+    /// The recovered statements of block `b`, for a decision. Those of a block
+    /// whose statements have moved into the output read as none, and set
+    /// [`Self::read_moved`].
+    pub(crate) fn stmts(&self, b: BlockId) -> &[Stmt] {
+        if self.moved[b.index()] != Moved::No {
+            self.read_moved.set(true);
+        }
+        &self.stmts_of[b.index()]
+    }
+
+    /// Whether block `b` has no statements, whether or not they have moved.
+    pub(crate) fn no_stmts(&self, b: BlockId) -> bool {
+        self.stmts_of[b.index()].is_empty() && self.moved[b.index()] == Moved::No
+    }
+
+    /// Whether the last statement of block `b` is `return None`, whether or not its
+    /// statements have moved (asked of blocks already emitted, see
+    /// [`Self::implicit_return`]).
+    fn ends_returning_none(&self, b: BlockId) -> bool {
+        match self.moved[b.index()] {
+            Moved::No => returns_none(self.stmts_of[b.index()].last()),
+            Moved::Yes { returned_none } => returned_none,
+        }
+    }
+
+    /// Appends the statements of block `b` to `out`: moved there at its first
+    /// emission with [`Self::moves`], copied otherwise. Emitting a block again
+    /// after its statements moved sets [`Self::read_moved`].
+    fn emit_stmts(&mut self, out: &mut Vec<Stmt>, b: BlockId) {
+        let i = b.index();
+        if self.moved[i] != Moved::No {
+            self.read_moved.set(true);
+        } else if self.moves && !self.stmts_of[i].is_empty() {
+            self.moved[i] = Moved::Yes { returned_none: returns_none(self.stmts_of[i].last()) };
+            if out.is_empty() {
+                std::mem::swap(out, &mut self.stmts_of[i]);
+            } else {
+                out.append(&mut self.stmts_of[i]);
+            }
+        } else {
+            out.extend(self.stmts_of[i].iter().cloned());
+        }
+    }
+
+    /// Whether a decision read the statements of a block after they moved into
+    /// the output: then the output (or error) of this structurer is void, and a
+    /// structurer made with copies (`moves` off) must structure the code again.
+    pub fn read_moved(&self) -> bool {
+        self.read_moved.get()
+    }
+
     /// Statements for the region that starts at `b` and ends before `stop` (or at a
     /// return, raise, break or continue).
     pub fn region(&mut self, b: BlockId, stop: Option<BlockId>, err: &dyn Fn(&str) -> DecompileError) -> Result<Vec<Stmt>, DecompileError> {
@@ -627,8 +715,10 @@ impl<'a> Structurer<'a> {
             if let Some(e) = &code.error {
                 return Err(e.clone());
             }
-            out.extend(code.stmts.iter().cloned());
-            if self.implicit_return(b) {
+            // (Read before the statements move.)
+            let implicit_return = self.implicit_return(b);
+            self.emit_stmts(out, b);
+            if implicit_return {
                 // Marked as the compiler's own `return None` (see `implicit_return`).
                 if let Some(last) = out.last_mut() {
                     *last = Stmt::Return(None);
@@ -876,7 +966,7 @@ impl<'a> Structurer<'a> {
                 return true;
             }
             let code = &self.rec.blocks[b.index()];
-            if !code.stmts.is_empty() || code.collapsed_to.is_some() || code.error.is_some() || !self.latches[b.index()].is_empty() {
+            if !self.no_stmts(b) || code.collapsed_to.is_some() || code.error.is_some() || !self.latches[b.index()].is_empty() {
                 return false;
             }
             match self.cfg.blocks[b.index()].term {
@@ -892,7 +982,7 @@ impl<'a> Structurer<'a> {
     /// handler would catch, short of an unbound local).
     fn returns_name_only(&self, b: BlockId) -> bool {
         let code = &self.rec.blocks[b.index()];
-        matches!(self.cfg.blocks[b.index()].term, Terminator::Return) && code.collapsed_to.is_none() && code.error.is_none() && matches!(code.stmts.as_slice(), [Stmt::Return(None | Some(Expr::Const(_) | Expr::Name(_)))])
+        matches!(self.cfg.blocks[b.index()].term, Terminator::Return) && code.collapsed_to.is_none() && code.error.is_none() && matches!(self.stmts(b), [Stmt::Return(None | Some(Expr::Const(_) | Expr::Name(_)))])
     }
 
     /// Whether block `fall`, where an `if`'s test goes on when true, is the body of a
@@ -900,7 +990,7 @@ impl<'a> Structurer<'a> {
     /// to `merge`, where the `else` branch meets it. (Either reading runs the same.)
     fn pass_arm(&self, fall: BlockId, merge: BlockId) -> bool {
         let block = &self.cfg.blocks[fall.index()];
-        fall != merge && block.preds.len() == 1 && self.rec.blocks[fall.index()].stmts.is_empty() && self.rec.blocks[fall.index()].collapsed_to.is_none() && matches!(block.term, Terminator::Jump(s) if s == merge)
+        fall != merge && block.preds.len() == 1 && self.no_stmts(fall) && self.rec.blocks[fall.index()].collapsed_to.is_none() && matches!(block.term, Terminator::Jump(s) if s == merge)
     }
 
     /// Whether the source wrote an `else:` (or `elif`) before the block `jump` that
@@ -1021,7 +1111,7 @@ impl<'a> Structurer<'a> {
         // such as the `NOT_TAKEN` of CPython 3.14+, is part of it.)
         let in_chain = |p: &BlockId| {
             let pb = &self.cfg.blocks[p.index()];
-            chain.contains(p) || (self.rec.blocks[p.index()].stmts.is_empty() && self.rec.blocks[p.index()].collapsed_to.is_none() && matches!(pb.term, Terminator::FallThrough(_) | Terminator::Jump(_)) && matches!(pb.preds.as_slice(), [q] if chain.contains(q)))
+            chain.contains(p) || (self.no_stmts(*p) && self.rec.blocks[p.index()].collapsed_to.is_none() && matches!(pb.term, Terminator::FallThrough(_) | Terminator::Jump(_)) && matches!(pb.preds.as_slice(), [q] if chain.contains(q)))
         };
         // (Nor a test on a line before its predecessors': the bottom test of a
         // rotated `while` after `if a and b: break`, a statement of its own.)
@@ -1031,7 +1121,7 @@ impl<'a> Structurer<'a> {
         };
         let in_order = |p: &BlockId| !matches!((line(*p), line(b)), (Some(x), Some(y)) if x > y);
         let entered = block.preds.len() == 1 || (!block.preds.is_empty() && block.preds.iter().all(|p| in_chain(p) && in_order(p)));
-        if !entered || !code.stmts.is_empty() || !self.latches[b.index()].is_empty() || code.for_loop.is_some() || code.collapsed_to.is_some() {
+        if !entered || !self.no_stmts(b) || !self.latches[b.index()].is_empty() || code.for_loop.is_some() || code.collapsed_to.is_some() {
             return None;
         }
         if block.preds.iter().any(|p| block.handler != self.cfg.blocks[p.index()].handler) {
@@ -1069,7 +1159,7 @@ impl<'a> Structurer<'a> {
             };
             // Nor past the innermost loop's follow: reaching it is `break` (a jump
             // block in handler code that leaves the loop, see [`Self::loop_exit`]).
-            if (block.preds.len() != 1 && !pops_only()) || !code.stmts.is_empty() || !self.latches[b.index()].is_empty() || code.collapsed_to.is_some() || self.body_exits.contains(&b) || self.loops.last().is_some_and(|l| l.follow == Some(b)) {
+            if (block.preds.len() != 1 && !pops_only()) || !self.no_stmts(b) || !self.latches[b.index()].is_empty() || code.collapsed_to.is_some() || self.body_exits.contains(&b) || self.loops.last().is_some_and(|l| l.follow == Some(b)) {
                 break;
             }
             // CPython 3.8-3.9: a lone jump forward on a line of its own, not to
@@ -1139,7 +1229,7 @@ impl<'a> Structurer<'a> {
         // (Or on the header's own line: a comprehension's, whose tests may span lines.)
         let continue_of = |x: BlockId, h: BlockId| {
             let blk = &self.cfg.blocks[x.index()];
-            if blk.term != Terminator::Jump(h) || self.latches[h.index()].is_empty() || !self.rec.blocks[x.index()].stmts.is_empty() {
+            if blk.term != Terminator::Jump(h) || self.latches[h.index()].is_empty() || !self.no_stmts(x) {
                 return false;
             }
             let lone = self.ir[blk.start..blk.end].iter().all(|i| matches!(i.op, depyf_ir::Op::Nop | depyf_ir::Op::Jump(_)));
@@ -1150,7 +1240,7 @@ impl<'a> Structurer<'a> {
             return true;
         }
         let terminal = |x: BlockId| matches!(self.cfg.blocks[x.index()].term, Terminator::Return | Terminator::Raise);
-        terminal(a) && terminal(b) && self.rec.blocks[a.index()].stmts == self.rec.blocks[b.index()].stmts && self.same_lines(a, b) && self.same_pred_lines(a, b)
+        terminal(a) && terminal(b) && self.stmts(a) == self.stmts(b) && self.same_lines(a, b) && self.same_pred_lines(a, b)
     }
 
     /// Whether the blocks that lead to `a` and to `b` end on one line (or either
@@ -1195,7 +1285,7 @@ impl<'a> Structurer<'a> {
         if blk.handler.is_some() || (!self.implicit_returns_in_handled_code && self.cfg.blocks.iter().any(|x| x.handler.is_some())) {
             return false;
         }
-        if !matches!(self.rec.blocks[b.index()].stmts.last(), Some(Stmt::Return(Some(Expr::Const(depyf_bytecode::Constant::None))))) {
+        if !self.ends_returning_none(b) {
             return false;
         }
         let ops = &self.ir[blk.start..blk.end];
@@ -1520,7 +1610,7 @@ impl<'a> Structurer<'a> {
             }
             copies.push(other);
             // Earlier parts only when `p` holds nothing but the test.
-            if p != h && self.rec.blocks[p.index()].stmts.is_empty() {
+            if p != h && self.no_stmts(p) {
                 chain.push(p);
             }
         }
@@ -1536,7 +1626,7 @@ impl<'a> Structurer<'a> {
             // Nor past the `POP_BLOCK` that ends a `try`/`with` body being written
             // (`pop_block_exits`): the code after it is after the statement (CPython
             // 3.8-3.9 `while c:` last in a `try` body leaves there).
-            if block.preds.len() != 1 || !code.stmts.is_empty() || !self.latches[b.index()].is_empty() || code.collapsed_to.is_some() || code.error.is_some() || (self.pop_block_exits && self.body_exits.contains(&b)) {
+            if block.preds.len() != 1 || !self.no_stmts(b) || !self.latches[b.index()].is_empty() || code.collapsed_to.is_some() || code.error.is_some() || (self.pop_block_exits && self.body_exits.contains(&b)) {
                 break;
             }
             match block.term {
@@ -1559,7 +1649,7 @@ impl<'a> Structurer<'a> {
             return None;
         }
         let code = &self.rec.blocks[t.index()];
-        if !code.stmts.is_empty() || code.for_loop.is_some() || code.collapsed_to.is_some() || code.error.is_some() {
+        if !self.no_stmts(t) || code.for_loop.is_some() || code.collapsed_to.is_some() || code.error.is_some() {
             return None;
         }
         let cond = code.fall_condition.clone()?;
@@ -1681,8 +1771,7 @@ impl<'a> Structurer<'a> {
         let code = &self.rec.blocks[h.index()];
         if let (Some((iter, item)), Terminator::Branch { jump, fall }) = (&code.for_loop, self.cfg.blocks[h.index()].term) {
             let (iter, item) = (iter.clone(), item.clone());
-            let pre = code.stmts.clone();
-            out.extend(pre);
+            self.emit_stmts(out, h);
             let mut after = self.for_else_follow(jump, &body_set);
             // A `break` in an `except` clause, which `for_else_follow` does not see
             // (handler code): the block that the clause's exit (popping the exception
@@ -1784,7 +1873,7 @@ impl<'a> Structurer<'a> {
         // the code after the loop, which the compiler places there.
         let bare_return = |x: &BlockId| {
             matches!(self.cfg.blocks[x.index()].term, Terminator::Return)
-                && matches!(self.rec.blocks[x.index()].stmts.as_slice(), [Stmt::Return(None | Some(Expr::Const(_)))])
+                && matches!(self.stmts(*x), [Stmt::Return(None | Some(Expr::Const(_)))])
         };
         if follow.is_some_and(|f| bare_return(&f)) {
             let after_body = body_set.iter().map(|b| self.cfg.blocks[b.index()].end).max();
@@ -1799,7 +1888,7 @@ impl<'a> Structurer<'a> {
         // exit is the block after the loop; other exits (a `return` in the body) are
         // written in place.
         if let Terminator::Branch { jump, fall } = self.cfg.blocks[h.index()].term {
-            if self.rec.blocks[h.index()].stmts.is_empty() && self.rec.blocks[h.index()].for_loop.is_none() && body_set.contains(&fall) && !body_set.contains(&jump) {
+            if self.no_stmts(h) && self.rec.blocks[h.index()].for_loop.is_none() && body_set.contains(&fall) && !body_set.contains(&jump) {
                 let j = self.skip_empty(jump);
                 if exits.contains(&j) {
                     follow = Some(j);
@@ -1854,7 +1943,7 @@ impl<'a> Structurer<'a> {
         // so the body reads `if c: ...; continue` then `E; break`, which
         // `idioms::rotated_while` folds into `while c: ... else: E`.
         if let (Terminator::Branch { jump, .. }, [_, _, ..]) = (self.cfg.blocks[h.index()].term, exits.as_slice()) {
-            if !body_set.contains(&jump) && self.rec.blocks[h.index()].stmts.is_empty() {
+            if !body_set.contains(&jump) && self.no_stmts(h) {
                 if let Some(a) = self.for_else_follow(jump, &body_set) {
                     follow = Some(a);
                 }
@@ -1931,7 +2020,7 @@ impl Structurer<'_> {
         let blk = &self.cfg.blocks[x.index()];
         let code = &self.rec.blocks[x.index()];
         let Terminator::Jump(y) = blk.term else { return self.break_region_target(x, body) };
-        if code.stmts.is_empty() || code.error.is_some() || code.collapsed_to.is_some() || code.for_loop.is_some() || body.contains(&y) || !self.latches[x.index()].is_empty() {
+        if self.no_stmts(x) || code.error.is_some() || code.collapsed_to.is_some() || code.for_loop.is_some() || body.contains(&y) || !self.latches[x.index()].is_empty() {
             return None;
         }
         if self.rpo_index[x.index()] == usize::MAX || self.rpo_index[y.index()] == usize::MAX || self.rpo_index[y.index()] <= self.rpo_index[x.index()] || y.0 <= x.0 {
@@ -2006,6 +2095,22 @@ impl Structurer<'_> {
     }
 }
 
+/// Whether a block's statements have moved into the output (see
+/// [`Structurer::moves`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Moved {
+    /// Not moved: [`Structurer::stmts`] reads them.
+    No,
+    /// Moved by the block's first emission; whether the last one was `return None`
+    /// (the one fact asked of emitted blocks often enough to keep).
+    Yes { returned_none: bool },
+}
+
+/// Whether `last` is `return None`.
+fn returns_none(last: Option<&Stmt>) -> bool {
+    matches!(last, Some(Stmt::Return(Some(Expr::Const(depyf_bytecode::Constant::None)))))
+}
+
 /// `Some(h)` when block `p` is a block of no code (only `NOP`s) before the loop
 /// header `h` that `continue` jumps to, apart from the end of the body: CPython
 /// 3.10-3.13 compile `while True:` to a `NOP` on the `while` line that `continue`
@@ -2016,11 +2121,12 @@ impl Structurer<'_> {
 /// `p` (they are in `h`'s loop), every back edge to `h` jumps from the line of `p`
 /// and nothing but `p` and `h`'s back edges enters `h`: then going to `p` runs
 /// exactly what going to `h` runs.
-fn pre_header_of(cfg: &Cfg, rec: &Recovered, ir: &[depyf_ir::IrInstr], latches: &[Vec<BlockId>], idom: &[Option<BlockId>], rpo_index: &[usize], p: BlockId) -> Option<BlockId> {
+/// (The caller checks that recovery made nothing of `p`: no statements, loop,
+/// collapsed branch or error.)
+fn pre_header_of(cfg: &Cfg, ir: &[depyf_ir::IrInstr], latches: &[Vec<BlockId>], idom: &[Option<BlockId>], rpo_index: &[usize], p: BlockId) -> Option<BlockId> {
     let blk = &cfg.blocks[p.index()];
     let Terminator::FallThrough(h) = blk.term else { return None };
-    let code = &rec.blocks[p.index()];
-    if h == p || latches[p.index()].is_empty() || latches[h.index()].is_empty() || !code.stmts.is_empty() || code.for_loop.is_some() || code.collapsed_to.is_some() || code.error.is_some() {
+    if h == p || latches[p.index()].is_empty() || latches[h.index()].is_empty() {
         return None;
     }
     if !ir[blk.start..blk.end].iter().all(|i| i.op == depyf_ir::Op::Nop) || rpo_index[p.index()] == usize::MAX || rpo_index[h.index()] == usize::MAX {

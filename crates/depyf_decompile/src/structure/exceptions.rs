@@ -104,7 +104,7 @@ impl Structurer<'_> {
             return None;
         }
         let code = &self.rec.blocks[jump.index()];
-        if !code.stmts.is_empty() || code.collapsed_to.is_some() || code.error.is_some() {
+        if !self.no_stmts(jump) || code.collapsed_to.is_some() || code.error.is_some() {
             return None;
         }
         match self.cfg.blocks[jump.index()].term {
@@ -358,7 +358,7 @@ impl Structurer<'_> {
                     continue;
                 }
                 let code = &self.rec.blocks[s.index()];
-                if code.collapsed_to.is_some() || code.error.is_some() || !only_pops_exception(&code.stmts) {
+                if code.collapsed_to.is_some() || code.error.is_some() || !only_pops_exception(self.stmts(s)) {
                     continue;
                 }
                 if let Terminator::Jump(t) | Terminator::FallThrough(t) = self.cfg.blocks[s.index()].term {
@@ -456,7 +456,7 @@ impl Structurer<'_> {
     /// ([`Structurer::copy_starts_with_try`]).
     fn runs_final_first(&self, t: BlockId) -> bool {
         let Some(f) = self.finals.last().filter(|f| !f.is_empty()) else { return false };
-        let stmts = &self.rec.blocks[t.index()].stmts;
+        let stmts = self.stmts(t);
         (stmts.len() >= f.len() && print_body(&stmts[..f.len()], 0) == print_body(f, 0)) || self.copy_starts_with_try(t, &f[0])
     }
 
@@ -473,7 +473,7 @@ impl Structurer<'_> {
         let Stmt::Try(tb, hs, _, fb) = first else { return false };
         for _ in 0..8 {
             let code = &self.rec.blocks[t.index()];
-            if !code.stmts.is_empty() || code.collapsed_to.is_some() || code.error.is_some() || self.cfg.blocks[t.index()].handler.is_some() {
+            if !self.no_stmts(t) || code.collapsed_to.is_some() || code.error.is_some() || self.cfg.blocks[t.index()].handler.is_some() {
                 break;
             }
             match self.cfg.blocks[t.index()].term {
@@ -481,7 +481,7 @@ impl Structurer<'_> {
                 _ => return false,
             }
         }
-        let stmts = &self.rec.blocks[t.index()].stmts;
+        let stmts = self.stmts(t);
         let k = stmts.len().min(tb.len());
         let const_return = |s: &Stmt| matches!(s, Stmt::Return(None | Some(Expr::Const(_))));
         !hs.is_empty()
@@ -497,7 +497,7 @@ impl Structurer<'_> {
     fn pops_next(&self, mut t: BlockId) -> bool {
         for _ in 0..8 {
             let code = &self.rec.blocks[t.index()];
-            if let Some(s) = code.stmts.first() {
+            if let Some(s) = self.stmts(t).first() {
                 return is_marker(s, markers::POP_EXCEPT);
             }
             match self.cfg.blocks[t.index()].term {
@@ -1084,7 +1084,7 @@ impl Structurer<'_> {
         // of an enclosing `with`) is read where the code after the `try` is.
         let (mut enters, mut exits) = (false, false);
         while let Some(x) = work.pop() {
-            let text = print_body(&self.rec.blocks[x.index()].stmts, 0);
+            let text = print_body(self.stmts(x), 0);
             if text.contains(markers::POP_EXCEPT) || text.contains(markers::POP_EXCEPT_HELD) {
                 return None;
             }
@@ -1151,7 +1151,7 @@ impl Structurer<'_> {
                 }
                 seen[s.index()] = true;
                 let code = &self.rec.blocks[s.index()];
-                if code.collapsed_to.is_none() && code.error.is_none() && only_pops_exception(&code.stmts) {
+                if code.collapsed_to.is_none() && code.error.is_none() && only_pops_exception(self.stmts(s)) {
                     if let Terminator::Jump(t) | Terminator::FallThrough(t) = self.cfg.blocks[s.index()].term {
                         // (Through a block of its own that only jumps on: CPython
                         // 3.12+ leaves the `JUMP_FORWARD` of a `break` in a clause of
