@@ -276,19 +276,9 @@ pub(crate) fn comprehension_of(code: &CodeObject, ir: &[IrInstr], kind: &str, op
     let naming = recover::Naming { const_prefix: &options.const_prefix, stub_failures: false, failures: &failures, class_annotate: false, inlined, iter_temps: false };
     let on_new_line = ifs_on_new_line(code, ir);
     let at = |m: &str| DecompileError::new(code, 0, "", m);
-    // (Moving the statements into the output first, as `structured` does.)
-    let mut moves = true;
-    let body = loop {
-        let mut rec = recover::recover(code, ir, &cfg, &naming)?;
-        let stmts = rec.take_stmts();
-        let mut st = structure::Structurer::new(&cfg, &rec, stmts, moves, ir, code);
-        let body = st.region(BlockId(0), None, &at);
-        if st.read_moved() {
-            moves = false;
-            continue;
-        }
-        break body.map_err(|e| st.locate(e))?;
-    };
+    let recover = || recover::recover(code, ir, &cfg, &naming);
+    let (_, body) = structure::recover_and_structure(&cfg, ir, code, true, recover, |st| st.region(BlockId(0), None, &at))?;
+    let body = body?;
     let shape = || err("a comprehension body of an unknown shape");
     if kind == "<genexpr>" {
         let (Some(Stmt::For(target, iter, loop_body, orelse)), None | Some(Stmt::Return(None | Some(Expr::Const(Constant::None))))) = (body.first(), body.get(1)) else {

@@ -602,31 +602,28 @@ fn structured(
     // about one code object in a thousand), recovered and structured again with
     // copies.
     #[cfg(not(test))]
-    let mut moves = true;
+    let moves = true;
     #[cfg(test)]
-    let mut moves = !tests::COPIES_ONLY.with(std::cell::Cell::get);
-    let (rec, region) = loop {
-        let mut rec = recover::recover(code, &ir, &cfg, &naming)?;
-        let stmts = rec.take_stmts();
-        let mut st = structure::Structurer::new(&cfg, &rec, stmts, moves, &ir, code);
-        let region = st.region(depyf_cfg::BlockId(0), None, &at).and_then(|body| {
+    let moves = !tests::COPIES_ONLY.with(std::cell::Cell::get);
+    let (rec, region) = structure::recover_and_structure(
+        &cfg,
+        &ir,
+        code,
+        moves,
+        || {
+            // (A second recovery lists the stubs of nested functions anew.)
+            failures.borrow_mut().truncate(stubs_before);
+            recover::recover(code, &ir, &cfg, &naming)
+        },
+        |st| {
+            let body = st.region(depyf_cfg::BlockId(0), None, &at)?;
             // (Only code with handlers has `except` clauses.)
             match (!ranges.is_empty()).then(|| read_after_unbind(&body)).flatten() {
                 Some(name) => Err(at(&format!("the code after an `except ... as {name}` clause reads `{name}`, which the clause unbinds (its value was read inside the clause)"))),
                 None => Ok(body),
             }
-        });
-        if st.read_moved() {
-            #[cfg(test)]
-            tests::RESTARTS.with(|n| n.set(n.get() + 1));
-            moves = false;
-            failures.borrow_mut().truncate(stubs_before);
-            continue;
-        }
-        let region = region.map_err(|e| st.locate(e));
-        drop(st);
-        break (rec, region);
-    };
+        },
+    )?;
     let mut body = match region {
         Ok(body) => body,
         Err(e) => {
@@ -1151,16 +1148,16 @@ fn one_temp_name(text: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::{canonical_temps, digits_after, is_identifier, is_keyword, spellable};
     use std::cell::Cell;
 
     thread_local! {
         /// Makes `structured` copy each block's statements from the start, as it
         /// does after a decision read a moved block.
-        pub(super) static COPIES_ONLY: Cell<bool> = const { Cell::new(false) };
+        pub(crate) static COPIES_ONLY: Cell<bool> = const { Cell::new(false) };
         /// How many times `structured` structured a code object again with copies.
-        pub(super) static RESTARTS: Cell<usize> = const { Cell::new(0) };
+        pub(crate) static RESTARTS: Cell<usize> = const { Cell::new(0) };
     }
 
     /// Moving each block's statements into the output at its first emission gives

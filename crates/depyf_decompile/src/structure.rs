@@ -225,7 +225,7 @@ impl<'a> Structurer<'a> {
     /// them into the output; the result is then valid only while
     /// [`Self::read_moved`] stays false (code with exception handlers is
     /// structured with copies whatever `moves` says, see [`Self::moves`]).
-    pub fn new(cfg: &'a Cfg, rec: &'a Recovered, stmts: Vec<Vec<Stmt>>, moves: bool, ir: &'a [depyf_ir::IrInstr], code: &'a depyf_bytecode::CodeObject) -> Self {
+    fn new(cfg: &'a Cfg, rec: &'a Recovered, stmts: Vec<Vec<Stmt>>, moves: bool, ir: &'a [depyf_ir::IrInstr], code: &'a depyf_bytecode::CodeObject) -> Self {
         debug_assert!(rec.blocks.iter().all(|b| b.stmts.is_empty()), "the statements are taken out of the recovered blocks");
         debug_assert_eq!(stmts.len(), cfg.blocks.len());
         let version = code.version;
@@ -562,7 +562,7 @@ impl<'a> Structurer<'a> {
     /// Whether a decision read the statements of a block after they moved into
     /// the output: then the output (or error) of this structurer is void, and a
     /// structurer made with copies (`moves` off) must structure the code again.
-    pub fn read_moved(&self) -> bool {
+    fn read_moved(&self) -> bool {
         self.read_moved.get()
     }
 
@@ -2092,6 +2092,37 @@ impl Structurer<'_> {
         }
         let prev = self.ir[..blk.end].iter().rev().filter(|i| i.op != depyf_ir::Op::Nop).nth(1);
         prev.is_some_and(|p| p.line.is_some() && p.line != last.line)
+    }
+}
+
+/// Recovers the code (`recover`, which gives the same blocks each time it is called)
+/// and structures it (`structure`, given a [`Structurer`] of those blocks), first
+/// moving each block's statements into the output (with `moves`), then, when that
+/// run read a moved block ([`Structurer::read_moved`]), once more with copies.
+/// Returns the recovered blocks (without their statements) and what `structure`
+/// gave, its error located ([`Structurer::locate`]). Errors: those of `recover`.
+pub(crate) fn recover_and_structure<T>(
+    cfg: &Cfg,
+    ir: &[depyf_ir::IrInstr],
+    code: &depyf_bytecode::CodeObject,
+    mut moves: bool,
+    mut recover: impl FnMut() -> Result<Recovered, DecompileError>,
+    mut structure: impl FnMut(&mut Structurer<'_>) -> Result<T, DecompileError>,
+) -> Result<(Recovered, Result<T, DecompileError>), DecompileError> {
+    loop {
+        let mut rec = recover()?;
+        let stmts = rec.take_stmts();
+        let mut st = Structurer::new(cfg, &rec, stmts, moves, ir, code);
+        let out = structure(&mut st);
+        if st.read_moved() {
+            #[cfg(test)]
+            crate::tests::RESTARTS.with(|n| n.set(n.get() + 1));
+            moves = false;
+            continue;
+        }
+        let out = out.map_err(|e| st.locate(e));
+        drop(st);
+        return Ok((rec, out));
     }
 }
 
