@@ -149,7 +149,7 @@ fn arguments(code: &CodeObject) -> Arguments {
 /// or malformed bytecode.
 /// Rejects code objects whose tables do not fit together (hand-made or corrupt
 /// input): counts of parameters beyond the names, kinds not matching names, no code.
-fn validate(code: &CodeObject) -> Result<(), DecompileError> {
+fn validate(code: &CodeObject, ins: Option<&[depyf_bytecode::Instruction]>) -> Result<(), DecompileError> {
     let bad = |m: String| Err(DecompileError::new(code, 0, "", m));
     if code.co_code.is_empty() {
         return bad("the code object has no bytecode".into());
@@ -160,7 +160,7 @@ fn validate(code: &CodeObject) -> Result<(), DecompileError> {
     if code.co_posonlyargcount > code.co_argcount || code.total_argcount() > code.co_localsplusnames.len() {
         return bad(format!("{} parameters but {} local names", code.total_argcount(), code.co_localsplusnames.len()));
     }
-    unspellable_names(code)
+    unspellable_names(code, ins)
 }
 
 /// Rejects a code object with a name that source would have to spell but cannot: its
@@ -172,11 +172,14 @@ fn validate(code: &CodeObject) -> Result<(), DecompileError> {
 ///
 /// Errors: a [`DecompileError`] naming the table entry and, for a name of `co_names`
 /// or of the locals, the first instruction that uses it.
-fn unspellable_names(code: &CodeObject) -> Result<(), DecompileError> {
+fn unspellable_names(code: &CodeObject, decoded: Option<&[depyf_bytecode::Instruction]>) -> Result<(), DecompileError> {
     use depyf_bytecode::Argval;
+    // The instructions, decoded here when the caller has not (only for a name that is
+    // not an identifier: rare).
+    let owned = std::cell::OnceCell::new();
+    let decoded = || -> &[depyf_bytecode::Instruction] { decoded.unwrap_or_else(|| owned.get_or_init(|| depyf_bytecode::decode(code).unwrap_or_default())) };
     let first_use = |wanted: &dyn Fn(Argval) -> bool| -> (u32, &'static str) {
-        let ins = depyf_bytecode::decode(code).unwrap_or_default();
-        ins.iter().find(|i| wanted(i.argval)).map_or((0, ""), |i| (i.offset, i.opname))
+        decoded().iter().find(|i| wanted(i.argval)).map_or((0, ""), |i| (i.offset, i.opname))
     };
     let message = |what: String, name: &str| format!("{what} `{}` is not a Python identifier, so no source can spell it (hand-made or obfuscated code)", name.escape_debug());
     if !code.co_name.starts_with('<') && !is_identifier(&code.co_name) {
@@ -191,7 +194,7 @@ fn unspellable_names(code: &CodeObject) -> Result<(), DecompileError> {
         return Ok(());
     }
     let is_module_path = |n: &str| n.is_empty() || n.split('.').all(is_identifier);
-    let ins = depyf_bytecode::decode(code).unwrap_or_default();
+    let ins = decoded();
     for i in odd {
         let name = &code.co_names[i];
         let misuse = ins.iter().find(|x| matches!(x.argval, Argval::Name(n) if n as usize == i) && !(x.id == depyf_bytecode::Opname::IMPORT_NAME && is_module_path(name)));
@@ -567,11 +570,15 @@ fn structured(
     failures: &std::cell::RefCell<Vec<Failure>>,
     class_annotate: bool,
 ) -> Result<(Vec<Stmt>, Vec<depyf_ir::IrInstr>, recover::Recovered), DecompileError> {
-    validate(code)?;
+    // Decoded once for both (a decoding error is normalization's, after validation's).
+    let decoded = depyf_bytecode::decode(code);
+    validate(code, Some(decoded.as_deref().unwrap_or_default()))?;
     // The ranges come from the code, before inlined comprehensions are outlined and
     // match patterns rewritten (a case body may hold a comprehension; no pattern is
     // inside one).
-    let (ir, ranges) = depyf_ir::normalize_with_ranges(code)?;
+    let ins = decoded.map_err(|e| depyf_ir::IrError::from_bytecode(code, e))?;
+    let (ir, ranges) = depyf_ir::normalize_decoded_with_ranges(code, &ins)?;
+    drop(ins);
     let (mut ir, inlined, saved) = inline_comp::outline(code, ir, options)?;
     let marked = inline_comp::mark_hidden(code, &ir, &saved);
     let code = marked.as_ref().unwrap_or(code);
@@ -1093,7 +1100,7 @@ fn sorted_frozensets(code: &CodeObject) -> std::borrow::Cow<'_, CodeObject> {
 /// or out of a handler (3.12+ tails after `POP_EXCEPT` printed inside the
 /// `except` clause) recovers to the same source but not to the same profile.
 fn handler_profile(code: &CodeObject, options: &Options) -> Result<std::collections::BTreeSet<(usize, String)>, DecompileError> {
-    validate(code)?;
+    validate(code, None)?;
     // The same ops as `structured` reads (inlined comprehensions, match cases).
     let (ir, ranges) = depyf_ir::normalize_with_ranges(code)?;
     let (mut ir, inlined, saved) = inline_comp::outline(code, ir, options)?;

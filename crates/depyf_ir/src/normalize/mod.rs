@@ -121,6 +121,13 @@ pub fn normalize(code: &CodeObject) -> Result<Vec<IrInstr>, IrError> {
 /// normalization come first, as when the two are called one after the other.
 pub fn normalize_with_ranges(code: &CodeObject) -> Result<(Vec<IrInstr>, Vec<depyf_bytecode::ExceptionTableEntry>), IrError> {
     let ins = decode(code).map_err(|e| IrError::from_bytecode(code, e))?;
+    normalize_decoded_with_ranges(code, &ins)
+}
+
+/// [`normalize_with_ranges`] of `code` whose instructions the caller has decoded
+/// already (`ins`, `depyf_bytecode::decode(code)`), for a caller that reads them too.
+/// Errors as [`normalize_with_ranges`], but those of decoding.
+pub fn normalize_decoded_with_ranges(code: &CodeObject, ins: &[Instruction]) -> Result<(Vec<IrInstr>, Vec<depyf_bytecode::ExceptionTableEntry>), IrError> {
     // 3.14+: the ops and the handlers' hidden slots come from one run.
     // 3.8-3.10: the block-stack facts serve both the ops and the ranges (one walk).
     let mut facts = None;
@@ -128,29 +135,29 @@ pub fn normalize_with_ranges(code: &CodeObject) -> Result<(Vec<IrInstr>, Vec<dep
     // while the rewrites below change no op).
     let mut known = None;
     let ((mut ir, _), fix) = match (code.version.major, code.version.minor) {
-        (3, 14) => py314::normalize_with_hidden_slots(code, &ins)?,
-        (3, 15) => py315::normalize_with_hidden_slots(code, &ins)?,
+        (3, 14) => py314::normalize_with_hidden_slots(code, ins)?,
+        (3, 15) => py315::normalize_with_hidden_slots(code, ins)?,
         (3, m @ 8..=10) => {
-            let f = facts.insert(pre311_exc::Facts::scan(code, &ins)?);
+            let f = facts.insert(pre311_exc::Facts::scan(code, ins)?);
             let r = match m {
-                8 => py38::with_facts(code, &ins, false, f)?,
-                9 => py39::with_facts(code, &ins, false, f)?,
+                8 => py38::with_facts(code, ins, false, f)?,
+                9 => py39::with_facts(code, ins, false, f)?,
                 _ => {
-                    let (r, ranges) = py310::with_facts_and_ranges(code, &ins, false, f)?;
+                    let (r, ranges) = py310::with_facts_and_ranges(code, ins, false, f)?;
                     known = ranges;
                     r
                 }
             };
             (r, HashMap::default())
         }
-        _ => (dispatch_version(code, &ins, false)?, HashMap::default()),
+        _ => (dispatch_version(code, ins, false)?, HashMap::default()),
     };
     let unthreaded = unthread(code, &mut ir);
     let fused = fuse_jump_or_pop(&mut ir);
     let ranges = match (&facts, known) {
         (Some(_), Some(r)) if !unthreaded && !fused => r,
-        (Some(f), _) => pre311_exc::protected_ranges_with(code, &ins, &ir, f)?,
-        (None, _) => protected_ranges_in(code, Some((&ins, &ir)), Some(&fix))?,
+        (Some(f), _) => pre311_exc::protected_ranges_with(code, ins, &ir, f)?,
+        (None, _) => protected_ranges_in(code, Some((ins, &ir)), Some(&fix))?,
     };
     Ok((ir, ranges))
 }
