@@ -350,7 +350,7 @@ fn ifs_on_new_line(code: &CodeObject, ir: &[IrInstr]) -> bool {
 /// leaves it out of the protected ranges).
 fn genexpr_as_loop(code: &CodeObject) -> Result<CodeObject, DecompileError> {
     let err = |m: &str| DecompileError::new(code, 0, "", m);
-    if !depyf_ir::protected_ranges(code)?.is_empty() {
+    if depyf_ir::has_protected_ranges(code)? {
         return Err(err("generator expressions with an exception table are not supported yet"));
     }
     let table = depyf_bytecode::table_for(code.version).ok_or_else(|| err("no opcode table"))?;

@@ -16,5 +16,5 @@ pub mod normalize;
 pub mod op;
 pub mod stream;
 
-pub use normalize::{normalize, normalize_all, normalize_decoded_with_ranges, normalize_with_ranges, protected_ranges, IrError, IrInstr};
+pub use normalize::{has_protected_ranges, normalize, normalize_all, normalize_decoded_with_ranges, normalize_with_ranges, protected_ranges, IrError, IrInstr};
 pub use op::{BinOp, CallLayout, CmpOp, Op, UnaryOp};

@@ -326,6 +326,14 @@ pub fn protected_ranges(code: &CodeObject) -> Result<Vec<depyf_bytecode::Excepti
     protected_ranges_in(code, None, None)
 }
 
+/// Whether [`protected_ranges`] of `code` gives any range, without working out what
+/// only the depths need (3.14+: the hidden slots under each handler, which take a
+/// normalization of their own; they lower depths and never drop a range). Errors as
+/// [`protected_ranges`], but those of that normalization.
+pub fn has_protected_ranges(code: &CodeObject) -> Result<bool, IrError> {
+    protected_ranges_in(code, None, Some(&HashMap::default())).map(|r| !r.is_empty())
+}
+
 /// [`protected_ranges`], with the decoded instructions and the normalized ops of
 /// `code`, and for 3.14+ the handlers' hidden slots, when the caller has them (else
 /// they are made here when needed).
