@@ -594,7 +594,8 @@ fn extend_back_over_nops(ins: &[Instruction], ranges: &mut [depyf_bytecode::Exce
 /// lands inside the run and no other range covers it: protecting
 /// instructions that cannot raise changes nothing. `ins` is the decoded code.
 fn extend_over_constant_returns(ins: &[Instruction], ranges: &mut [depyf_bytecode::ExceptionTableEntry]) {
-    let targets: rustc_hash::FxHashSet<u32> = ins.iter().filter_map(Instruction::jump_target).collect();
+    // The jump targets, made at the first run found (most ranges are followed by none).
+    let mut targets: Option<rustc_hash::FxHashSet<u32>> = None;
     let covered = |ranges: &[depyf_bytecode::ExceptionTableEntry], off: u32| ranges.iter().any(|r| r.start <= off && off < r.end);
     let at = |off: u32| ins.binary_search_by_key(&off, |i| i.offset).ok();
     for k in 0..ranges.len() {
@@ -611,6 +612,7 @@ fn extend_over_constant_returns(ins: &[Instruction], ranges: &mut [depyf_bytecod
             continue;
         }
         let run = &ins[start..=j];
+        let targets = targets.get_or_insert_with(|| ins.iter().filter_map(Instruction::jump_target).collect());
         if run.iter().any(|i| targets.contains(&i.offset) || covered(ranges, i.offset)) {
             continue;
         }
