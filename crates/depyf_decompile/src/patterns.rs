@@ -78,7 +78,7 @@ struct Node {
     key: Key,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 enum V {
     Node(usize),
     Test,
@@ -659,7 +659,10 @@ fn read_case(code: &CodeObject, ir: &[IrInstr], from: usize) -> Option<Region> {
     let mut ends: Vec<(usize, Sim)> = Vec::new();
     let mut nexts: Vec<usize> = Vec::new();
     let mut work = vec![(from, sim)];
-    let mut seen = std::collections::HashSet::new();
+    // The states queued at the start of an alternative: its op, the stack and the
+    // nodes not failed (compared as they are; a text key of their `Debug` forms cost
+    // 15 M instructions on the 3.15 standard library, issue #7).
+    let mut seen: Vec<(usize, Vec<V>, Vec<(usize, Node)>)> = Vec::new();
     let mut budget = 20_000usize;
     while let Some((mut k, mut sim)) = work.pop() {
         loop {
@@ -738,8 +741,10 @@ fn read_case(code: &CodeObject, ir: &[IrInstr], from: usize) -> Option<Region> {
                 ops.extend(chain);
                 // Failures of several tests of one alternative reach the next one in
                 // the same state: explore it once.
-                let live: Vec<(&usize, &Node)> = f.nodes.iter().filter(|(_, n)| !n.failed).collect();
-                if seen.insert(format!("{j} {:?} {live:?}", f.stack)) {
+                let live = || f.nodes.iter().filter(|(_, n)| !n.failed);
+                let known = seen.iter().any(|(sj, stack, nodes)| *sj == j && *stack == f.stack && nodes.iter().map(|(k, n)| (k, n)).eq(live()));
+                if !known {
+                    seen.push((j, f.stack.clone(), live().map(|(&k, n)| (k, n.clone())).collect()));
                     work.push((j, f));
                 }
             }
