@@ -206,11 +206,15 @@ fn expr(out: &mut String, e: &Expr, _ctx: u8) {
             let p = binop_prec(op);
             if *op == "**" {
                 paren(out, l, p + 1);
-                let _ = write!(out, " {op} ");
+                out.push(' ');
+                out.push_str(op);
+                out.push(' ');
                 paren(out, r, P_FACTOR);
             } else {
                 paren(out, l, p);
-                let _ = write!(out, " {op} ");
+                out.push(' ');
+                out.push_str(op);
+                out.push(' ');
                 paren(out, r, p + 1);
             }
         }
@@ -226,7 +230,9 @@ fn expr(out: &mut String, e: &Expr, _ctx: u8) {
         Expr::Compare(l, rest) => {
             paren(out, l, P_CMP + 1);
             for (op, r) in rest {
-                let _ = write!(out, " {op} ");
+                out.push(' ');
+                out.push_str(op);
+                out.push(' ');
                 paren(out, r, P_CMP + 1);
             }
         }
@@ -348,7 +354,9 @@ fn expr(out: &mut String, e: &Expr, _ctx: u8) {
                 Stmt::FunctionDef(n, ..) | Stmt::ClassDef(n, ..) => n.as_str(),
                 _ => "?",
             };
-            let _ = write!(out, "<def {name}>");
+            out.push_str("<def ");
+            out.push_str(name);
+            out.push('>');
         }
     }
 }
@@ -678,6 +686,26 @@ pub fn constant_literal(c: &Constant) -> String {
     out
 }
 
+/// Appends the decimal digits of `v` (with its `-`) to `out`: what `{v}` formats,
+/// without the formatting machinery (the printer writes one for every int constant).
+fn push_int(out: &mut String, v: i64) {
+    let mut digits = [0u8; 20];
+    let mut n = v.unsigned_abs();
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    if v < 0 {
+        out.push('-');
+    }
+    out.push_str(std::str::from_utf8(&digits[at..]).expect("ASCII digits"));
+}
+
 /// Appends [`constant_literal`] of `c` to `out` (without a `String` of its own for
 /// the common constants: the printer writes one for every constant it meets).
 fn write_constant(out: &mut String, c: &Constant) {
@@ -686,7 +714,7 @@ fn write_constant(out: &mut String, c: &Constant) {
         Constant::Ellipsis => out.push_str("..."),
         Constant::Bool(b) => out.push_str(if *b { "True" } else { "False" }),
         Constant::Int(v) => {
-            let _ = write!(out, "{v}");
+            push_int(out, *v);
         }
         Constant::BigInt(s) => out.push_str(s),
         Constant::Str(s) => push_str_literal(out, s),
@@ -866,7 +894,8 @@ fn pattern(out: &mut String, p: &Pattern, top: bool) {
                 out.push('(');
             }
             pattern(out, q, false);
-            let _ = write!(out, " as {name}");
+            out.push_str(" as ");
+            out.push_str(name);
             if !top {
                 out.push(')');
             }
@@ -954,7 +983,9 @@ fn stmt(out: &mut String, s: &Stmt, level: usize) {
         }
         Stmt::AugAssign(t, op, v) => {
             target(out, t);
-            let _ = write!(out, " {op} ");
+            out.push(' ');
+            out.push_str(op);
+            out.push(' ');
             top_value(out, v);
             out.push('\n');
         }
@@ -1071,9 +1102,11 @@ fn stmt(out: &mut String, s: &Stmt, level: usize) {
             out.push_str(rest.trim_start_matches(' '));
         }
         Stmt::Import(module, alias) => {
-            let _ = write!(out, "import {module}");
+            out.push_str("import ");
+            out.push_str(module);
             if let Some(a) = alias {
-                let _ = write!(out, " as {a}");
+                out.push_str(" as ");
+                out.push_str(a);
             }
             out.push('\n');
         }
@@ -1111,7 +1144,8 @@ fn stmt(out: &mut String, s: &Stmt, level: usize) {
             block(out, body, level + 1);
         }
         Stmt::ClassDef(name, bases, kws, body, type_params) => {
-            let _ = write!(out, "class {name}");
+            out.push_str("class ");
+            out.push_str(name);
             if !type_params.is_empty() {
                 let _ = write!(out, "[{}]", type_params.join(", "));
             }
@@ -1160,7 +1194,8 @@ fn stmt(out: &mut String, s: &Stmt, level: usize) {
             }
         }
         Stmt::TypeAlias(name, params, value) => {
-            let _ = write!(out, "type {name}");
+            out.push_str("type ");
+            out.push_str(name);
             if !params.is_empty() {
                 let _ = write!(out, "[{}]", params.join(", "));
             }
@@ -1188,7 +1223,8 @@ fn stmt(out: &mut String, s: &Stmt, level: usize) {
                     out.push(' ');
                     paren(out, t, P_TEST);
                     if let Some(n) = &h.name {
-                        let _ = write!(out, " as {n}");
+                        out.push_str(" as ");
+                        out.push_str(n);
                     }
                 }
                 out.push_str(":\n");
@@ -1245,6 +1281,15 @@ mod tests {
 
     fn n(s: &str) -> Expr {
         Expr::name(s)
+    }
+
+    #[test]
+    fn ints_print_as_rust_formats_them() {
+        for v in [0, 1, -1, 9, 10, -10, 99, 100, 12345, -98765, i64::MAX, i64::MIN, i64::MIN + 1] {
+            let mut out = String::from("x");
+            push_int(&mut out, v);
+            assert_eq!(out, format!("x{v}"));
+        }
     }
 
     #[test]
