@@ -1111,7 +1111,10 @@ fn stmt(out: &mut String, s: &Stmt, level: usize) {
             out.push('\n');
         }
         Stmt::ImportFrom(module, names, level_dots) => {
-            let _ = write!(out, "from {}{module} import ", ".".repeat(*level_dots as usize));
+            out.push_str("from ");
+            (0..*level_dots).for_each(|_| out.push('.'));
+            out.push_str(module);
+            out.push_str(" import ");
             let parts: Vec<String> = names
                 .iter()
                 .map(|(n, a)| match a {
@@ -1129,7 +1132,8 @@ fn stmt(out: &mut String, s: &Stmt, level: usize) {
             let _ = writeln!(out, "nonlocal {}", names.join(", "));
         }
         Stmt::FunctionDef(name, args, body) => {
-            let _ = write!(out, "{}def {name}", if args.is_async { "async " } else { "" });
+            out.push_str(if args.is_async { "async def " } else { "def " });
+            out.push_str(name);
             if !args.type_params.is_empty() {
                 let _ = write!(out, "[{}]", args.type_params.join(", "));
             }
