@@ -95,6 +95,10 @@ enum V {
     Rest(usize),
 }
 
+/// A state queued at the start of an or-alternative, for the dedupe in `read_case`:
+/// its op, its stack and its nodes not failed.
+type QueuedState = (usize, Vec<V>, Vec<(usize, Node)>);
+
 /// The symbolic state of one path through a case's pattern code.
 #[derive(Clone)]
 struct Sim<'a> {
@@ -662,7 +666,7 @@ fn read_case(code: &CodeObject, ir: &[IrInstr], from: usize) -> Option<Region> {
     // The states queued at the start of an alternative: its op, the stack and the
     // nodes not failed (compared as they are; a text key of their `Debug` forms cost
     // 15 M instructions on the 3.15 standard library, issue #7).
-    let mut seen: Vec<(usize, Vec<V>, Vec<(usize, Node)>)> = Vec::new();
+    let mut seen: Vec<QueuedState> = Vec::new();
     let mut budget = 20_000usize;
     while let Some((mut k, mut sim)) = work.pop() {
         loop {
