@@ -50,9 +50,35 @@ import time
 VERSIONS = ["3.8", "3.9", "3.10", "3.11", "3.12", "3.13", "3.14", "3.15"]
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
+# Python source run by a target interpreter (prepended to the scripts below):
+# `compile_into(root, rels, dest, limit)` compiles the files `rels` (relative to `root`,
+# in order, the first `limit` that compile, 0: all) into .pyc files under `dest` laid
+# out as `__pycache__` trees, compile() only, skipping what this version cannot compile
+# or read; returns how many it wrote.
+COMPILE_INTO = r"""
+import importlib.util, marshal, os, sys
+def compile_into(root, rels, dest, limit=0):
+    done = 0
+    for rel in rels:
+        if limit and done >= limit:
+            break
+        path = os.path.join(root, rel)
+        try:
+            with open(path, "rb") as f:
+                code = compile(f.read(), path, "exec", dont_inherit=True)
+        except (SyntaxError, ValueError, UnicodeDecodeError, OSError):
+            continue  # OSError: a dangling link (Debian's sitecustomize.py)
+        out = os.path.join(dest, os.path.dirname(rel), "__pycache__", os.path.basename(rel)[:-3] + "." + sys.implementation.cache_tag + ".pyc")
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+        with open(out, "wb") as f:
+            f.write(importlib.util.MAGIC_NUMBER + b"\0" * 12 + marshal.dumps(code))
+        done += 1
+    return done
+"""
+
 # Run by the target interpreter: compiles its stdlib into DEST (sorted, first N files).
-COMPILE_STDLIB = r"""
-import importlib.util, marshal, os, sys, sysconfig
+COMPILE_STDLIB = COMPILE_INTO + r"""
+import sysconfig
 dest, limit = sys.argv[1], int(sys.argv[2])
 root = sysconfig.get_paths()["stdlib"]
 skip = {"test", "tests", "idle_test", "site-packages", "dist-packages", "lib2to3", "turtledemo", "__pycache__"}
@@ -61,22 +87,7 @@ for d, dirs, names in os.walk(root):
     dirs[:] = sorted(x for x in dirs if x not in skip)
     files += [os.path.join(d, n) for n in sorted(names) if n.endswith(".py")]
 files.sort()
-done = 0
-for path in files:
-    if limit and done >= limit:
-        break
-    try:
-        with open(path, "rb") as f:
-            code = compile(f.read(), path, "exec", dont_inherit=True)
-    except (SyntaxError, ValueError, UnicodeDecodeError, OSError):
-        continue  # OSError: a dangling link (Debian's sitecustomize.py)
-    rel = os.path.relpath(path, root)
-    out = os.path.join(dest, os.path.dirname(rel), "__pycache__", os.path.basename(rel)[:-3] + "." + sys.implementation.cache_tag + ".pyc")
-    os.makedirs(os.path.dirname(out), exist_ok=True)
-    with open(out, "wb") as f:
-        f.write(importlib.util.MAGIC_NUMBER + b"\0" * 12 + marshal.dumps(code))
-    done += 1
-print(done)
+print(compile_into(root, [os.path.relpath(f, root) for f in files], dest, limit))
 """
 
 # Run by the original depyf's venv: per function, depyf.decompile(code).

@@ -31,30 +31,14 @@ import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "benches"))
-from cli_vs_original import VERSIONS, find_python  # noqa: E402
+from cli_vs_original import COMPILE_INTO, VERSIONS, find_python  # noqa: E402
 
 # Run by each interpreter: compiles the files listed on stdin (paths relative to the
 # repository) into .pyc files under the destination, skipping what this version cannot
 # compile (a `match` for 3.8, `except*` before 3.11).
-COMPILE = r"""
-import importlib.util, marshal, os, sys
+COMPILE = COMPILE_INTO + r"""
 repo, dest = sys.argv[1], sys.argv[2]
-done = 0
-for rel in sys.stdin.read().split("\n"):
-    if not rel:
-        continue
-    path = os.path.join(repo, rel)
-    try:
-        with open(path, "rb") as f:
-            code = compile(f.read(), rel, "exec", dont_inherit=True)
-    except (SyntaxError, ValueError, UnicodeDecodeError, OSError):
-        continue
-    out = os.path.join(dest, os.path.dirname(rel), "__pycache__", os.path.basename(rel)[:-3] + "." + sys.implementation.cache_tag + ".pyc")
-    os.makedirs(os.path.dirname(out), exist_ok=True)
-    with open(out, "wb") as f:
-        f.write(importlib.util.MAGIC_NUMBER + b"\0" * 12 + marshal.dumps(code))
-    done += 1
-print(done)
+print(compile_into(repo, [r for r in sys.stdin.read().split("\n") if r], dest))
 """
 
 
